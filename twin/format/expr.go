@@ -1,0 +1,31 @@
+package format
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Expr is a computed Set value: "$now", "$now+SECS" or "$.field".
+type Expr struct {
+	Now    bool
+	Offset int64  // seconds added to now
+	Field  string // copy this field's value
+}
+
+// ParseExpr parses a Set value that starts with "$".
+func ParseExpr(s string) (Expr, error) {
+	switch {
+	case s == "$now":
+		return Expr{Now: true}, nil
+	case strings.HasPrefix(s, "$now+"):
+		n, err := strconv.ParseInt(s[len("$now+"):], 10, 64)
+		if err != nil || n < 0 {
+			return Expr{}, fmt.Errorf("%q: want $now+SECONDS with a whole number", s)
+		}
+		return Expr{Now: true, Offset: n}, nil
+	case strings.HasPrefix(s, "$.") && len(s) > 2:
+		return Expr{Field: s[2:]}, nil
+	}
+	return Expr{}, fmt.Errorf("%q: want $now, $now+SECONDS, $.field, or $$ for a literal $", s)
+}

@@ -1,0 +1,165 @@
+// Package format defines twin format version 1 and loads it.
+//
+// A twin is a folder (or any fs.FS rooted at one):
+//
+//	twin.toml                        the manifest: name, provider, resources, PII policy, fixture imports
+//	recordings/<recording>/<n>.json  one recorded exchange per file, n = 0, 1, 2, ...
+//	fixtures/<set>.json              one fixture set per file
+//
+// The loader reads everything once, validates it, and reports every problem
+// with the file, the field and what was expected. docs/twin-format.md is the
+// user-facing description of the same format.
+package format
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// Version is the twin format version this package reads and writes.
+const Version = 1
+
+// Manifest is twin.toml.
+type Manifest struct {
+	Format      int        `toml:"format"`
+	Name        string     `toml:"name"`
+	Provider    string     `toml:"provider"`
+	Upstream    string     `toml:"upstream"`
+	Description string     `toml:"description"`
+	PII         PII        `toml:"pii"`
+	Fixtures    Fixtures   `toml:"fixtures"`
+	Errors      Errors     `toml:"errors"`
+	Routes      []Route    `toml:"routes"`
+	Resources   []Resource `toml:"resources"`
+}
+
+// PII is the twin's scrub policy: values under these field names are
+// tokenized, except those listed as verbatim.
+type PII struct {
+	// Fields replaces the default list of PII-shaped field names when set.
+	Fields []string `toml:"fields"`
+	// Verbatim names fields served as they are in synthesized answers.
+	Verbatim []string `toml:"verbatim"`
+}
+
+// Fixtures configures fixture sets beyond the twin's own fixtures folder.
+type Fixtures struct {
+	// Imports names other twins whose fixture sets this twin can load,
+	// as TWIN:SET.
+	Imports []string `toml:"imports"`
+}
+
+// Errors are provider-shaped error answers. Bodies are JSON text in which
+// {id}, {object}, {status}, {param}, {action} and {message} are replaced.
+type Errors struct {
+	NotFound        *Answer `toml:"not_found"`
+	InvalidRequest  *Answer `toml:"invalid_request"`
+	Idempotency     *Answer `toml:"idempotency"`
+	RateLimited     *Answer `toml:"rate_limited"`
+	UnexpectedState *Answer `toml:"unexpected_state"`
+}
+
+// Answer is a status and a JSON body template.
+type Answer struct {
+	Status int    `toml:"status"`
+	Body   string `toml:"body"`
+}
+
+// Route declares a route template that is not a resource route, such as
+// GET /v1/balance, so that unrecorded variants of it are known.
+type Route struct {
+	Method string `toml:"method"`
+	Path   string `toml:"path"`
+}
+
+// Resource is a provider object type with create/read/update/delete/list
+// and actions.
+type Resource struct {
+	// Name is the provider's object type ("customer"), matched against the
+	// "object" field of recorded and fixture bodies.
+	Name       string `toml:"name"`
+	Collection string `toml:"collection"` // "/v1/customers"
+	Item       string `toml:"item"`       // "/v1/customers/{id}"
+	IDPrefix   string `toml:"id_prefix"`  // "cus_"
+	// Skeleton is the JSON body a newly created object starts from, before
+	// request parameters and create rules apply.
+	Skeleton string `toml:"skeleton"`
+	// Timestamps are fields set to the session clock on create.
+	Timestamps []string `toml:"timestamps"`
+	// Create lists rules applied after parameters on create; the first
+	// whose When holds applies.
+	Create []Rule `toml:"create"`
+	// Update names the methods that update an item; default POST.
+	Update []string `toml:"update"`
+	// Delete is "not_found" (reads after delete answer the not-found
+	// shape), "tombstone" (reads answer DeletedBody with status 200) or
+	// "none" (the resource cannot be deleted). Default "not_found".
+	Delete      string   `toml:"delete"`
+	DeletedBody string   `toml:"deleted_body"`
+	NotFound    *Answer  `toml:"not_found"`
+	Actions     []Action `toml:"actions"`
+	// Immutable names fields a parameter may not change (id, object...).
+	Immutable []string `toml:"immutable"`
+}
+
+// Action is a state-machine transition: POST {Item}/{Name}.
+type Action struct {
+	Name string `toml:"name"`
+	// From lists the statuses the action is allowed from; empty = any.
+	From []string `toml:"from"`
+	// Rules apply in order; the first whose When holds applies.
+	Rules []Rule `toml:"rules"`
+	// Params names request parameters the action copies onto the object.
+	Params []string `toml:"params"`
+}
+
+// Rule sets fields when conditions hold. A When value of "*" means "present
+// and not null"; other values must be equal. Set values are literals, or
+// strings "$now", "$now+SECS", "$.field" (another field's value) or
+// "$$..." for a literal string starting with "$".
+type Rule struct {
+	When map[string]any `toml:"when"`
+	Set  map[string]any `toml:"set"`
+}
+
+// Exchange is one recorded request and response.
+type Exchange struct {
+	Format     int       `json:"format"`
+	RecordedAt time.Time `json:"recorded_at"`
+	Request    Request   `json:"request"`
+	Response   Response  `json:"response"`
+
+	// Recording and Index locate the exchange: recordings/<Recording>/<Index>.json.
+	Recording string `json:"-"`
+	Index     int    `json:"-"`
+}
+
+// Request is the recorded request, after scrubbing.
+type Request struct {
+	Method  string          `json:"method"`
+	Path    string          `json:"path"`
+	Query   string          `json:"query,omitempty"`
+	Headers http.Header     `json:"headers,omitempty"`
+	Body    json.RawMessage `json:"body,omitempty"` // JSON body as JSON
+	Form    string          `json:"form,omitempty"` // form body as text
+}
+
+// Response is the recorded response, after scrubbing. A JSON body is
+// stored as JSON (Body) and served compacted; anything else as text
+// (BodyText).
+type Response struct {
+	Status   int             `json:"status"`
+	Headers  http.Header     `json:"headers,omitempty"`
+	Body     json.RawMessage `json:"body,omitempty"`
+	BodyText string          `json:"body_text,omitempty"`
+}
+
+// FixtureSet is fixtures/<set>.json.
+type FixtureSet struct {
+	Format      int               `json:"format"`
+	Description string            `json:"description"`
+	Entities    []json.RawMessage `json:"entities"`
+
+	Name string `json:"-"`
+}

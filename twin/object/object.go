@@ -1,0 +1,185 @@
+// Package object is an order-preserving JSON object for provider entities.
+//
+// Providers answer with objects whose field order is part of what users see
+// (Stripe puts "id" and "object" first). encoding/json's maps sort keys, so
+// entities that the twin creates or changes are held as an Object, which
+// keeps the order of its template and appends new fields at the end.
+//
+// Values are nil, bool, json.Number, string, *Object and []any, as
+// produced by Parse.
+package object
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Object is an ordered JSON object. The zero value is an empty object.
+type Object struct {
+	keys []string
+	vals []any
+}
+
+// New returns an empty object with room for n fields.
+func New(n int) *Object {
+	return &Object{keys: make([]string, 0, n), vals: make([]any, 0, n)}
+}
+
+// Len returns the number of fields.
+func (o *Object) Len() int { return len(o.keys) }
+
+// Keys returns the field names in order. The slice must not be modified.
+func (o *Object) Keys() []string { return o.keys }
+
+// Get returns the value of field k.
+func (o *Object) Get(k string) (any, bool) {
+	for i, key := range o.keys {
+		if key == k {
+			return o.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// String returns field k when it is a string.
+func (o *Object) String(k string) string {
+	v, _ := o.Get(k)
+	s, _ := v.(string)
+	return s
+}
+
+// Set sets field k, keeping its position when it exists.
+func (o *Object) Set(k string, v any) {
+	for i, key := range o.keys {
+		if key == k {
+			o.vals[i] = v
+			return
+		}
+	}
+	o.keys = append(o.keys, k)
+	o.vals = append(o.vals, v)
+}
+
+// Delete removes field k.
+func (o *Object) Delete(k string) {
+	for i, key := range o.keys {
+		if key == k {
+			o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
+			o.vals = append(o.vals[:i:i], o.vals[i+1:]...)
+			return
+		}
+	}
+}
+
+// Clone returns a deep copy. Field names are shared (strings are
+// immutable), values are copied.
+func (o *Object) Clone() *Object {
+	c := &Object{keys: make([]string, len(o.keys)), vals: make([]any, len(o.vals))}
+	copy(c.keys, o.keys)
+	for i, v := range o.vals {
+		c.vals[i] = CloneValue(v)
+	}
+	return c
+}
+
+// CloneValue deep-copies a value of this package's value set.
+func CloneValue(v any) any {
+	switch t := v.(type) {
+	case *Object:
+		return t.Clone()
+	case []any:
+		c := make([]any, len(t))
+		for i, e := range t {
+			c[i] = CloneValue(e)
+		}
+		return c
+	default:
+		return v
+	}
+}
+
+// Parse decodes one JSON object, keeping field order.
+func Parse(b []byte) (*Object, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("parse object: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("parse object: not a JSON object")
+	}
+	o, err := parseObject(dec, 0)
+	if err != nil {
+		return nil, fmt.Errorf("parse object: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("parse object: data after the object")
+	}
+	return o, nil
+}
+
+// maxDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxDepth = 64
+
+func parseObject(dec *json.Decoder, depth int) (*Object, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
+	}
+	o := &Object{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, ok := tok.(string)
+		if !ok {
+			return nil, fmt.Errorf("object key is %v, want a string", tok)
+		}
+		v, err := parseValue(dec, depth)
+		if err != nil {
+			return nil, err
+		}
+		o.Set(k, v)
+	}
+	if _, err := dec.Token(); err != nil { // '}'
+		return nil, err
+	}
+	return o, nil
+}
+
+func parseValue(dec *json.Decoder, depth int) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			return parseObject(dec, depth+1)
+		case '[':
+			if depth+1 > maxDepth {
+				return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
+			}
+			arr := []any{}
+			for dec.More() {
+				v, err := parseValue(dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			if _, err := dec.Token(); err != nil { // ']'
+				return nil, err
+			}
+			return arr, nil
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	default:
+		return t, nil // nil, bool, json.Number, string
+	}
+}

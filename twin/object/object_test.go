@@ -1,0 +1,93 @@
+package object
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestParseKeepsOrderAndRoundTrips(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"order", `{"id":"cus_1","object":"customer","a":1}`, `{"id":"cus_1","object":"customer","a":1}`},
+		{"whitespace", "{ \"b\" : [1, 2.50, {\"z\":null,\"a\":true}] ,\n \"a\": \"x\" }", `{"b":[1,2.50,{"z":null,"a":true}],"a":"x"}`},
+		{"escapes", `{"s":"a\"b\\c\n\u0001<&>\u2028"}`, `{"s":"a\"b\\c\n\u0001<&>\u2028"}`},
+		{"empty", `{}`, `{}`},
+		{"duplicate key keeps first position, last value", `{"a":1,"b":2,"a":3}`, `{"a":3,"b":2}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := Parse([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if have := string(o.AppendJSON(nil)); have != tt.want {
+				t.Errorf("want %s, have %s", tt.want, have)
+			}
+		})
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for _, in := range []string{``, `[]`, `"x"`, `{"a":}`, `{"a":1} {}`, `{"a":1`} {
+		if _, err := Parse([]byte(in)); err == nil {
+			t.Errorf("Parse(%q): want an error, have none", in)
+		}
+	}
+	deep := ""
+	for i := 0; i < 100; i++ {
+		deep += `{"a":`
+	}
+	deep += "1"
+	for i := 0; i < 100; i++ {
+		deep += "}"
+	}
+	if _, err := Parse([]byte(deep)); err == nil {
+		t.Error("Parse of 100 nested objects: want a depth error, have none")
+	}
+}
+
+func TestSetDeleteClone(t *testing.T) {
+	o, err := Parse([]byte(`{"id":"x","metadata":{"k":"v"},"list":[{"a":1}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := o.Clone()
+	c.Set("id", "y")
+	c.Set("new", json.Number("7"))
+	md, _ := c.Get("metadata")
+	md.(*Object).Set("k", "changed")
+	l, _ := c.Get("list")
+	l.([]any)[0].(*Object).Set("a", "changed")
+	c.Delete("list")
+	if have, want := string(o.AppendJSON(nil)), `{"id":"x","metadata":{"k":"v"},"list":[{"a":1}]}`; have != want {
+		t.Errorf("original changed by clone edits: want %s, have %s", want, have)
+	}
+	if have, want := string(c.AppendJSON(nil)), `{"id":"y","metadata":{"k":"changed"},"new":7}`; have != want {
+		t.Errorf("clone: want %s, have %s", want, have)
+	}
+}
+
+func TestAppendStringMatchesJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "quote\"", "tab\t", "\x00\x1f", "héllo", "\xff bad utf8", "\u2029"} {
+		var back string
+		if err := json.Unmarshal(AppendString(nil, s), &back); err != nil {
+			t.Fatalf("AppendString(%q) is not valid JSON: %v", s, err)
+		}
+		var want string
+		b, _ := json.Marshal(s)
+		json.Unmarshal(b, &want)
+		if back != want {
+			t.Errorf("AppendString(%q) decodes to %q, want %q", s, back, want)
+		}
+	}
+}
+
+func BenchmarkAppendJSON(b *testing.B) {
+	o, _ := Parse([]byte(`{"id":"cus_123","object":"customer","address":null,"balance":0,"created":1700000000,"email":"tok_3f9a1c0b7d2e@example.invalid","metadata":{"order":"42"},"name":"tok_aa11bb22cc33","preferred_locales":[]}`))
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = o.AppendJSON(buf[:0])
+	}
+}

@@ -1,0 +1,175 @@
+// Package resolve finds a twin by the name or path a user gives.
+//
+// A TWIN argument resolves to the first of:
+//
+//  1. a path to a twin folder (one holding twin.toml) or to a packed .twin file;
+//  2. ./twins/NAME, a folder under the working directory;
+//  3. ./NAME.twin, a packed twin in the working directory;
+//  4. NAME in each folder of WRAITH_TWINS_PATH (a colon-separated list), as a
+//     folder NAME or a file NAME.twin;
+//  5. the twins embedded in the binary.
+package resolve
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/format"
+)
+
+// Source is a resolved twin, not yet loaded.
+type Source struct {
+	Name  string // what it was asked for as, or its folder name when listed
+	Where string // a path, or "embedded"
+	FS    fs.FS
+}
+
+// Load loads and validates the twin.
+func (s Source) Load() (*format.Twin, error) {
+	where := s.Where
+	if where == "embedded" {
+		where = "embedded twin " + s.Name
+	}
+	return format.Load(s.FS, where)
+}
+
+// Resolver resolves twin names. Its fields are its whole environment.
+type Resolver struct {
+	Dir        string   // working directory
+	SearchPath []string // folders from WRAITH_TWINS_PATH
+	Embedded   fs.FS    // one folder per embedded twin
+}
+
+// New returns a resolver for the working directory dir and the value of
+// WRAITH_TWINS_PATH.
+func New(dir, twinsPath string, embedded fs.FS) *Resolver {
+	var search []string
+	for _, p := range strings.Split(twinsPath, ":") {
+		if p != "" {
+			search = append(search, p)
+		}
+	}
+	return &Resolver{Dir: dir, SearchPath: search, Embedded: embedded}
+}
+
+// ErrNotFound is wrapped by Resolve when nothing matches.
+var ErrNotFound = errors.New("twin not found")
+
+// Resolve finds the twin named by arg.
+func (r *Resolver) Resolve(arg string) (Source, error) {
+	if arg == "" {
+		return Source{}, errors.New("twin name is empty")
+	}
+	if looksLikePath(arg) {
+		if src, ok, err := r.fromPath(arg, r.abs(arg)); ok || err != nil {
+			return src, err
+		}
+		return Source{}, fmt.Errorf("%w: %s is neither a twin folder (with twin.toml) nor a .twin file", ErrNotFound, arg)
+	}
+	if !format.ValidName(arg) {
+		return Source{}, fmt.Errorf("%w: %q is not a twin name (names match %s) nor a path", ErrNotFound, arg, format.NamePattern)
+	}
+	if src, ok, err := r.fromPath(arg, filepath.Join(r.Dir, "twins", arg)); ok || err != nil {
+		return src, err
+	}
+	if src, ok, err := r.fromPath(arg, filepath.Join(r.Dir, arg+".twin")); ok || err != nil {
+		return src, err
+	}
+	for _, dir := range r.SearchPath {
+		for _, cand := range []string{filepath.Join(dir, arg), filepath.Join(dir, arg+".twin")} {
+			if src, ok, err := r.fromPath(arg, r.abs(cand)); ok || err != nil {
+				return src, err
+			}
+		}
+	}
+	if r.Embedded != nil {
+		if _, err := fs.Stat(r.Embedded, arg+"/twin.toml"); err == nil {
+			sub, err := fs.Sub(r.Embedded, arg)
+			if err != nil {
+				return Source{}, err
+			}
+			return Source{Name: arg, Where: "embedded", FS: sub}, nil
+		}
+	}
+	var names []string
+	for _, s := range r.List() {
+		names = append(names, s.Name)
+	}
+	return Source{}, fmt.Errorf("%w: no twin named %q; twins that resolve here: %s (see `wraith twins`)", ErrNotFound, arg, strings.Join(names, ", "))
+}
+
+func looksLikePath(arg string) bool {
+	return strings.ContainsRune(arg, filepath.Separator) || strings.HasSuffix(arg, ".twin") || arg == "." || arg == ".."
+}
+
+func (r *Resolver) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(r.Dir, p)
+}
+
+// fromPath reports whether p is a twin folder or packed twin.
+func (r *Resolver) fromPath(name, p string) (Source, bool, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return Source{}, false, nil
+	}
+	if fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(p, "twin.toml")); err != nil {
+			return Source{}, false, nil
+		}
+		return Source{Name: name, Where: p, FS: os.DirFS(p)}, true, nil
+	}
+	if strings.HasSuffix(p, ".twin") {
+		return Source{}, true, fmt.Errorf("%s: packed .twin files are not served by this build yet; serve the twin folder instead", p)
+	}
+	return Source{}, false, nil
+}
+
+// List returns every twin that resolves by name, first hit per name, sorted
+// by name.
+func (r *Resolver) List() []Source {
+	seen := map[string]bool{}
+	var out []Source
+	add := func(name, where string, fsys fs.FS) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, Source{Name: name, Where: where, FS: fsys})
+		}
+	}
+	scan := func(dir string) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if e.IsDir() && format.ValidName(e.Name()) {
+				if _, err := os.Stat(filepath.Join(p, "twin.toml")); err == nil {
+					add(e.Name(), p, os.DirFS(p))
+				}
+			}
+		}
+	}
+	scan(filepath.Join(r.Dir, "twins"))
+	for _, dir := range r.SearchPath {
+		scan(r.abs(dir))
+	}
+	if r.Embedded != nil {
+		entries, _ := fs.ReadDir(r.Embedded, ".")
+		for _, e := range entries {
+			if e.IsDir() {
+				if sub, err := fs.Sub(r.Embedded, e.Name()); err == nil {
+					if _, err := fs.Stat(sub, "twin.toml"); err == nil {
+						add(e.Name(), "embedded", sub)
+					}
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

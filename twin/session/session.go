@@ -1,0 +1,297 @@
+package session
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// Session is one namespace. Its mutable state is reached only through Do,
+// which holds the session's lock.
+type Session struct {
+	name string
+	hdr  []string
+
+	mu          sync.Mutex
+	settings    Settings
+	provisioned bool
+	st          State
+}
+
+// New returns a session starting from w.
+func New(name string, set Settings, w *world.World, provisioned bool) *Session {
+	s := &Session{name: name, hdr: []string{name}, settings: set, provisioned: provisioned}
+	s.st.init(set, w)
+	return s
+}
+
+// Name returns the session's name.
+func (s *Session) Name() string { return s.name }
+
+// Do runs fn with the session's state, holding its lock.
+func (s *Session) Do(fn func(st *State)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(&s.st)
+}
+
+// Settings returns the session's settings and whether it was provisioned
+// explicitly.
+func (s *Session) Settings() (Settings, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings, s.provisioned
+}
+
+// MarkProvisioned records that a provisioning call named this session with
+// its current settings.
+func (s *Session) MarkProvisioned() {
+	s.mu.Lock()
+	s.provisioned = true
+	s.mu.Unlock()
+}
+
+// Reset returns the session to its just-provisioned state: overlay and
+// caches dropped, id generator reseeded, clock rewound.
+func (s *Session) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.init(s.settings, s.st.world)
+}
+
+// Summary is what the session list shows of a session.
+type Summary struct {
+	Name        string
+	Settings    Settings
+	Provisioned bool
+	Requests    uint64
+	Entities    int
+}
+
+// Summary describes the session.
+func (s *Session) Summary() Summary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Summary{
+		Name:        s.name,
+		Settings:    s.settings,
+		Provisioned: s.provisioned,
+		Requests:    s.st.requests,
+		Entities:    s.st.entityCount(),
+	}
+}
+
+// State is a session's mutable state. It is only reachable under the
+// session's lock.
+type State struct {
+	world     *world.World
+	overlay   map[string]*world.Entity // changes: new, changed and deleted entities
+	idem      map[string]*Replay
+	rng       rand.PCG
+	seq       uint64
+	clock     Clock
+	pos       int64 // clock position in nanoseconds since the epoch
+	requests  uint64
+	added     int   // entities in the overlay that are not in the world
+	rateEnd   int64 // end of the current rate-limit window, unix nanoseconds
+	rateCount int
+	removed   int // world entities the overlay deletes
+}
+
+// Replay is a cached response for an Idempotency-Key.
+type Replay struct {
+	Fingerprint string
+	Status      int
+	Body        []byte
+	Route       string
+	Provenance  string
+}
+
+// seqBase keeps session-made entities newer than every world entity in
+// list tie-breaks.
+const seqBase = 1 << 32
+
+func (st *State) init(set Settings, w *world.World) {
+	*st = State{world: w, clock: set.Clock}
+	st.rng.Seed(set.Seed, 0x77726169746821) // the stream constant is arbitrary, fixed forever
+	st.seq = seqBase
+	st.pos = set.Clock.BaseEpoch * int64(time.Second)
+}
+
+func (st *State) entityCount() int {
+	return st.world.Len() + st.added - st.removed
+}
+
+// World returns the session's starting world.
+func (st *State) World() *world.World { return st.world }
+
+// Begin marks the start of a business request and returns the session's
+// time for it, in unix seconds. A deterministic clock advances by its step
+// afterwards; a fixed clock does not move; a real clock reads now.
+func (st *State) Begin(now func() time.Time) int64 {
+	st.requests++
+	switch st.clock.Mode {
+	case ClockReal:
+		return now().Unix()
+	case ClockDeterministic:
+		t := st.pos
+		st.pos += int64(st.clock.Step)
+		return t / int64(time.Second)
+	default:
+		return st.pos / int64(time.Second)
+	}
+}
+
+// Now returns the session's current time without advancing it.
+func (st *State) Now(now func() time.Time) int64 {
+	if st.clock.Mode == ClockReal {
+		return now().Unix()
+	}
+	return st.pos / int64(time.Second)
+}
+
+// ClockMode returns the session's clock mode.
+func (st *State) ClockMode() string { return st.clock.Mode }
+
+// Advance moves a deterministic or fixed clock forward by secs.
+func (st *State) Advance(secs int64) { st.pos += secs * int64(time.Second) }
+
+// SetEpoch moves a deterministic or fixed clock to epoch.
+func (st *State) SetEpoch(epoch int64) { st.pos = epoch * int64(time.Second) }
+
+// Get returns the entity with id as this session sees it: its own change
+// first, then its starting world. A tombstone is returned as is (Deleted).
+func (st *State) Get(id string) *world.Entity {
+	if e, ok := st.overlay[id]; ok {
+		return e
+	}
+	return st.world.Get(id)
+}
+
+// Put records a new or changed entity. It takes the next sequence number.
+func (st *State) Put(e *world.Entity) {
+	if st.overlay == nil {
+		st.overlay = map[string]*world.Entity{}
+	}
+	prev, inOverlay := st.overlay[e.ID]
+	inWorld := st.world.Get(e.ID) != nil
+	switch {
+	case !inOverlay && !inWorld:
+		st.added++
+	case inOverlay && prev.Deleted && inWorld:
+		st.removed--
+	case inOverlay && prev.Deleted && !inWorld:
+		st.added++
+	}
+	st.overlay[e.ID] = e
+}
+
+// Delete records that the entity with id is gone, keeping a tombstone so
+// reads after delete answer as the provider does.
+func (st *State) Delete(e *world.Entity) {
+	if st.overlay == nil {
+		st.overlay = map[string]*world.Entity{}
+	}
+	prev, inOverlay := st.overlay[e.ID]
+	if inOverlay && prev.Deleted {
+		return
+	}
+	if st.world.Get(e.ID) != nil {
+		st.removed++
+	} else {
+		st.added--
+	}
+	t := *e
+	t.Deleted = true
+	st.overlay[e.ID] = &t
+}
+
+// NextSeq returns a sequence number for a new entity version.
+func (st *State) NextSeq() uint64 {
+	st.seq++
+	return st.seq
+}
+
+const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// NewID returns prefix followed by n characters from the session's seeded
+// generator. Ids depend only on the seed and the order of creates in the
+// session, never on its name.
+func (st *State) NewID(prefix string, n int) string {
+	b := make([]byte, len(prefix)+n)
+	copy(b, prefix)
+	for i := len(prefix); i < len(b); {
+		v := st.rng.Uint64()
+		for k := 0; k < 10 && i < len(b); k++ { // 62^10 < 2^64
+			b[i] = idAlphabet[v%62]
+			v /= 62
+			i++
+		}
+	}
+	return string(b)
+}
+
+// Changed returns the session's overlay entities of a resource: created,
+// changed and deleted ones, in no particular order.
+func (st *State) Changed(resource string) []*world.Entity {
+	var out []*world.Entity
+	for _, e := range st.overlay {
+		if e.Resource == resource {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// HasChanges reports whether the session changed any entity of resource.
+func (st *State) HasChanges(resource string) bool {
+	for _, e := range st.overlay {
+		if e.Resource == resource {
+			return true
+		}
+	}
+	return false
+}
+
+// Overlay calls fn for every changed entity, for debugging views.
+func (st *State) Overlay(fn func(e *world.Entity)) {
+	for _, e := range st.overlay {
+		fn(e)
+	}
+}
+
+// Requests returns how many business requests the session served.
+func (st *State) Requests() uint64 { return st.requests }
+
+// Replay returns the cached response for an idempotency key.
+func (st *State) Replay(key string) *Replay { return st.idem[key] }
+
+// Remember caches a response for an idempotency key.
+func (st *State) Remember(key string, r *Replay) {
+	if st.idem == nil {
+		st.idem = map[string]*Replay{}
+	}
+	st.idem[key] = r
+}
+
+// HeaderValue returns the session's name as a header value, built once.
+func (s *Session) HeaderValue() []string { return s.hdr }
+
+// Allow counts a request against a fixed-window rate limit of limit
+// requests per window, on the wall clock. When the window is full it
+// returns false and the whole seconds until it ends.
+func (st *State) Allow(now time.Time, limit int, window time.Duration) (bool, int) {
+	t := now.UnixNano()
+	if t >= st.rateEnd {
+		st.rateEnd = t - t%int64(window) + int64(window)
+		st.rateCount = 0
+	}
+	if st.rateCount >= limit {
+		wait := (st.rateEnd - t + int64(time.Second) - 1) / int64(time.Second)
+		return false, int(wait)
+	}
+	st.rateCount++
+	return true, 0
+}

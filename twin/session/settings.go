@@ -1,0 +1,75 @@
+// Package session holds session namespaces: each agent's isolated world
+// inside one served twin.
+//
+// A session is keyed by the X-Wraith-Session header. It owns everything
+// stateful: the changes it made to its starting world (an overlay over a
+// shared, immutable world.World), its id generator, its clock, its
+// idempotency cache and its counters. Sessions never share mutable state, so
+// nothing one session does can change a byte another sees; each session has
+// its own lock and the store that finds them is sharded, so there is no
+// global lock on the request path.
+package session
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Clock modes.
+const (
+	ClockReal          = "real"
+	ClockDeterministic = "deterministic"
+	ClockFixed         = "fixed"
+)
+
+// DefaultName is the namespace of requests without a session header.
+const DefaultName = "default"
+
+// Clock is a session clock's settings.
+type Clock struct {
+	Mode      string
+	BaseEpoch int64         // unix seconds; unused by real clocks
+	Step      time.Duration // deterministic advance per business request
+}
+
+// Settings are what a session is provisioned with. Two sessions with equal
+// settings answer the same request sequence with the same bytes.
+type Settings struct {
+	Fixture string // qualified TWIN:SET, or "" for none
+	Seed    uint64
+	Clock   Clock
+}
+
+// Equal reports whether two settings are the same.
+func (s Settings) Equal(o Settings) bool {
+	if s.Fixture != o.Fixture || s.Seed != o.Seed || s.Clock.Mode != o.Clock.Mode || s.Clock.Step != o.Clock.Step {
+		return false
+	}
+	return s.Clock.Mode == ClockReal || s.Clock.BaseEpoch == o.Clock.BaseEpoch
+}
+
+// ValidClockMode reports whether m is a clock mode.
+func ValidClockMode(m string) bool {
+	return m == ClockReal || m == ClockDeterministic || m == ClockFixed
+}
+
+// MaxNameLen is the longest session name.
+const MaxNameLen = 128
+
+// ErrInvalidName is returned by ValidateName.
+var ErrInvalidName = errors.New("invalid session name")
+
+// ValidateName checks a session name: 1–128 characters of [A-Za-z0-9._:-].
+func ValidateName(name string) error {
+	if len(name) == 0 || len(name) > MaxNameLen {
+		return fmt.Errorf("%w: must be 1 to %d characters, got %d", ErrInvalidName, MaxNameLen, len(name))
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return fmt.Errorf("%w: character %q at position %d is not one of A-Z a-z 0-9 . _ : -", ErrInvalidName, c, i)
+		}
+	}
+	return nil
+}
