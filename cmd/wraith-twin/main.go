@@ -1,0 +1,100 @@
+// Command wraith-twin serves one twin; `wraith up` runs one per twin of a
+// project. It takes serve's argument and flags, plus --ready-fd N: it
+// writes its ready document as one line on descriptor N and stops when its
+// standard input closes, so it never outlives the supervisor that started
+// it. The wire contract is documented in package ipc.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wraithdev/wraith/twin/server"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stderr io.Writer) int {
+	fs := flag.NewFlagSet("wraith-twin", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: wraith-twin TWIN [serve flags] [--ready-fd N]")
+		fs.PrintDefaults()
+	}
+	cfg := server.Flags(fs)
+	twin, rest := splitTwin(args)
+	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if twin == "" && fs.NArg() == 1 {
+		twin = fs.Arg(0)
+	} else if fs.NArg() > 0 || twin == "" {
+		fmt.Fprintln(stderr, "wraith-twin: want exactly one TWIN argument (see wraith-twin --help)")
+		return 2
+	}
+	cfg.Twin = twin
+	level := hclog.LevelFromString(cfg.LogLevel)
+	if level == hclog.NoLevel {
+		level = hclog.Info
+	}
+	if cfg.Debug && level > hclog.Debug {
+		level = hclog.Debug
+	}
+	log := hclog.New(&hclog.LoggerOptions{Name: "wraith-twin", Level: level, Output: stderr, JSONFormat: cfg.LogFormat == "json"})
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "wraith-twin: %v\n", err)
+		return 1
+	}
+	deps := server.Deps{Logger: log, Getenv: os.Getenv, Dir: dir, Version: version}
+	if cfg.ReadyFD >= 0 {
+		f := os.NewFile(uintptr(cfg.ReadyFD), "ready-fd")
+		if f == nil {
+			fmt.Fprintf(stderr, "wraith-twin: --ready-fd %d is not an open descriptor\n", cfg.ReadyFD)
+			return 2
+		}
+		deps.ReadyWriter = f
+		deps.ParentAlive = stdin
+	}
+	srv, err := server.Open(*cfg, deps)
+	if err != nil {
+		fmt.Fprintf(stderr, "wraith-twin: %v\n", err)
+		var ue *server.UsageError
+		if errors.As(err, &ue) {
+			return 2
+		}
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := srv.Run(ctx); err != nil {
+		fmt.Fprintf(stderr, "wraith-twin: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// splitTwin takes a leading positional TWIN so flags may follow it, as in
+// `wraith-twin billing --port 0`.
+func splitTwin(args []string) (string, []string) {
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		return args[0], args[1:]
+	}
+	return "", args
+}

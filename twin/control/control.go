@@ -1,0 +1,173 @@
+// Package control serves a twin's control plane, /__wraith/*: health,
+// readiness, info, and the session lifecycle (provision, list, reset,
+// delete, inspect, clock). Bodies are JSON in and out, and every error has
+// one shape: {"error":{"code":"kebab-code","message":"...", ...details}}.
+package control
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// Prefix is the path prefix of every control endpoint.
+const Prefix = "/__wraith/"
+
+// MaxBody bounds a control request body.
+const MaxBody = 1 << 20
+
+// Options configure the control plane.
+type Options struct {
+	// Debug enables the session state endpoint.
+	Debug bool
+	// Version is the wraith version reported by info.
+	Version string
+	// Settings is reported by info as the serve-wide settings.
+	Settings any
+	Logger   hclog.Logger
+	// Now is the wall clock, for views of real-clock sessions.
+	Now func() time.Time
+}
+
+// Handler serves /__wraith/*.
+type Handler struct {
+	eng   *engine.Engine
+	opts  Options
+	log   hclog.Logger
+	now   func() time.Time
+	mux   *http.ServeMux
+	ready atomic.Bool
+}
+
+// New returns the control plane for eng. It answers ready only after
+// SetReady(true).
+func New(eng *engine.Engine, opts Options) *Handler {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	h := &Handler{eng: eng, opts: opts, log: opts.Logger, now: opts.Now, mux: http.NewServeMux()}
+	h.mux.HandleFunc("GET /__wraith/health", h.health)
+	h.mux.HandleFunc("GET /__wraith/ready", h.readyz)
+	h.mux.HandleFunc("GET /__wraith/info", h.info)
+	h.mux.HandleFunc("GET /__wraith/session", h.listSessions)
+	h.mux.HandleFunc("POST /__wraith/session", h.provision)
+	h.mux.HandleFunc("POST /__wraith/session/{session}", h.provision)
+	h.mux.HandleFunc("DELETE /__wraith/session/{session}", h.deleteSession)
+	h.mux.HandleFunc("POST /__wraith/session/{session}/reset", h.resetSession)
+	h.mux.HandleFunc("GET /__wraith/session/{session}/state", h.state)
+	h.mux.HandleFunc("POST /__wraith/session/{session}/clock", h.clock)
+	h.mux.HandleFunc("POST /__wraith/reset", h.resetAll)
+	h.mux.HandleFunc("/__wraith/", h.unknown)
+	return h
+}
+
+// SetReady sets what /__wraith/ready answers: false before serving and
+// while draining.
+func (h *Handler) SetReady(ready bool) { h.ready.Store(ready) }
+
+// ServeHTTP serves a control request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mux.ServeHTTP(w, r)
+}
+
+// Exempt reports whether a control path is served without authentication.
+func Exempt(path string) bool {
+	return path == "/__wraith/health" || path == "/__wraith/ready" || path == "/__wraith/info"
+}
+
+func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
+	if !h.ready.Load() {
+		engine.WriteError(w, http.StatusServiceUnavailable, "not-ready", "the twin is starting or draining", nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ready": true})
+}
+
+func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
+	in := h.eng.Info()
+	writeJSON(w, http.StatusOK, map[string]any{
+		"twin":           in.Twin,
+		"provider":       in.Provider,
+		"digest":         in.Digest,
+		"recorded_at":    in.RecordedAt,
+		"wraith_version": h.opts.Version,
+		"settings":       h.opts.Settings,
+		"routes":         in.Routes,
+		"resources":      in.Resources,
+		"fixtures":       in.Fixtures,
+		"sessions":       h.eng.Store().Len(),
+	})
+}
+
+func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
+	engine.WriteError(w, http.StatusNotFound, "control-not-found",
+		fmt.Sprintf("no control endpoint %s %s; see the control paths in the ready JSON", r.Method, r.URL.Path), nil)
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		engine.WriteError(w, http.StatusInternalServerError, "internal", err.Error(), nil)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// decode reads a JSON body strictly into v: unknown fields and trailing data
+// are errors. An empty body leaves v as it is.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			engine.WriteError(w, http.StatusRequestEntityTooLarge, "body-too-large", fmt.Sprintf("control bodies are limited to %d bytes", MaxBody), nil)
+			return false
+		}
+		engine.WriteError(w, http.StatusBadRequest, "body-unreadable", err.Error(), nil)
+		return false
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return true
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		engine.WriteError(w, http.StatusBadRequest, "invalid-json", "the body is not the expected JSON: "+err.Error(), nil)
+		return false
+	}
+	if dec.More() {
+		engine.WriteError(w, http.StatusBadRequest, "invalid-json", "the body has data after its JSON object", nil)
+		return false
+	}
+	return true
+}
+
+// sessionName validates the {session} path value.
+func sessionName(w http.ResponseWriter, r *http.Request) (string, bool) {
+	name := r.PathValue("session")
+	if err := session.ValidateName(name); err != nil {
+		engine.WriteError(w, http.StatusBadRequest, "invalid-session", err.Error(), nil)
+		return "", false
+	}
+	return name, true
+}

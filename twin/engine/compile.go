@@ -1,0 +1,368 @@
+// Package engine answers a twin's application requests: it matches a
+// request to a route, finds the caller's session, and applies the Twin
+// Response Contract (handler, fixture, recorded, template, miss), saying
+// where every answer came from.
+//
+// An Engine is built once from a loaded twin. Everything that can be
+// prepared ahead is: recorded answers are compacted and their headers
+// built at load, routes are compiled into a trie, starting worlds are built
+// per fixture set. A request then costs a route match, a sharded session
+// lookup and the session's own lock.
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/route"
+	"github.com/wraithdev/wraith/twin/scrub"
+	"github.com/wraithdev/wraith/twin/session"
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// Unknown-entity policies.
+const (
+	Synthesize = "synthesize"
+	NotFound   = "not_found"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// UnknownEntity is Synthesize (default) or NotFound.
+	UnknownEntity string
+	// Defaults are the settings of sessions created by a first request.
+	// Defaults.Fixture is a fixture name as a user gives it.
+	Defaults session.Settings
+	// NoControlHeaders drops the X-Wraith-* headers from app responses.
+	NoControlHeaders bool
+	// Scrubber tokenizes PII in synthesized answers. Required.
+	Scrubber *scrub.Scrubber
+	// Import loads a twin whose fixture sets this twin imports.
+	Import func(name string) (*format.Twin, error)
+	// MaxSessions bounds the number of live sessions (0 = no limit).
+	MaxSessions int
+	// RateLimit is a per-session limit, "N/s" or "N/m"; empty for none.
+	RateLimit string
+	// Now is the wall clock; nil means time.Now.
+	Now    func() time.Time
+	Logger hclog.Logger
+}
+
+// Engine serves one twin's application routes.
+type Engine struct {
+	twin     *format.Twin
+	opts     Options
+	now      func() time.Time
+	log      hclog.Logger
+	scrub    *scrub.Scrubber
+	router   *route.Router[*endpoint]
+	recorded map[string]map[string]*recorded // path -> request key -> answer
+	errors   errorShapes
+	worlds   map[string]*world.World // qualified fixture name -> world
+	fixtures []string                // qualified names, sorted
+	store    *session.Store
+	defaults session.Settings
+	age      ageHeader
+	rate     rateLimit
+}
+
+type kind int
+
+const (
+	kindPlain kind = iota
+	kindList
+	kindCreate
+	kindRetrieve
+	kindUpdate
+	kindDelete
+	kindAction
+)
+
+// endpoint is what a route resolves to.
+type endpoint struct {
+	kind     kind
+	route    []string // X-Wraith-Route value, "GET /v1/customers/{id}"
+	res      *resource
+	action   *action
+	template *recorded // the route's response shape, from its first 2xx recording
+	notFound *recorded // a recorded 404 on this route, the provider's not-found shape
+}
+
+// recorded is a recorded answer, ready to write.
+type recorded struct {
+	status   int
+	header   http.Header
+	body     []byte
+	exchange []string // "<recording>/<index>"
+}
+
+// New builds an engine for t.
+func New(t *format.Twin, opts Options) (*Engine, error) {
+	if opts.Scrubber == nil {
+		return nil, fmt.Errorf("engine: a scrubber is required")
+	}
+	if opts.UnknownEntity == "" {
+		opts.UnknownEntity = Synthesize
+	}
+	if opts.UnknownEntity != Synthesize && opts.UnknownEntity != NotFound {
+		return nil, fmt.Errorf("unknown-entity policy %q: want %q or %q", opts.UnknownEntity, Synthesize, NotFound)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	var err error
+	e := &Engine{
+		twin:     t,
+		opts:     opts,
+		now:      opts.Now,
+		log:      opts.Logger,
+		scrub:    opts.Scrubber,
+		router:   route.New[*endpoint](),
+		recorded: map[string]map[string]*recorded{},
+		worlds:   map[string]*world.World{},
+		store:    session.NewStore(opts.MaxSessions),
+	}
+	e.age.recordedAt = t.RecordedAt
+	if e.errors, err = compileErrorShapes(t.Manifest.Errors); err != nil {
+		return nil, fmt.Errorf("twin %s: errors: %w", t.Name(), err)
+	}
+	if e.rate, err = parseRate(opts.RateLimit); err != nil {
+		return nil, err
+	}
+	resources, err := e.compileResources()
+	if err != nil {
+		return nil, err
+	}
+	if err := e.compileRecordings(resources); err != nil {
+		return nil, err
+	}
+	if err := e.buildWorlds(resources); err != nil {
+		return nil, err
+	}
+	def := opts.Defaults
+	if def.Fixture != "" {
+		q, err := e.QualifyFixture(def.Fixture)
+		if err != nil {
+			return nil, err
+		}
+		def.Fixture = q
+	}
+	e.defaults = def
+	return e, nil
+}
+
+func (e *Engine) compileResources() (map[string]*resource, error) {
+	resources := map[string]*resource{}
+	for i := range e.twin.Manifest.Resources {
+		spec := &e.twin.Manifest.Resources[i]
+		r, err := compileResource(spec, e.errors)
+		if err != nil {
+			return nil, fmt.Errorf("twin %s: resource %s: %w", e.twin.Name(), spec.Name, err)
+		}
+		resources[r.name] = r
+		add := func(method, tmpl string, ep *endpoint) error {
+			ep.route = []string{method + " " + tmpl}
+			ep.res = r
+			if err := e.router.Add(method, tmpl, ep); err != nil {
+				return fmt.Errorf("twin %s: resource %s: %w", e.twin.Name(), r.name, err)
+			}
+			return nil
+		}
+		if err := add("GET", spec.Collection, &endpoint{kind: kindList}); err != nil {
+			return nil, err
+		}
+		if err := add("POST", spec.Collection, &endpoint{kind: kindCreate}); err != nil {
+			return nil, err
+		}
+		if err := add("GET", spec.Item, &endpoint{kind: kindRetrieve}); err != nil {
+			return nil, err
+		}
+		for _, m := range r.update {
+			if err := add(m, spec.Item, &endpoint{kind: kindUpdate}); err != nil {
+				return nil, err
+			}
+		}
+		if r.delete != "none" {
+			if err := add("DELETE", spec.Item, &endpoint{kind: kindDelete}); err != nil {
+				return nil, err
+			}
+		}
+		for _, a := range r.actions {
+			if err := add("POST", spec.Item+"/"+a.name, &endpoint{kind: kindAction, action: a}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, rt := range e.twin.Manifest.Routes {
+		if _, ok := e.router.Match(rt.Method, rt.Path); ok {
+			continue
+		}
+		ep := &endpoint{kind: kindPlain, route: []string{rt.Method + " " + rt.Path}}
+		if err := e.router.Add(rt.Method, rt.Path, ep); err != nil {
+			return nil, fmt.Errorf("twin %s: route %s %s: %w", e.twin.Name(), rt.Method, rt.Path, err)
+		}
+	}
+	return resources, nil
+}
+
+// hopHeaders are not replayed from recordings: the server sets its own.
+var hopHeaders = []string{"Connection", "Content-Length", "Content-Encoding", "Keep-Alive", "Transfer-Encoding", "Trailer", "Upgrade", "Proxy-Connection"}
+
+func (e *Engine) compileRecordings(resources map[string]*resource) error {
+	for _, ex := range e.twin.Exchanges {
+		where := fmt.Sprintf("recordings/%s/%d.json", ex.Recording, ex.Index)
+		m, ok := e.router.Match(ex.Request.Method, ex.Request.Path)
+		var ep *endpoint
+		if ok {
+			ep = m.Value
+		} else {
+			ep = &endpoint{kind: kindPlain, route: []string{ex.Request.Method + " " + ex.Request.Path}}
+			if err := e.router.Add(ex.Request.Method, ex.Request.Path, ep); err != nil {
+				return fmt.Errorf("twin %s: %s: %w", e.twin.Name(), where, err)
+			}
+		}
+		rec, err := compileAnswer(ex)
+		if err != nil {
+			return fmt.Errorf("twin %s: %s: %w", e.twin.Name(), where, err)
+		}
+		key, err := requestKey(ex.Request.Method, ex.Request.Query, ex.Request.Form, ex.Request.Body)
+		if err != nil {
+			return fmt.Errorf("twin %s: %s: %w", e.twin.Name(), where, err)
+		}
+		byKey := e.recorded[ex.Request.Path]
+		if byKey == nil {
+			byKey = map[string]*recorded{}
+			e.recorded[ex.Request.Path] = byKey
+		}
+		byKey[key] = rec // the last recording of the same request wins
+		if rec.status >= 200 && rec.status < 300 && ep.template == nil && json.Valid(rec.body) {
+			ep.template = rec
+		}
+		if ep.res != nil && ep.res.shape == nil && rec.status >= 200 && rec.status < 300 {
+			if o, err := object.Parse(rec.body); err == nil && o.String("object") == ep.res.name && o.String("id") != "" {
+				ep.res.shape = o
+			}
+		}
+		if rec.status == http.StatusNotFound && ep.notFound == nil {
+			ep.notFound = rec
+		}
+	}
+	return nil
+}
+
+func compileAnswer(ex *format.Exchange) (*recorded, error) {
+	h := http.Header{}
+	for k, v := range ex.Response.Headers {
+		h[http.CanonicalHeaderKey(k)] = v
+	}
+	for _, k := range hopHeaders {
+		delete(h, k)
+	}
+	var body []byte
+	if len(ex.Response.Body) > 0 {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, ex.Response.Body); err != nil {
+			return nil, fmt.Errorf("response.body: %w", err)
+		}
+		body = buf.Bytes()
+		if h.Get("Content-Type") == "" {
+			h.Set("Content-Type", "application/json")
+		}
+	} else {
+		body = []byte(ex.Response.BodyText)
+	}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	return &recorded{
+		status:   ex.Response.Status,
+		header:   h,
+		body:     body,
+		exchange: []string{ex.Recording + "/" + strconv.Itoa(ex.Index)},
+	}, nil
+}
+
+// requestKey identifies a request for recorded matching: method, canonical
+// query and canonical body. The path is the outer map's key.
+func requestKey(method, query, form string, jsonBody []byte) (string, error) {
+	q, err := canon.Query(query)
+	if err != nil {
+		return "", fmt.Errorf("query: %w", err)
+	}
+	var body string
+	switch {
+	case form != "":
+		if body, err = canon.Form([]byte(form)); err != nil {
+			return "", fmt.Errorf("form: %w", err)
+		}
+	case len(jsonBody) > 0:
+		b, err := canon.JSON(jsonBody)
+		if err != nil {
+			return "", fmt.Errorf("body: %w", err)
+		}
+		body = string(b)
+	}
+	return joinKey(method, q, body), nil
+}
+
+func joinKey(method, query, body string) string {
+	if query == "" && body == "" {
+		return method
+	}
+	return method + "?" + query + "#" + body
+}
+
+// QualifyFixture turns a fixture name as a user gives it (SET or TWIN:SET)
+// into its qualified form, or returns a *FixtureError.
+func (e *Engine) QualifyFixture(name string) (string, error) {
+	if strings.Contains(name, ":") {
+		if _, ok := e.worlds[name]; ok {
+			return name, nil
+		}
+	} else {
+		for _, tw := range e.fixtureTwins() {
+			if _, ok := e.worlds[tw+":"+name]; ok {
+				return tw + ":" + name, nil
+			}
+		}
+	}
+	return "", &FixtureError{Name: name, Available: e.fixtures}
+}
+
+func (e *Engine) fixtureTwins() []string {
+	return append([]string{e.twin.Name()}, e.twin.Manifest.Fixtures.Imports...)
+}
+
+// FixtureError says a fixture set does not exist.
+type FixtureError struct {
+	Name      string
+	Available []string
+}
+
+func (f *FixtureError) Error() string {
+	return fmt.Sprintf("fixture set %q not found; available: %s", f.Name, strings.Join(f.Available, ", "))
+}
+
+// Fixtures returns the qualified names of every fixture set, sorted.
+func (e *Engine) Fixtures() []string { return e.fixtures }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

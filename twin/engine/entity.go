@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/session"
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// retrieve answers GET {item}: the session's change (handler), its fixture
+// entity (fixture), a recorded answer or observed entity (recorded), else
+// the unknown-entity policy (template or miss).
+func (e *Engine) retrieve(st *session.State, req *request, a *answer) {
+	res := req.match.Value.res
+	id := req.match.Param("id")
+	ent := st.Get(id)
+	if ent != nil && ent.Resource == res.name {
+		switch {
+		case ent.Deleted:
+			e.afterDelete(res, id, true, a)
+			return
+		case ent.Provenance == world.Handler:
+			a.status, a.body, a.prov = http.StatusOK, ent.Body, ProvHandler
+			return
+		case ent.Provenance == world.Fixture:
+			a.status, a.body, a.prov = http.StatusOK, ent.Body, ProvFixture
+			return
+		}
+	}
+	if rec := e.recordedFor(req); rec != nil {
+		a.fromRecorded(rec)
+		return
+	}
+	if ent != nil && ent.Resource == res.name {
+		a.status, a.body, a.prov = http.StatusOK, ent.Body, ProvRecorded
+		a.exchange = []string{ent.Exchange}
+		return
+	}
+	e.unknown(req, res, id, a)
+}
+
+// unknown answers a read of an entity the session's world does not have.
+func (e *Engine) unknown(req *request, res *resource, id string, a *answer) {
+	if e.opts.UnknownEntity == NotFound {
+		e.notFound(req.match.Value, res, id, a)
+		return
+	}
+	o := e.shape(req.match.Value, res).Clone()
+	o.Set("id", id)
+	e.scrubObject(o)
+	a.status, a.body, a.prov = http.StatusOK, o.AppendJSON(nil), ProvTemplate
+}
+
+// shape is the object a synthesized answer for res starts from: the
+// route's recorded response shape, else the resource's skeleton.
+func (e *Engine) shape(ep *endpoint, res *resource) *object.Object {
+	if res.shape != nil {
+		return res.shape
+	}
+	return res.skeleton
+}
+
+// notFound answers with the provider's not-found shape, or a structured
+// 501 entity-miss when the twin does not know it.
+func (e *Engine) notFound(ep *endpoint, res *resource, id string, a *answer) {
+	a.prov = ProvMiss
+	if res.notFound != nil {
+		res.notFound.set(a, map[string]string{"id": id, "object": res.name})
+		return
+	}
+	if ep.notFound != nil {
+		a.status, a.header, a.body = ep.notFound.status, ep.notFound.header, ep.notFound.body
+		return
+	}
+	a.missf(http.StatusNotImplemented, "entity-miss", "%s %q was never observed, seeded or created in this session, and the twin has no not-found shape for it", res.name, id)
+}
+
+// afterDelete answers a request for a deleted entity as the provider does:
+// reads of a tombstoned resource get the deleted object, everything else
+// the provider's not-found shape.
+func (e *Engine) afterDelete(res *resource, id string, read bool, a *answer) {
+	a.prov = ProvHandler
+	vals := map[string]string{"id": id, "object": res.name}
+	switch {
+	case read && res.deleted != nil:
+		res.deleted.set(a, vals)
+	case res.notFound != nil:
+		res.notFound.set(a, vals)
+	default:
+		a.status, a.wraith = http.StatusNotFound, true
+		a.body = errorBody("entity-deleted", res.name+" "+strconv.Quote(id)+" was deleted in this session", nil)
+	}
+}
+
+// current returns the object a write applies to, or answers for a missing
+// one. Under the synthesize policy an unknown entity is materialized from
+// the resource's shape.
+func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Object, *world.Entity, bool) {
+	res := req.match.Value.res
+	id := req.match.Param("id")
+	ent := st.Get(id)
+	if ent != nil && ent.Resource == res.name {
+		if ent.Deleted {
+			e.afterDelete(res, id, false, a)
+			return nil, nil, false
+		}
+		o, err := object.Parse(ent.Body)
+		if err != nil {
+			a.status, a.prov, a.wraith = http.StatusInternalServerError, ProvHandler, true
+			a.body = errorBody("internal", "stored entity is not valid JSON: "+err.Error(), nil)
+			return nil, nil, false
+		}
+		return o, ent, true
+	}
+	if e.opts.UnknownEntity == NotFound {
+		e.notFound(req.match.Value, res, id, a)
+		return nil, nil, false
+	}
+	o := e.shape(req.match.Value, res).Clone()
+	o.Set("id", id)
+	return o, &world.Entity{ID: id, Resource: res.name, Created: createdOf(o), Seq: st.NextSeq()}, true
+}

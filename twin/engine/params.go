@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// paramError is a request parameter the provider would refuse.
+type paramError struct {
+	param   string
+	message string
+}
+
+func (p *paramError) Error() string { return p.message }
+
+// ignoredParams are accepted on any request and never stored: they shape
+// the answer or the transport, not the object.
+var ignoredParams = map[string]bool{"expand": true}
+
+// applyParams sets request parameters onto o the way the provider stores
+// them: a parameter names a field; nested objects merge (an empty string
+// clears a metadata key, or the whole field); strings are converted to the
+// field's type when the field is a number or boolean. Parameters that name
+// no field are returned, sorted, so the answer can say they were ignored.
+func applyParams(o *object.Object, params map[string]any, immutable map[string]bool, only []string) (ignored []string, err error) {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if ignoredParams[k] {
+			continue
+		}
+		if only != nil && !contains(only, k) {
+			ignored = append(ignored, k)
+			continue
+		}
+		cur, ok := o.Get(k)
+		if !ok {
+			ignored = append(ignored, k)
+			continue
+		}
+		if immutable[k] {
+			return nil, &paramError{param: k, message: fmt.Sprintf("You cannot change `%s`.", k)}
+		}
+		v, err := convertParam(k, cur, params[k])
+		if err != nil {
+			return nil, err
+		}
+		o.Set(k, v)
+	}
+	return ignored, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// convertParam returns the new value of a field whose current value is cur.
+func convertParam(name string, cur, v any) (any, error) {
+	switch c := cur.(type) {
+	case *object.Object:
+		switch t := v.(type) {
+		case map[string]any:
+			merged := c.Clone()
+			for _, k := range sortedKeys(t) {
+				if s, ok := t[k].(string); ok && s == "" {
+					merged.Delete(k)
+					continue
+				}
+				sub, _ := merged.Get(k)
+				nv, err := convertParam(name+"["+k+"]", sub, t[k])
+				if err != nil {
+					return nil, err
+				}
+				merged.Set(k, nv)
+			}
+			return merged, nil
+		case string:
+			if t == "" {
+				if name == "metadata" {
+					return object.New(0), nil
+				}
+				return nil, nil
+			}
+		case nil:
+			return nil, nil
+		}
+		return nil, &paramError{param: name, message: fmt.Sprintf("Invalid object for %s: expected a hash of fields.", name)}
+	case json.Number:
+		switch t := v.(type) {
+		case json.Number:
+			return t, nil
+		case string:
+			if _, err := strconv.ParseFloat(t, 64); err != nil || t == "" {
+				return nil, &paramError{param: name, message: fmt.Sprintf("Invalid integer: %s", t)}
+			}
+			return json.Number(t), nil
+		}
+		return nil, &paramError{param: name, message: fmt.Sprintf("Invalid value for %s: expected a number.", name)}
+	case bool:
+		switch t := v.(type) {
+		case bool:
+			return t, nil
+		case string:
+			b, err := strconv.ParseBool(t)
+			if err != nil {
+				return nil, &paramError{param: name, message: fmt.Sprintf("Invalid boolean: %s", t)}
+			}
+			return b, nil
+		}
+		return nil, &paramError{param: name, message: fmt.Sprintf("Invalid value for %s: expected a boolean.", name)}
+	default:
+		return paramValue(v), nil
+	}
+}
+
+// paramValue converts a decoded parameter into package object's value set,
+// with object keys sorted so the result is deterministic.
+func paramValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		o := object.New(len(t))
+		for _, k := range sortedKeys(t) {
+			o.Set(k, paramValue(t[k]))
+		}
+		return o
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = paramValue(e)
+		}
+		return out
+	case float64:
+		return json.Number(strconv.FormatFloat(t, 'f', -1, 64))
+	default:
+		return v
+	}
+}

@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// resource is a compiled format.Resource.
+type resource struct {
+	name       string
+	collection string
+	idPrefix   string
+	skeleton   *object.Object
+	shape      *object.Object // the first recorded object of this type, if any
+	timestamps []string
+	create     []rule
+	update     []string
+	delete     string  // "not_found", "tombstone", "none"
+	deleted    *shaped // tombstone answer, for delete = "tombstone"
+	notFound   *shaped
+	actions    []*action
+	immutable  map[string]bool
+	listURL    string
+}
+
+type action struct {
+	name   string
+	from   map[string]bool
+	fromL  []string
+	rules  []rule
+	params []string
+}
+
+type rule struct {
+	when []cond
+	set  []assign
+}
+
+type cond struct {
+	field string
+	any   bool   // "*": present and not null
+	want  string // the value's JSON text
+}
+
+type assign struct {
+	field string
+	value any          // literal, in package object's value set
+	expr  *format.Expr // computed
+}
+
+func compileResource(spec *format.Resource, errs errorShapes) (*resource, error) {
+	skel, err := object.Parse([]byte(spec.Skeleton))
+	if err != nil {
+		return nil, fmt.Errorf("skeleton: %w", err)
+	}
+	r := &resource{
+		name:       spec.Name,
+		collection: spec.Collection,
+		idPrefix:   spec.IDPrefix,
+		skeleton:   skel,
+		timestamps: spec.Timestamps,
+		update:     spec.Update,
+		delete:     spec.Delete,
+		immutable:  map[string]bool{"id": true, "object": true},
+		listURL:    spec.Collection,
+	}
+	if r.notFound, err = compileShaped(spec.NotFound, 404); err != nil {
+		return nil, fmt.Errorf("not_found: %w", err)
+	}
+	if r.notFound == nil {
+		r.notFound = errs.notFound
+	}
+	if r.delete == "tombstone" {
+		if r.deleted, err = compileShaped(&format.Answer{Body: spec.DeletedBody}, 200); err != nil {
+			return nil, fmt.Errorf("deleted_body: %w", err)
+		}
+	}
+	if len(r.update) == 0 {
+		r.update = []string{"POST"}
+	}
+	if r.delete == "" {
+		r.delete = "not_found"
+	}
+	for _, f := range spec.Immutable {
+		r.immutable[f] = true
+	}
+	if r.create, err = compileRules(spec.Create); err != nil {
+		return nil, fmt.Errorf("create: %w", err)
+	}
+	for _, a := range spec.Actions {
+		ca := &action{name: a.Name, from: map[string]bool{}, fromL: a.From, params: a.Params}
+		for _, s := range a.From {
+			ca.from[s] = true
+		}
+		if ca.rules, err = compileRules(a.Rules); err != nil {
+			return nil, fmt.Errorf("action %s: %w", a.Name, err)
+		}
+		r.actions = append(r.actions, ca)
+	}
+	return r, nil
+}
+
+func compileRules(rules []format.Rule) ([]rule, error) {
+	var out []rule
+	for _, fr := range rules {
+		var r rule
+		for _, k := range sortedKeys(fr.When) {
+			v := fr.When[k]
+			if s, ok := v.(string); ok && s == "*" {
+				r.when = append(r.when, cond{field: k, any: true})
+				continue
+			}
+			r.when = append(r.when, cond{field: k, want: valueText(tomlValue(v))})
+		}
+		for _, k := range sortedKeys(fr.Set) {
+			v := fr.Set[k]
+			if s, ok := v.(string); ok && len(s) > 0 && s[0] == '$' {
+				if len(s) > 1 && s[1] == '$' {
+					r.set = append(r.set, assign{field: k, value: s[1:]})
+					continue
+				}
+				x, err := format.ParseExpr(s)
+				if err != nil {
+					return nil, err
+				}
+				r.set = append(r.set, assign{field: k, expr: &x})
+				continue
+			}
+			r.set = append(r.set, assign{field: k, value: tomlValue(v)})
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// tomlValue converts a decoded TOML value into package object's value set.
+func tomlValue(v any) any {
+	switch t := v.(type) {
+	case int64:
+		return json.Number(strconv.FormatInt(t, 10))
+	case float64:
+		return json.Number(strconv.FormatFloat(t, 'f', -1, 64))
+	case map[string]any:
+		o := object.New(len(t))
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			o.Set(k, tomlValue(t[k]))
+		}
+		return o
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = tomlValue(e)
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+// valueText is a value's compact JSON text, for comparisons.
+func valueText(v any) string {
+	return string(object.AppendValue(nil, v))
+}
+
+// holds reports whether every condition of r holds on o.
+func (r *rule) holds(o *object.Object) bool {
+	for _, c := range r.when {
+		v, ok := o.Get(c.field)
+		if c.any {
+			if !ok || v == nil {
+				return false
+			}
+			continue
+		}
+		if !ok || valueText(v) != c.want {
+			return false
+		}
+	}
+	return true
+}
+
+// apply runs the first rule that holds.
+func applyRules(rules []rule, o *object.Object, now int64) {
+	for i := range rules {
+		if !rules[i].holds(o) {
+			continue
+		}
+		for _, a := range rules[i].set {
+			switch {
+			case a.expr == nil:
+				o.Set(a.field, object.CloneValue(a.value))
+			case a.expr.Now:
+				o.Set(a.field, json.Number(strconv.FormatInt(now+a.expr.Offset, 10)))
+			default:
+				v, _ := o.Get(a.expr.Field)
+				o.Set(a.field, object.CloneValue(v))
+			}
+		}
+		return
+	}
+}

@@ -1,0 +1,185 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// answer is a response being built under a session's lock and written
+// after it is released.
+type answer struct {
+	status   int
+	header   http.Header // recorded headers, replayed as they are
+	body     []byte
+	prov     string
+	exchange []string
+	replayed bool
+	ignored  []string
+	wraith   bool // body is a Wraith error, not the provider's
+}
+
+func (a *answer) fromRecorded(rec *recorded) {
+	a.status, a.header, a.body, a.prov, a.exchange = rec.status, rec.header, rec.body, ProvRecorded, rec.exchange
+}
+
+// missf sets a structured miss: Wraith's own error shape, type wraith_miss.
+func (a *answer) missf(status int, code, format string, args ...any) {
+	a.status, a.prov, a.wraith = status, ProvMiss, true
+	a.body = errorBody(code, fmt.Sprintf(format, args...), map[string]any{"type": "wraith_miss"})
+}
+
+// Precomputed header values, so writing a response allocates little.
+var (
+	jsonType = []string{"application/json"}
+	provVals = map[string][]string{
+		ProvRecorded: {ProvRecorded}, ProvTemplate: {ProvTemplate}, ProvHandler: {ProvHandler},
+		ProvFixture: {ProvFixture}, ProvFault: {ProvFault}, ProvMiss: {ProvMiss},
+	}
+	trueVal = []string{"true"}
+)
+
+func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoint, a *answer) {
+	h := w.Header()
+	for k, v := range a.header {
+		h[k] = v
+	}
+	if a.header == nil {
+		h["Content-Type"] = jsonType
+		h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	}
+	if a.replayed {
+		h["Idempotent-Replayed"] = trueVal
+	}
+	if !e.opts.NoControlHeaders {
+		h["X-Wraith-Provenance"] = provVals[a.prov]
+		if ep != nil {
+			h["X-Wraith-Route"] = ep.route
+		}
+		if a.exchange != nil {
+			h["X-Wraith-Exchange"] = a.exchange
+		}
+		age, at := e.age.values(e.now())
+		h["X-Wraith-Twin-Age"] = age
+		h["X-Wraith-Recorded-At"] = at
+		h[SessionHeader] = sess.HeaderValue()
+		if len(a.ignored) > 0 {
+			h["X-Wraith-Ignored-Params"] = []string{joinComma(a.ignored)}
+		}
+	}
+	w.WriteHeader(a.status)
+	w.Write(a.body)
+}
+
+func joinComma(l []string) string {
+	n := 0
+	for _, s := range l {
+		n += len(s) + 1
+	}
+	b := make([]byte, 0, n)
+	for i, s := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s...)
+	}
+	return string(b)
+}
+
+func (e *Engine) writeMiss(w http.ResponseWriter, name string, r *http.Request) {
+	var a answer
+	if e.router.PathKnown(r.URL.Path) {
+		a.missf(http.StatusNotImplemented, "route-miss", "the twin has %s but no %s route for it", r.URL.Path, r.Method)
+	} else {
+		a.missf(http.StatusNotImplemented, "route-miss", "no route of twin %s matches %s %s", e.twin.Name(), r.Method, r.URL.Path)
+	}
+	h := w.Header()
+	h["Content-Type"] = jsonType
+	if !e.opts.NoControlHeaders {
+		h["X-Wraith-Provenance"] = provVals[ProvMiss]
+		age, at := e.age.values(e.now())
+		h["X-Wraith-Twin-Age"] = age
+		h["X-Wraith-Recorded-At"] = at
+		h[SessionHeader] = []string{name}
+	}
+	w.WriteHeader(a.status)
+	w.Write(a.body)
+}
+
+func (e *Engine) writeSessionError(w http.ResponseWriter, err error) {
+	if errors.Is(err, session.ErrLimit) {
+		writeError(w, http.StatusServiceUnavailable, "session-limit", err.Error(), nil)
+		return
+	}
+	writeError(w, http.StatusInternalServerError, "internal", err.Error(), nil)
+}
+
+// errorBody is Wraith's error shape: {"error":{"code","message",...details}}.
+func errorBody(code, message string, details map[string]any) []byte {
+	o := object.New(2 + len(details))
+	o.Set("code", code)
+	o.Set("message", message)
+	for _, k := range sortedKeys(details) {
+		o.Set(k, paramValue(details[k]))
+	}
+	root := object.New(1)
+	root.Set("error", o)
+	return root.AppendJSON(nil)
+}
+
+// writeError writes Wraith's error shape.
+func writeError(w http.ResponseWriter, status int, code, message string, details map[string]any) {
+	body := errorBody(code, message, details)
+	h := w.Header()
+	h["Content-Type"] = jsonType
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// WriteError writes Wraith's error shape; the control plane uses it too so
+// there is one shape everywhere.
+func WriteError(w http.ResponseWriter, status int, code, message string, details map[string]any) {
+	writeError(w, status, code, message, details)
+}
+
+// ageHeader caches the twin-age header values for the current second.
+type ageHeader struct {
+	recordedAt time.Time
+	cur        atomic.Pointer[ageValues]
+}
+
+type ageValues struct {
+	unix int64
+	age  []string
+	at   []string
+}
+
+func (h *ageHeader) values(now time.Time) (age, at []string) {
+	sec := now.Unix()
+	if v := h.cur.Load(); v != nil && v.unix == sec {
+		return v.age, v.at
+	}
+	v := &ageValues{unix: sec, at: []string{h.recordedAt.UTC().Format(time.RFC3339)}}
+	a := int64(0)
+	if !h.recordedAt.IsZero() {
+		a = sec - h.recordedAt.Unix()
+	}
+	v.age = []string{strconv.FormatInt(a, 10)}
+	h.cur.Store(v)
+	return v.age, v.at
+}
+
+// TwinAge returns the twin's age in seconds at now.
+func (e *Engine) TwinAge(now time.Time) int64 {
+	if e.twin.RecordedAt.IsZero() {
+		return 0
+	}
+	return now.Unix() - e.twin.RecordedAt.Unix()
+}

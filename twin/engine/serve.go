@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/route"
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// SessionHeader selects a session namespace.
+const SessionHeader = "X-Wraith-Session"
+
+// Provenance values: where an answer came from.
+const (
+	ProvRecorded = "recorded"
+	ProvTemplate = "template"
+	ProvHandler  = "handler"
+	ProvFixture  = "fixture"
+	ProvFault    = "fault"
+	ProvMiss     = "miss"
+)
+
+// request is what a handler sees of an application request.
+type request struct {
+	method string
+	path   string
+	query  string
+	ctype  string
+	body   []byte
+	idem   string
+	match  *route.Match[*endpoint]
+	now    int64 // the session's time for this request
+}
+
+// ServeHTTP answers one application request.
+func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	name := session.DefaultName
+	if v := r.Header[SessionHeader]; len(v) > 0 {
+		name = v[0]
+		if err := session.ValidateName(name); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid-session", err.Error()+": send a "+SessionHeader+" of 1 to 128 characters of A-Z a-z 0-9 . _ : -", nil)
+			return
+		}
+	}
+	m, ok := e.router.Match(r.Method, r.URL.Path)
+	if !ok {
+		e.writeMiss(w, name, r)
+		return
+	}
+	sess, err := e.Session(name)
+	if err != nil {
+		e.writeSessionError(w, err)
+		return
+	}
+	req := request{
+		method: r.Method,
+		path:   r.URL.Path,
+		query:  r.URL.RawQuery,
+		match:  &m,
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeError(w, http.StatusRequestEntityTooLarge, "body-too-large", "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes", nil)
+				return
+			}
+			writeError(w, http.StatusBadRequest, "body-unreadable", "could not read the request body: "+err.Error(), nil)
+			return
+		}
+		req.body = body
+	}
+	if v := r.Header["Content-Type"]; len(v) > 0 {
+		req.ctype = v[0]
+	}
+	if v := r.Header["Idempotency-Key"]; len(v) > 0 {
+		req.idem = v[0]
+	}
+	var a answer
+	sess.Do(func(st *session.State) {
+		if e.limited(st, &a) {
+			return
+		}
+		req.now = st.Begin(e.now)
+		e.dispatch(st, &req, &a)
+	})
+	e.write(w, sess, m.Value, &a)
+}
+
+// Session returns the session named name, creating it with the serve-wide
+// settings on first use.
+func (e *Engine) Session(name string) (*session.Session, error) {
+	s, _, err := e.store.GetOrCreate(name, func() *session.Session {
+		return session.New(name, e.defaults, e.worlds[e.defaults.Fixture], false)
+	})
+	return s, err
+}
+
+func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
+	ep := req.match.Value
+	switch ep.kind {
+	case kindRetrieve:
+		e.retrieve(st, req, a)
+	case kindList:
+		e.list(st, req, a)
+	case kindCreate, kindUpdate, kindAction, kindDelete:
+		e.idempotent(st, req, a, e.write1)
+	default:
+		e.plain(st, req, a)
+	}
+}
+
+// write1 runs the handler of a state-changing request.
+func (e *Engine) write1(st *session.State, req *request, a *answer) {
+	switch req.match.Value.kind {
+	case kindCreate:
+		e.create(st, req, a)
+	case kindUpdate:
+		e.update(st, req, a)
+	case kindAction:
+		e.act(st, req, a)
+	case kindDelete:
+		e.remove(st, req, a)
+	}
+}
+
+// recordedFor returns the recorded answer for exactly this request.
+func (e *Engine) recordedFor(req *request) *recorded {
+	byKey := e.recorded[req.path]
+	if byKey == nil {
+		return nil
+	}
+	if req.query == "" && len(req.body) == 0 {
+		return byKey[req.method]
+	}
+	q, err := canon.Query(req.query)
+	if err != nil {
+		return nil
+	}
+	body, err := canon.Body(req.ctype, req.body)
+	if err != nil {
+		return nil
+	}
+	return byKey[joinKey(req.method, q, body)]
+}
+
+// plain answers a route that is not a resource's: recorded, else template.
+func (e *Engine) plain(_ *session.State, req *request, a *answer) {
+	if rec := e.recordedFor(req); rec != nil {
+		a.fromRecorded(rec)
+		return
+	}
+	if t := req.match.Value.template; t != nil {
+		a.status, a.body, a.prov = t.status, t.body, ProvTemplate
+		return
+	}
+	a.missf(http.StatusNotImplemented, "route-miss", "no recorded answer matches %s %s and the route has no recorded response shape to synthesize from", req.method, req.path)
+}

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// buildWorlds builds the recorded world and one world per fixture set,
+// own and imported.
+func (e *Engine) buildWorlds(resources map[string]*resource) error {
+	var seq uint64
+	rb := world.NewBuilder()
+	for _, ex := range e.twin.Exchanges {
+		observe(rb, ex, resources, &seq)
+	}
+	base := rb.Build()
+	e.worlds[""] = base
+
+	sets := map[string]*format.FixtureSet{}
+	for name, set := range e.twin.Fixtures {
+		sets[e.twin.Name()+":"+name] = set
+	}
+	for _, imp := range e.twin.Manifest.Fixtures.Imports {
+		if e.opts.Import == nil {
+			return fmt.Errorf("twin %s imports fixtures of %s, but no twin loader was given", e.twin.Name(), imp)
+		}
+		it, err := e.opts.Import(imp)
+		if err != nil {
+			return fmt.Errorf("twin %s imports fixtures of %s: %w", e.twin.Name(), imp, err)
+		}
+		for name, set := range it.Fixtures {
+			sets[imp+":"+name] = set
+		}
+	}
+	for _, q := range sortedKeys(sets) {
+		w, err := e.fixtureWorld(base, sets[q], resources, seq)
+		if err != nil {
+			return fmt.Errorf("fixture %s: %w", q, err)
+		}
+		e.worlds[q] = w
+		e.fixtures = append(e.fixtures, q)
+	}
+	return nil
+}
+
+// observe records what an exchange shows of entities: a single object, or
+// the objects of a list envelope. A successful delete removes the entity.
+func observe(b *world.Builder, ex *format.Exchange, resources map[string]*resource, seq *uint64) {
+	st := ex.Response.Status
+	if st < 200 || st >= 300 || len(ex.Response.Body) == 0 {
+		return
+	}
+	exchange := ex.Recording + "/" + strconv.Itoa(ex.Index)
+	var head struct {
+		ID      string            `json:"id"`
+		Object  string            `json:"object"`
+		Deleted bool              `json:"deleted"`
+		Data    []json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(ex.Response.Body, &head) != nil {
+		return
+	}
+	if head.Object == "list" {
+		for _, item := range head.Data {
+			observeOne(b, item, exchange, resources, seq)
+		}
+		return
+	}
+	if head.Deleted || ex.Request.Method == "DELETE" {
+		b.Remove(head.ID)
+		return
+	}
+	observeOne(b, ex.Response.Body, exchange, resources, seq)
+}
+
+func observeOne(b *world.Builder, raw json.RawMessage, exchange string, resources map[string]*resource, seq *uint64) {
+	o, err := object.Parse(raw)
+	if err != nil {
+		return
+	}
+	id, typ := o.String("id"), o.String("object")
+	if _, ok := resources[typ]; !ok || id == "" {
+		return
+	}
+	*seq++
+	b.Put(&world.Entity{
+		ID:         id,
+		Resource:   typ,
+		Body:       o.AppendJSON(nil),
+		Created:    createdOf(o),
+		Seq:        *seq,
+		Provenance: world.Recorded,
+		Exchange:   exchange,
+	})
+}
+
+func createdOf(o *object.Object) int64 {
+	v, _ := o.Get("created")
+	if n, ok := v.(json.Number); ok {
+		i, _ := n.Int64()
+		return i
+	}
+	return 0
+}
+
+// fixtureWorld overlays a fixture set on the recorded world. Entities whose
+// object type this twin does not declare are skipped: an imported set
+// brings only what the importing twin can serve.
+func (e *Engine) fixtureWorld(base *world.World, set *format.FixtureSet, resources map[string]*resource, seq uint64) (*world.World, error) {
+	b := world.NewBuilder()
+	b.From(base)
+	n := 0
+	for i, raw := range set.Entities {
+		o, err := object.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("entities[%d]: %w", i, err)
+		}
+		typ := o.String("object")
+		if _, ok := resources[typ]; !ok {
+			continue
+		}
+		e.scrubObject(o)
+		seq++
+		b.Put(&world.Entity{
+			ID:         o.String("id"),
+			Resource:   typ,
+			Body:       o.AppendJSON(nil),
+			Created:    createdOf(o),
+			Seq:        seq,
+			Provenance: world.Fixture,
+		})
+		n++
+	}
+	b.Seeded(n)
+	return b.Build(), nil
+}
+
+// scrubObject tokenizes every string under a PII-shaped field name, at any
+// depth, unless the twin's policy serves the field verbatim.
+func (e *Engine) scrubObject(o *object.Object) {
+	for _, k := range o.Keys() {
+		v, _ := o.Get(k)
+		if e.scrub.IsPII(k) {
+			o.Set(k, e.scrubAll(k, v))
+			continue
+		}
+		switch t := v.(type) {
+		case *object.Object:
+			e.scrubObject(t)
+		case []any:
+			for _, el := range t {
+				if so, ok := el.(*object.Object); ok {
+					e.scrubObject(so)
+				}
+			}
+		}
+	}
+}
+
+// scrubAll tokenizes every string leaf of v.
+func (e *Engine) scrubAll(field string, v any) any {
+	switch t := v.(type) {
+	case string:
+		return e.scrub.Token(field, t)
+	case *object.Object:
+		for _, k := range t.Keys() {
+			sv, _ := t.Get(k)
+			t.Set(k, e.scrubAll(k, sv))
+		}
+		return t
+	case []any:
+		for i, el := range t {
+			t[i] = e.scrubAll(field, el)
+		}
+		return t
+	default:
+		return v
+	}
+}

@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/session"
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// defaultIDLen is the length of generated ids after the prefix.
+const defaultIDLen = 14
+
+// params decodes the request's parameters, answering 400 when it cannot.
+func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
+	p, err := canon.Params(req.ctype, req.body, req.query)
+	if err != nil {
+		e.invalid(a, "", "Invalid request: "+err.Error())
+		return nil, false
+	}
+	return p, true
+}
+
+// invalid answers with the provider's invalid-request shape.
+func (e *Engine) invalid(a *answer, param, message string) {
+	a.prov = ProvHandler
+	if e.errors.invalid != nil {
+		e.errors.invalid.set(a, map[string]string{"param": param, "message": message})
+		return
+	}
+	a.status, a.wraith = http.StatusBadRequest, true
+	a.body = errorBody("invalid-params", message, map[string]any{"param": param})
+}
+
+func (e *Engine) paramFailed(a *answer, err error) {
+	if pe, ok := err.(*paramError); ok {
+		e.invalid(a, pe.param, pe.message)
+		return
+	}
+	e.invalid(a, "", err.Error())
+}
+
+// save saves o as the session's version of ent and answers with it.
+func (e *Engine) save(st *session.State, o *object.Object, ent *world.Entity, a *answer) {
+	e.scrubObject(o)
+	ne := &world.Entity{
+		ID:         ent.ID,
+		Resource:   ent.Resource,
+		Body:       o.AppendJSON(nil),
+		Created:    ent.Created,
+		Seq:        ent.Seq,
+		Provenance: world.Handler,
+	}
+	st.Put(ne)
+	a.status, a.body, a.prov = http.StatusOK, ne.Body, ProvHandler
+}
+
+// create answers POST {collection}.
+func (e *Engine) create(st *session.State, req *request, a *answer) {
+	res := req.match.Value.res
+	p, ok := e.params(req, a)
+	if !ok {
+		return
+	}
+	o := res.skeleton.Clone()
+	id := st.NewID(res.idPrefix, defaultIDLen)
+	o.Set("id", id)
+	now := json64(req.now)
+	for _, f := range res.timestamps {
+		o.Set(f, now)
+	}
+	ignored, err := applyParams(o, p, res.immutable, nil)
+	if err != nil {
+		e.paramFailed(a, err)
+		return
+	}
+	applyRules(res.create, o, req.now)
+	e.save(st, o, &world.Entity{ID: id, Resource: res.name, Created: req.now, Seq: st.NextSeq()}, a)
+	a.ignored = ignored
+}
+
+// update answers POST/PUT/PATCH {item}.
+func (e *Engine) update(st *session.State, req *request, a *answer) {
+	res := req.match.Value.res
+	p, ok := e.params(req, a)
+	if !ok {
+		return
+	}
+	o, ent, ok := e.current(st, req, a)
+	if !ok {
+		return
+	}
+	ignored, err := applyParams(o, p, res.immutable, nil)
+	if err != nil {
+		e.paramFailed(a, err)
+		return
+	}
+	e.save(st, o, ent, a)
+	a.ignored = ignored
+}
+
+// act answers POST {item}/{action}: a state-machine transition.
+func (e *Engine) act(st *session.State, req *request, a *answer) {
+	res, act := req.match.Value.res, req.match.Value.action
+	p, ok := e.params(req, a)
+	if !ok {
+		return
+	}
+	o, ent, ok := e.current(st, req, a)
+	if !ok {
+		return
+	}
+	status := o.String("status")
+	if len(act.from) > 0 && !act.from[status] {
+		e.unexpectedState(a, res, ent.ID, status, act)
+		return
+	}
+	ignored, err := applyParams(o, p, res.immutable, act.params)
+	if err != nil {
+		e.paramFailed(a, err)
+		return
+	}
+	applyRules(act.rules, o, req.now)
+	e.save(st, o, ent, a)
+	a.ignored = ignored
+}
+
+func (e *Engine) unexpectedState(a *answer, res *resource, id, status string, act *action) {
+	a.prov = ProvHandler
+	vals := map[string]string{"id": id, "object": res.name, "status": status, "action": act.name}
+	if e.errors.unexpectedState != nil {
+		e.errors.unexpectedState.set(a, vals)
+		return
+	}
+	a.status, a.wraith = http.StatusBadRequest, true
+	a.body = errorBody("unexpected-state", res.name+" "+strconv.Quote(id)+" has status "+strconv.Quote(status)+"; "+act.name+" needs one of "+joinComma(act.fromL), nil)
+}
+
+// remove answers DELETE {item}.
+func (e *Engine) remove(st *session.State, req *request, a *answer) {
+	res := req.match.Value.res
+	_, ent, ok := e.current(st, req, a)
+	if !ok {
+		return
+	}
+	st.Delete(ent)
+	a.prov, a.status = ProvHandler, http.StatusOK
+	if res.deleted != nil {
+		res.deleted.set(a, map[string]string{"id": ent.ID, "object": res.name})
+		return
+	}
+	a.body = ent.Body
+}
+
+// idempotent runs a write, replaying the first answer for a repeated
+// Idempotency-Key within the session.
+func (e *Engine) idempotent(st *session.State, req *request, a *answer, run func(*session.State, *request, *answer)) {
+	if req.idem == "" || req.method != http.MethodPost {
+		run(st, req, a)
+		return
+	}
+	fp := fingerprint(req)
+	if prev := st.Replay(req.idem); prev != nil {
+		if prev.Fingerprint != fp {
+			e.idempotencyConflict(a, req.idem)
+			return
+		}
+		a.status, a.body, a.prov, a.replayed = prev.Status, prev.Body, prev.Provenance, true
+		return
+	}
+	run(st, req, a)
+	if a.status < 500 {
+		st.Remember(req.idem, &session.Replay{Fingerprint: fp, Status: a.status, Body: a.body, Provenance: a.prov})
+	}
+}
+
+func fingerprint(req *request) string {
+	body, err := canon.Body(req.ctype, req.body)
+	if err != nil {
+		body = string(req.body)
+	}
+	sum := sha256.Sum256([]byte(req.method + " " + req.path + "\x00" + body))
+	return hex.EncodeToString(sum[:])
+}
+
+func (e *Engine) idempotencyConflict(a *answer, key string) {
+	a.prov = ProvHandler
+	if e.errors.idempotency != nil {
+		e.errors.idempotency.set(a, map[string]string{"id": key})
+		return
+	}
+	a.status, a.wraith = http.StatusBadRequest, true
+	a.body = errorBody("idempotency-conflict", "Idempotency-Key "+strconv.Quote(key)+" was used with other parameters in this session", nil)
+}
+
+func json64(n int64) json.Number {
+	return json.Number(strconv.FormatInt(n, 10))
+}

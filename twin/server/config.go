@@ -1,0 +1,150 @@
+// Package server runs one twin as an HTTP server: it resolves and loads the
+// twin, builds its engine and control plane, binds the listener, publishes
+// the ready document, and drains on shutdown. `wraith serve` and
+// `wraith-twin` are thin shells around Run, so both serve the same way.
+package server
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// Config is everything a served twin is configured with.
+type Config struct {
+	Twin             string
+	Host             string
+	Port             int
+	ReadyJSON        string
+	ReadyFD          int
+	UnknownEntity    string
+	Fixture          string
+	Seed             int64
+	Clock            string
+	ClockEpoch       int64
+	ClockEpochSet    bool
+	ClockStep        time.Duration
+	Debug            bool
+	FaultProfile     string
+	RateLimit        string
+	ControlTokenEnv  string
+	Digest           string
+	NoControlHeaders bool
+	LogFormat        string
+	LogLevel         string
+	MaxSessions      int
+	MaxBody          int64
+	Grace            time.Duration
+}
+
+// UsageError is a configuration mistake: the command exits 2.
+type UsageError struct{ Err error }
+
+func (u *UsageError) Error() string { return u.Err.Error() }
+func (u *UsageError) Unwrap() error { return u.Err }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{fmt.Errorf(format, args...)}
+}
+
+// epochFlag records whether --clock-epoch was given.
+type epochFlag struct{ c *Config }
+
+func (f epochFlag) String() string {
+	if f.c == nil {
+		return ""
+	}
+	return strconv.FormatInt(f.c.ClockEpoch, 10)
+}
+
+func (f epochFlag) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want whole seconds since 1970, got %q", s)
+	}
+	f.c.ClockEpoch, f.c.ClockEpochSet = n, true
+	return nil
+}
+
+// Flags registers the serve flags on fs and returns the config they fill.
+// The twin name is set by the caller from the positional argument.
+func Flags(fs *flag.FlagSet) *Config {
+	c := &Config{}
+	fs.StringVar(&c.Host, "host", "127.0.0.1", "address to bind; non-loopback addresses need --control-token-env")
+	fs.IntVar(&c.Port, "port", 0, "port to bind; 0 picks a free port (read it from the ready JSON)")
+	fs.StringVar(&c.ReadyJSON, "ready-json", "", "write the ready document to this file, atomically, once serving")
+	fs.IntVar(&c.ReadyFD, "ready-fd", -1, "write the ready document as one line to this inherited descriptor, and stop when standard input closes")
+	fs.StringVar(&c.UnknownEntity, "unknown-entity", engine.Synthesize, "reads of never-seen ids: synthesize (template-shaped 200) or not_found (provider 404 or 501 miss)")
+	fs.StringVar(&c.Fixture, "fixture", "", "fixture set every new session starts with: SET or TWIN:SET")
+	fs.Int64Var(&c.Seed, "seed", 0, "seed of each session's id generator")
+	fs.StringVar(&c.Clock, "clock", session.ClockReal, "session clock: real, deterministic or fixed")
+	fs.Var(epochFlag{c}, "clock-epoch", "base epoch (unix seconds) of deterministic and fixed clocks; default: the twin's recorded_at")
+	fs.DurationVar(&c.ClockStep, "clock-step", time.Second, "how far a deterministic clock advances per business request")
+	fs.BoolVar(&c.Debug, "debug", false, "enable the session state endpoint and debug logs")
+	fs.StringVar(&c.FaultProfile, "fault-profile", "", "fault profile to inject (none are defined by the embedded twins yet)")
+	fs.StringVar(&c.RateLimit, "rate-limit", "", "per-session rate limit, N/s or N/m; past it answers 429 with Retry-After")
+	fs.StringVar(&c.ControlTokenEnv, "control-token-env", "", "environment variable holding the control-plane bearer token")
+	fs.StringVar(&c.Digest, "digest", "", "refuse to serve unless the twin's digest is this sha256:...")
+	fs.BoolVar(&c.NoControlHeaders, "no-control-headers", false, "do not add X-Wraith-* headers to application responses")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: trace, debug, info, warn or error")
+	fs.IntVar(&c.MaxSessions, "max-sessions", 10000, "most sessions alive at once; past it new sessions get 503 session-limit")
+	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "largest request body in bytes; larger ones get 413")
+	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second, "how long in-flight requests may finish after SIGINT or SIGTERM")
+	return c
+}
+
+var rateRe = regexp.MustCompile(`^([1-9][0-9]{0,8})/(s|m)$`)
+
+// Validate checks flag values, naming the flag in every error.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.Port < 0 || c.Port > 65535 {
+		bad("--port %d: want 0 (any free port) to 65535", c.Port)
+	}
+	if c.UnknownEntity != engine.Synthesize && c.UnknownEntity != engine.NotFound {
+		bad("--unknown-entity %q: want synthesize or not_found", c.UnknownEntity)
+	}
+	if c.Seed < 0 {
+		bad("--seed %d: want a whole number, 0 or more", c.Seed)
+	}
+	if !session.ValidClockMode(c.Clock) {
+		bad("--clock %q: want real, deterministic or fixed", c.Clock)
+	}
+	if c.ClockStep <= 0 {
+		bad("--clock-step %s: want a positive duration such as 1s or 250ms", c.ClockStep)
+	}
+	if c.RateLimit != "" && !rateRe.MatchString(c.RateLimit) {
+		bad("--rate-limit %q: want N/s or N/m, e.g. 50/s", c.RateLimit)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		bad("--log-format %q: want text or json", c.LogFormat)
+	}
+	if c.MaxSessions < 1 {
+		bad("--max-sessions %d: want 1 or more", c.MaxSessions)
+	}
+	if c.MaxBody < 1 {
+		bad("--max-body %d: want 1 or more bytes", c.MaxBody)
+	}
+	if c.Digest != "" && !strings.HasPrefix(c.Digest, "sha256:") {
+		bad("--digest %q: want sha256:<hex>, as wraith inspect prints", c.Digest)
+	}
+	if c.ReadyFD == 0 || c.ReadyFD == 1 || c.ReadyFD == 2 || c.ReadyFD < -1 {
+		bad("--ready-fd %d: want an inherited descriptor of 3 or more", c.ReadyFD)
+	}
+	if c.FaultProfile != "" {
+		bad("--fault-profile %q: this twin defines no fault profiles", c.FaultProfile)
+	}
+	if len(errs) > 0 {
+		return &UsageError{errors.Join(errs...)}
+	}
+	return nil
+}

@@ -1,0 +1,332 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/oklog/run"
+
+	"github.com/wraithdev/wraith/ipc"
+	"github.com/wraithdev/wraith/twin/control"
+	"github.com/wraithdev/wraith/twin/embedded"
+	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/resolve"
+	"github.com/wraithdev/wraith/twin/scrub"
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// Deps are the outside world a server uses.
+type Deps struct {
+	Logger  hclog.Logger
+	Getenv  func(string) string
+	Dir     string // working directory, for twin resolution
+	Version string
+	// ReadyWriter receives the ready line when --ready-fd is set.
+	ReadyWriter io.Writer
+	// ParentAlive, when set, is read until EOF; EOF means the parent died
+	// and the server shuts down.
+	ParentAlive io.Reader
+	// Now is the wall clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is a bound, not yet serving, twin server.
+type Server struct {
+	cfg     Config
+	deps    Deps
+	log     hclog.Logger
+	twin    *format.Twin
+	eng     *engine.Engine
+	ctl     *control.Handler
+	ln      net.Listener
+	srv     *http.Server
+	started time.Time
+}
+
+// Open resolves and loads the twin, builds its engine, and binds the
+// listener. Configuration mistakes are *UsageError.
+func Open(cfg Config, deps Deps) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if deps.Logger == nil {
+		deps.Logger = hclog.NewNullLogger()
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	log := deps.Logger
+	res := resolve.New(deps.Dir, deps.Getenv("WRAITH_TWINS_PATH"), embedded.FS())
+	src, err := res.Resolve(cfg.Twin)
+	if err != nil {
+		if errors.Is(err, resolve.ErrNotFound) {
+			return nil, &UsageError{err}
+		}
+		return nil, err
+	}
+	t, err := src.Load()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Digest != "" && cfg.Digest != t.Digest {
+		return nil, fmt.Errorf("twin %s has digest %s, but --digest pins %s: the twin changed; re-pin it or serve the pinned twin", t.Name(), t.Digest, cfg.Digest)
+	}
+	key := scrubKey(deps.Getenv, t.Digest)
+	scr := scrub.New(key, scrub.Policy{Fields: t.Manifest.PII.Fields, Verbatim: t.Manifest.PII.Verbatim})
+	defaults := session.Settings{
+		Fixture: cfg.Fixture,
+		Seed:    uint64(cfg.Seed),
+		Clock:   session.Clock{Mode: cfg.Clock, BaseEpoch: cfg.ClockEpoch, Step: cfg.ClockStep},
+	}
+	if !cfg.ClockEpochSet {
+		defaults.Clock.BaseEpoch = t.RecordedAt.Unix()
+		if t.RecordedAt.IsZero() {
+			defaults.Clock.BaseEpoch = 0
+		}
+	}
+	eng, err := engine.New(t, engine.Options{
+		UnknownEntity:    cfg.UnknownEntity,
+		Defaults:         defaults,
+		NoControlHeaders: cfg.NoControlHeaders,
+		Scrubber:         scr,
+		Import: func(name string) (*format.Twin, error) {
+			s, err := res.Resolve(name)
+			if err != nil {
+				return nil, err
+			}
+			return s.Load()
+		},
+		MaxSessions: cfg.MaxSessions,
+		RateLimit:   cfg.RateLimit,
+		Now:         deps.Now,
+		Logger:      log.Named("engine"),
+	})
+	if err != nil {
+		var fe *engine.FixtureError
+		if errors.As(err, &fe) {
+			return nil, usagef("--fixture %q: %v", cfg.Fixture, fe)
+		}
+		return nil, err
+	}
+	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng}
+	s.ctl = control.New(eng, control.Options{
+		Debug:    cfg.Debug,
+		Version:  deps.Version,
+		Settings: s.settings(),
+		Logger:   log.Named("control"),
+		Now:      deps.Now,
+	})
+	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("port %d on %s is in use: pick another port, or use --port 0 for any free port", cfg.Port, cfg.Host)
+		}
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	s.ln = ln
+	s.srv = &http.Server{
+		Handler:           s.handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          log.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+	}
+	return s, nil
+}
+
+// scrubKey is WRAITH_HMAC_KEY when set; otherwise a key derived from the
+// twin's digest, so served tokens are the same in every process.
+func scrubKey(getenv func(string) string, digest string) []byte {
+	if k := getenv("WRAITH_HMAC_KEY"); k != "" {
+		return []byte(k)
+	}
+	return scrub.DeriveKey([]byte(digest))
+}
+
+// Engine returns the server's engine.
+func (s *Server) Engine() *engine.Engine { return s.eng }
+
+// Addr returns the bound address.
+func (s *Server) Addr() *net.TCPAddr { return s.ln.Addr().(*net.TCPAddr) }
+
+// URL returns the base URL of the bound listener.
+func (s *Server) URL() string {
+	return "http://" + net.JoinHostPort(s.Addr().IP.String(), strconv.Itoa(s.Addr().Port))
+}
+
+// handler routes control requests to the control plane and everything
+// else to the engine, bounding bodies.
+func (s *Server) handler() http.Handler {
+	max := s.cfg.MaxBody
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			engine.WriteError(w, http.StatusRequestEntityTooLarge, "body-too-large", fmt.Sprintf("request body is %d bytes; the limit is %d (--max-body)", r.ContentLength, max), nil)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		if strings.HasPrefix(r.URL.Path, control.Prefix) {
+			s.ctl.ServeHTTP(w, r)
+			return
+		}
+		s.eng.ServeHTTP(w, r)
+	})
+}
+
+// Run serves until ctx ends, a signal arrives, or the parent goes away,
+// then drains in-flight requests within the grace period. A stop by signal
+// or context is a clean exit (nil).
+func (s *Server) Run(ctx context.Context) error {
+	var g run.Group
+	{
+		g.Add(func() error {
+			err := s.srv.Serve(s.ln)
+			if errors.Is(err, http.ErrServerClosed) {
+				return nil
+			}
+			return err
+		}, func(error) {
+			s.ctl.SetReady(false)
+			sctx, cancel := context.WithTimeout(context.Background(), s.cfg.Grace)
+			defer cancel()
+			if err := s.srv.Shutdown(sctx); err != nil {
+				s.log.Warn("in-flight requests did not finish within the grace period", "grace", s.cfg.Grace)
+				s.srv.Close()
+			}
+		})
+	}
+	{
+		g.Add(run.SignalHandler(ctx, os.Interrupt, syscall.SIGTERM))
+	}
+	{
+		// Publish readiness once the serve loop is running.
+		done := make(chan struct{})
+		g.Add(func() error {
+			if err := s.publish(); err != nil {
+				return err
+			}
+			<-done
+			return nil
+		}, func(error) { close(done) })
+	}
+	if s.deps.ParentAlive != nil {
+		done := make(chan struct{})
+		g.Add(func() error {
+			eof := make(chan struct{})
+			go func() {
+				io.Copy(io.Discard, s.deps.ParentAlive)
+				close(eof)
+			}()
+			select {
+			case <-eof:
+				s.log.Info("parent went away (standard input closed); shutting down")
+				return nil
+			case <-done:
+				return nil
+			}
+		}, func(error) { close(done) })
+	}
+	err := g.Run()
+	if errors.Is(err, run.ErrSignal) {
+		s.log.Info("stopped", "reason", err.Error())
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// publish marks the server ready and writes the ready document where asked.
+func (s *Server) publish() error {
+	s.started = s.deps.Now()
+	s.ctl.SetReady(true)
+	doc := s.Ready()
+	if s.cfg.ReadyJSON != "" {
+		if err := ipc.WriteFile(s.cfg.ReadyJSON, doc); err != nil {
+			return err
+		}
+	}
+	if s.deps.ReadyWriter != nil {
+		if err := ipc.Write(s.deps.ReadyWriter, doc); err != nil {
+			return err
+		}
+		if c, ok := s.deps.ReadyWriter.(io.Closer); ok {
+			c.Close()
+		}
+	}
+	s.log.Info("serving", "twin", s.twin.Name(), "url", s.URL(), "digest", s.twin.Digest)
+	return nil
+}
+
+// Ready returns the ready document.
+func (s *Server) Ready() ipc.Ready {
+	auth := "none"
+	if s.cfg.ControlTokenEnv != "" {
+		auth = "bearer"
+	}
+	at := ""
+	if !s.twin.RecordedAt.IsZero() {
+		at = s.twin.RecordedAt.UTC().Format(time.RFC3339)
+	}
+	return ipc.Ready{
+		ReadyVersion:  ipc.Version,
+		WraithVersion: s.deps.Version,
+		Serve: ipc.Serve{
+			Twin:           s.twin.Name(),
+			URL:            s.URL(),
+			Host:           s.Addr().IP.String(),
+			Port:           s.Addr().Port,
+			PID:            os.Getpid(),
+			SessionHeader:  ipc.SessionHeader,
+			Digest:         s.twin.Digest,
+			RecordedAt:     at,
+			TwinAgeSeconds: s.eng.TwinAge(s.deps.Now()),
+			Settings:       s.settings(),
+			ControlAuth:    auth,
+			Control:        ipc.ControlPaths(),
+		},
+	}
+}
+
+func (s *Server) settings() ipc.Settings {
+	def := s.eng.Defaults()
+	set := ipc.Settings{
+		Seed:          def.Seed,
+		Clock:         def.Clock.Mode,
+		ClockStep:     def.Clock.Step.String(),
+		UnknownEntity: s.cfg.UnknownEntity,
+		Debug:         s.cfg.Debug,
+		MaxSessions:   s.cfg.MaxSessions,
+	}
+	if def.Fixture != "" {
+		f := s.cfg.Fixture
+		set.Fixture = &f
+	}
+	if def.Clock.Mode != session.ClockReal {
+		e := def.Clock.BaseEpoch
+		set.ClockEpoch = &e
+	}
+	if s.cfg.FaultProfile != "" {
+		f := s.cfg.FaultProfile
+		set.FaultProfile = &f
+	}
+	if s.cfg.RateLimit != "" {
+		r := s.cfg.RateLimit
+		set.RateLimit = &r
+	}
+	return set
+}
