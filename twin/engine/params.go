@@ -95,6 +95,17 @@ func convertParam(name string, cur, v any) (any, error) {
 			}
 		case nil:
 			return nil, nil
+		case []any:
+			// A list parameter into a list envelope (Stripe's items[0][price]
+			// into items.data) replaces the envelope's data.
+			if c.String("object") == "list" {
+				env := c.Clone()
+				env.Set("data", paramValue(t))
+				if _, ok := env.Get("total_count"); ok {
+					env.Set("total_count", json.Number(strconv.Itoa(len(t))))
+				}
+				return env, nil
+			}
 		}
 		return nil, &paramError{param: name, message: fmt.Sprintf("Invalid object for %s: expected a hash of fields.", name)}
 	case json.Number:
