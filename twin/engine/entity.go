@@ -47,19 +47,10 @@ func (e *Engine) unknown(req *request, res *resource, id string, a *answer) {
 		e.notFound(req.match.Value, res, id, a)
 		return
 	}
-	o := e.shape(req.match.Value, res).Clone()
+	o := res.template().Clone()
 	o.Set("id", id)
 	e.scrubObject(o)
 	a.status, a.body, a.prov = http.StatusOK, o.AppendJSON(nil), ProvTemplate
-}
-
-// shape is the object a synthesized answer for res starts from: the
-// route's recorded response shape, else the resource's skeleton.
-func (e *Engine) shape(ep *endpoint, res *resource) *object.Object {
-	if res.shape != nil {
-		return res.shape
-	}
-	return res.skeleton
 }
 
 // notFound answers with the provider's not-found shape, or a structured
@@ -118,7 +109,7 @@ func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Ob
 		e.notFound(req.match.Value, res, id, a)
 		return nil, nil, false
 	}
-	o := e.shape(req.match.Value, res).Clone()
+	o := res.template().Clone()
 	o.Set("id", id)
 	return o, &world.Entity{ID: id, Resource: res.name, Created: createdOf(o), Seq: st.NextSeq()}, true
 }

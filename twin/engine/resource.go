@@ -209,3 +209,12 @@ func applyRules(rules []rule, o *object.Object, now int64) {
 		return
 	}
 }
+
+// template is the object a synthesized answer for r starts from: the first
+// object of this type the recordings returned, else the skeleton.
+func (r *resource) template() *object.Object {
+	if r.shape != nil {
+		return r.shape
+	}
+	return r.skeleton
+}

@@ -51,7 +51,7 @@ func (e *Engine) save(st *session.State, o *object.Object, ent *world.Entity, a 
 	ne := &world.Entity{
 		ID:         ent.ID,
 		Resource:   ent.Resource,
-		Body:       o.AppendJSON(nil),
+		Body:       o.AppendJSON(make([]byte, 0, len(ent.Body)+256)),
 		Created:    ent.Created,
 		Seq:        ent.Seq,
 		Provenance: world.Handler,

@@ -74,11 +74,12 @@ func (o *Object) Delete(k string) {
 	}
 }
 
-// Clone returns a deep copy. Field names are shared (strings are
-// immutable), values are copied.
+// Clone returns a deep copy. The clone shares o's field-name slice, capped
+// so that adding a field reallocates and Delete copies: names are never
+// written in place, so sharing them is safe and saves an allocation per
+// object on the create path.
 func (o *Object) Clone() *Object {
-	c := &Object{keys: make([]string, len(o.keys)), vals: make([]any, len(o.vals))}
-	copy(c.keys, o.keys)
+	c := &Object{keys: o.keys[:len(o.keys):len(o.keys)], vals: make([]any, len(o.vals))}
 	for i, v := range o.vals {
 		c.vals[i] = CloneValue(v)
 	}
