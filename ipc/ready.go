@@ -209,6 +209,10 @@ func ReadFile(path string) (Ready, error) {
 // ErrTimeout is returned by ReadLine when no line arrived in time.
 var ErrTimeout = errors.New("timed out waiting for the ready line")
 
+// ErrClosed is returned by ReadLine when the descriptor closed before a
+// whole line arrived: the child exited or closed it without being ready.
+var ErrClosed = errors.New("ready pipe closed before a ready line arrived (the child exited or failed to start)")
+
 // ReadLine reads one ready line from r, waiting at most timeout. It returns
 // ErrTimeout (wrapped) when the deadline passes, and an error naming
 // end-of-file when r closes first. The caller owns r and should close it
@@ -227,7 +231,7 @@ func ReadLine(r io.Reader, timeout time.Duration) (Ready, error) {
 				if len(line) > MaxLine {
 					err = fmt.Errorf("ready line is longer than %d bytes", MaxLine)
 				} else {
-					err = errors.New("ready pipe closed before a ready line arrived (the child exited or failed to start)")
+					err = ErrClosed
 				}
 			}
 			ch <- result{err: err}
