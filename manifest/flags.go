@@ -1,0 +1,36 @@
+package manifest
+
+import "strconv"
+
+// Flags returns the wraith-twin flags that carry t's settings, in a fixed
+// order, each as one "--flag=value" word so that no value can be taken for
+// a flag. Settings the manifest leaves out are left to the child's defaults.
+//
+// Host and port are not included: the supervisor owns them, because it pins
+// the port a child got on its first start when it restarts that child. The
+// control token itself is never a flag: only the name of the variable that
+// holds it travels in argv, and the value travels in the environment.
+func (t Twin) Flags() []string {
+	var f []string
+	add := func(name, v string) {
+		if v != "" {
+			f = append(f, "--"+name+"="+v)
+		}
+	}
+	add("fixture", t.Fixture)
+	if t.Seed != nil {
+		add("seed", strconv.FormatUint(*t.Seed, 10))
+	}
+	add("clock", t.Clock)
+	if t.ClockEpoch != nil {
+		add("clock-epoch", strconv.FormatInt(*t.ClockEpoch, 10))
+	}
+	add("control-token-env", t.ControlTokenEnv)
+	add("unknown-entity", t.UnknownEntity)
+	add("fault-profile", t.FaultProfile)
+	add("rate-limit", t.RateLimit)
+	if t.Debug {
+		f = append(f, "--debug")
+	}
+	return f
+}
