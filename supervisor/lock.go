@@ -1,0 +1,65 @@
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// AlreadyUpError says another supervisor runs the project in Dir.
+type AlreadyUpError struct {
+	Dir string
+	PID int // 0 if it has not written its state yet
+}
+
+func (e *AlreadyUpError) Error() string {
+	who := "another wraith up"
+	if e.PID > 0 {
+		who = fmt.Sprintf("wraith up (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("a wraith project is already up in %s, run by %s: run wraith down first", e.Dir, who)
+}
+
+func lockPath(dir string) string { return filepath.Join(dir, StateDir, "up.lock") }
+
+// Lock takes the project's lock for this process's lifetime (or until
+// unlock). The lock is an flock on .wraith/up.lock: the kernel drops it when
+// the process dies, however it dies, so a crashed supervisor never leaves
+// the folder locked. It returns *AlreadyUpError when another process holds it.
+func Lock(dir string) (unlock func(), err error) {
+	if err := ensureStateDir(filepath.Join(dir, StateDir)); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(lockPath(dir), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock: %w", err)
+	}
+	if err := flock(f, true); err != nil {
+		f.Close()
+		if errors.Is(err, errLocked) {
+			st, _ := ReadState(StatePath(dir))
+			return nil, &AlreadyUpError{Dir: dir, PID: st.SupervisorPID}
+		}
+		return nil, fmt.Errorf("lock %s: %w", lockPath(dir), err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// lockHeld reports whether some process holds the project's lock. known is
+// false when that cannot be told (no lock file).
+func lockHeld(dir string) (held, known bool) {
+	f, err := os.Open(lockPath(dir))
+	if err != nil {
+		return false, false
+	}
+	defer f.Close()
+	err = flock(f, false)
+	if errors.Is(err, errLocked) {
+		return true, true
+	}
+	if err != nil {
+		return false, false
+	}
+	return false, true // we got it, so nobody holds it; Close releases it
+}

@@ -1,0 +1,145 @@
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// fakeBin is the fake wraith-twin, built once for the whole test binary.
+var fakeBin string
+
+func TestMain(m *testing.M) {
+	if os.Getenv("SUPERVISOR_TEST_HELPER") == "1" {
+		os.Exit(helperMain())
+	}
+	dir, err := os.MkdirTemp("", "supervisor-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fakeBin = filepath.Join(dir, "fakechild")
+	build := exec.Command("go", "build", "-o", fakeBin, "./testdata/fakechild")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build fakechild:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// helperMain runs a supervisor in a process of its own, so tests can kill
+// it: SUP_BIN, SUP_DIR, SUP_CHILDREN (count), SUP_TAG (children's FAKE_TAG).
+func helperMain() int {
+	n, _ := strconv.Atoi(os.Getenv("SUP_CHILDREN"))
+	dir := os.Getenv("SUP_DIR")
+	unlock, err := Lock(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer unlock()
+	var children []Child
+	for i := range n {
+		children = append(children, Child{Name: fmt.Sprintf("t%d", i), Twin: "checkout", Host: "127.0.0.1", Env: []string{"FAKE_TAG=" + os.Getenv("SUP_TAG")}})
+	}
+	sup, err := New(Config{
+		Binary: os.Getenv("SUP_BIN"), Children: children, Dir: dir, StateFile: StatePath(dir),
+		Logger: hclog.New(&hclog.LoggerOptions{Output: os.Stderr, Level: hclog.Debug}),
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := sup.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testLogger logs into a buffer that is printed if the test fails.
+func testLogger(tb testing.TB) (hclog.Logger, *syncBuffer) {
+	tb.Helper()
+	buf := &syncBuffer{}
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Logf("supervisor log:\n%s", buf.String())
+		}
+	})
+	return hclog.New(&hclog.LoggerOptions{Output: buf, Level: hclog.Trace}), buf
+}
+
+// waitFor polls cond until it holds or d passes.
+func waitFor(tb testing.TB, d time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// taggedPIDs lists the live processes whose environment has FAKE_TAG=tag.
+func taggedPIDs(tb testing.TB, tag string) []int {
+	tb.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		tb.Skip("needs /proc")
+	}
+	want := []byte("FAKE_TAG=" + tag + "\x00")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, want) || !pidAlive(pid) {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// uniqueTag names the children of one test.
+func uniqueTag(tb testing.TB) string {
+	return strings.ReplaceAll(tb.Name(), "/", "_") + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+}
