@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wraithdev/wraith/manifest"
+	"github.com/wraithdev/wraith/supervisor"
+)
+
+// downOptions is what `wraith down` runs with.
+type downOptions struct {
+	File    string
+	Timeout time.Duration
+	f       *factory
+}
+
+func newDownCmd(f *factory, runF func(context.Context, *downOptions) error) *cobra.Command {
+	opts := &downOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "down",
+		Short: "Stop the project that wraith up runs in this folder",
+		Long: `Stop the project that wraith up runs in this folder (or -f FILE's folder):
+SIGTERM to its supervisor, which drains and stops every twin and removes
+.wraith/up.json; down waits until it is gone. If it is still running after
+--timeout, down kills it (its twins die with it) and exits 1.
+
+Nothing up: exit 1. A stale .wraith/up.json (its supervisor was killed):
+down removes it and exits 0.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.check(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runDown(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.File, "file", "f", "", "project manifest, to find the project's folder (default ./"+manifest.DefaultFile+")")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 30*time.Second, "how long to wait for the project to stop before killing it")
+	return cmd
+}
+
+func (o *downOptions) check() error {
+	if o.Timeout <= 0 {
+		return usagef("--timeout must be positive, got %s", o.Timeout)
+	}
+	return nil
+}
+
+func runDown(ctx context.Context, opts *downOptions) error {
+	path, err := manifestPath(opts.f, opts.File)
+	if err != nil {
+		return err
+	}
+	st, err := supervisor.Down(ctx, filepath.Dir(path), opts.Timeout)
+	var stale *supervisor.StaleError
+	if errors.As(err, &stale) {
+		fmt.Fprintf(opts.f.Stdout, "nothing was running: removed a stale %s from pid %d (its twins died with it)\n",
+			filepath.Join(supervisor.StateDir, "up.json"), stale.PID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.f.Stdout, "stopped project %s (%d twins, supervisor pid %d)\n", st.Project, len(st.Twins), st.SupervisorPID)
+	return nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes. They are mapped from errors in exactly one place: run.
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitUsage   = 2
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// factory carries what commands need from the outside world, so tests can
+// run the whole program in-process with their own writers and environment.
+type factory struct {
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Stdin   io.Reader
+	Getenv  func(string) string
+	Getwd   func() (string, error)
+	Version string
+	// Signals, when set, replaces the process's SIGINT/SIGTERM as the
+	// reason to stop long-running commands.
+	Signals context.Context
+}
+
+func newFactory() *factory {
+	return &factory{
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Stdin:   os.Stdin,
+		Getenv:  os.Getenv,
+		Getwd:   os.Getwd,
+		Version: version,
+	}
+}
+
+// silentError carries an exit code for a failure already reported.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func newRootCmd(f *factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "wraith",
+		Short: "Serve local, deterministic, session-isolated twins of HTTP APIs",
+		Long: `Wraith serves twins of third-party HTTP APIs, built from scrubbed recordings.
+One process carries many agents, each in its own session namespace selected
+by the X-Wraith-Session header. Every answer says where it came from.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       f.Version,
+	}
+	root.SetOut(f.Stdout)
+	root.SetErr(f.Stderr)
+	root.SetIn(f.Stdin)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &usageError{err}
+	})
+	root.AddCommand(
+		newServeCmd(f, nil),
+		newTwinsCmd(f, nil),
+		newUpCmd(f, nil),
+		newEnvCmd(f, nil),
+		newDownCmd(f, nil),
+		newStatusCmd(f, nil),
+	)
+	return root
+}
+
+// run executes the program and maps its error to an exit code.
+func run(args []string, f *factory) int {
+	root := newRootCmd(f)
+	root.SetArgs(args)
+	ctx := f.Signals
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var silent *silentError
+	if errors.As(err, &silent) {
+		return silent.code
+	}
+	fmt.Fprintf(f.Stderr, "wraith: %v\n", err)
+	var usage *usageError
+	if errors.As(err, &usage) || isUnknownCommand(err) {
+		return exitUsage
+	}
+	return exitRuntime
+}
