@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/wraithdev/wraith/internal/testbin"
 )
 
 func TestParseLine(t *testing.T) {
@@ -50,7 +51,7 @@ func TestForwarder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := &syncBuffer{}
+	buf := &testbin.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Output: buf, Level: hclog.Trace, JSONFormat: true}).Named("billing")
 	f := newForwarder(logger, r)
 	go f.run()

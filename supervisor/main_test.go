@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/wraithdev/wraith/internal/testbin"
 )
 
 // fakeBin is the fake wraith-twin, built once for the whole test binary.
@@ -74,28 +74,10 @@ func helperMain() int {
 	return 0
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testLogger logs into a buffer that is printed if the test fails.
-func testLogger(tb testing.TB) (hclog.Logger, *syncBuffer) {
+func testLogger(tb testing.TB) (hclog.Logger, *testbin.Buffer) {
 	tb.Helper()
-	buf := &syncBuffer{}
+	buf := &testbin.Buffer{}
 	tb.Cleanup(func() {
 		if tb.Failed() {
 			tb.Logf("supervisor log:\n%s", buf.String())

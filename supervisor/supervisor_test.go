@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wraithdev/wraith/internal/testbin"
 )
 
 // harness runs a Supervisor in the background and records its states.
@@ -323,7 +325,7 @@ func startHelper(tb testing.TB, dir, tag string, n int) *exec.Cmd {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "SUPERVISOR_TEST_HELPER=1", "SUP_BIN="+fakeBin, "SUP_DIR="+dir, "SUP_TAG="+tag, "SUP_CHILDREN="+strconv.Itoa(n))
-	logs := &syncBuffer{}
+	logs := &testbin.Buffer{}
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,26 +24,9 @@ type serveProc struct {
 	cmd     *exec.Cmd
 	ready   ipc.Ready
 	raw     map[string]any
-	stderr  *syncBuffer
+	stderr  *testbin.Buffer
 	exited  chan struct{}
 	waitErr error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startServe runs `wraith serve args... --ready-json F` and waits, with a
@@ -54,7 +36,7 @@ func startServe(tb testing.TB, args ...string) *serveProc {
 	readyPath := filepath.Join(tb.TempDir(), "ready.json")
 	cmd := exec.Command(bins.Path(tb, "./cmd/wraith"), append(append([]string{"serve"}, args...), "--ready-json", readyPath)...)
 	cmd.Env = testbin.Env()
-	p := &serveProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &serveProc{cmd: cmd, stderr: &testbin.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)

@@ -104,7 +104,7 @@ type Twin struct {
 	Ready  ipc.Ready
 	URL    string
 	stdin  io.WriteCloser
-	stderr *syncBuffer
+	stderr *Buffer
 	done   chan error
 }
 
@@ -124,7 +124,7 @@ func StartTwin(tb testing.TB, bin string, args ...string) *Twin {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	t := &Twin{Cmd: cmd, stdin: stdin, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	t := &Twin{Cmd: cmd, stdin: stdin, stderr: &Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr = t.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
@@ -163,18 +163,22 @@ func (t *Twin) Stop(tb testing.TB) {
 // Stderr returns what the twin wrote to standard error so far.
 func (t *Twin) Stderr() string { return t.stderr.String() }
 
-type syncBuffer struct {
+// Buffer is a bytes.Buffer that a child process, a logger and a test can
+// share.
+type Buffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (s *Buffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+// String returns what was written so far.
+func (s *Buffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
