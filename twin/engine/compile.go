@@ -52,6 +52,9 @@ type Options struct {
 	Import func(name string) (*format.Twin, error)
 	// MaxSessions bounds the number of live sessions (0 = no limit).
 	MaxSessions int
+	// MaxEntities bounds the entities a session creates, changes or
+	// deletes, and the idempotency keys it remembers (0 = no limit).
+	MaxEntities int
 	// RateLimit is a per-session limit, "N/s" or "N/m"; empty for none.
 	RateLimit string
 	// Now is the wall clock; nil means time.Now.

@@ -117,6 +117,9 @@ func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 
 // write1 runs the handler of a state-changing request.
 func (e *Engine) write1(st *session.State, req *request, a *answer) {
+	if e.full(st, req, a) {
+		return
+	}
 	switch req.match.Value.kind {
 	case kindCreate:
 		e.create(st, req, a)

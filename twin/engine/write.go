@@ -173,6 +173,9 @@ func (e *Engine) idempotent(st *session.State, req *request, a *answer, run func
 		a.status, a.body, a.prov, a.replayed = prev.Status, prev.Body, prev.Provenance, true
 		return
 	}
+	if e.replaysFull(st, req, a) {
+		return
+	}
 	run(st, req, a)
 	if a.status < 500 {
 		st.Remember(req.idem, &session.Replay{Fingerprint: fp, Status: a.status, Body: a.body, Provenance: a.prov})

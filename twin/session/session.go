@@ -117,7 +117,7 @@ func (st *State) init(set Settings, w *world.World) {
 	*st = State{world: w, clock: set.Clock}
 	st.rng.Seed(set.Seed, 0x77726169746821) // the stream constant is arbitrary, fixed forever
 	st.seq = seqBase
-	st.pos = set.Clock.BaseEpoch * int64(time.Second)
+	st.pos = min(max(set.Clock.BaseEpoch, 0), MaxEpoch) * int64(time.Second)
 }
 
 func (st *State) entityCount() int {
@@ -137,7 +137,7 @@ func (st *State) Begin(now func() time.Time) int64 {
 		return now().Unix()
 	case ClockDeterministic:
 		t := st.pos
-		st.pos += int64(st.clock.Step)
+		st.pos = clampPos(st.pos, int64(st.clock.Step))
 		return t / int64(time.Second)
 	default:
 		return st.pos / int64(time.Second)
@@ -155,11 +155,40 @@ func (st *State) Now(now func() time.Time) int64 {
 // ClockMode returns the session's clock mode.
 func (st *State) ClockMode() string { return st.clock.Mode }
 
-// Advance moves a deterministic or fixed clock forward by secs.
-func (st *State) Advance(secs int64) { st.pos += secs * int64(time.Second) }
+// Advance moves a deterministic or fixed clock forward by secs, stopping
+// at MaxEpoch.
+func (st *State) Advance(secs int64) {
+	if secs > MaxEpoch {
+		secs = MaxEpoch
+	}
+	st.pos = clampPos(st.pos, secs*int64(time.Second))
+}
 
-// SetEpoch moves a deterministic or fixed clock to epoch.
-func (st *State) SetEpoch(epoch int64) { st.pos = epoch * int64(time.Second) }
+// SetEpoch moves a deterministic or fixed clock to epoch, at most MaxEpoch.
+func (st *State) SetEpoch(epoch int64) { st.pos = clampPos(0, min(epoch, MaxEpoch)*int64(time.Second)) }
+
+// clampPos returns pos+d for d >= 0, never past MaxEpoch.
+func clampPos(pos, d int64) int64 {
+	const maxPos = MaxEpoch * int64(time.Second)
+	if d > maxPos-pos {
+		return maxPos
+	}
+	return pos + d
+}
+
+// ChangeCount returns how many entities the session created, changed or
+// deleted: the size of its overlay, which --max-entities bounds.
+func (st *State) ChangeCount() int { return len(st.overlay) }
+
+// Touched reports whether the session already holds its own version (or
+// tombstone) of the entity with id.
+func (st *State) Touched(id string) bool {
+	_, ok := st.overlay[id]
+	return ok
+}
+
+// ReplayCount returns how many idempotency keys the session remembers.
+func (st *State) ReplayCount() int { return len(st.idem) }
 
 // Get returns the entity with id as this session sees it: its own change
 // first, then its starting world. A tombstone is returned as is (Deleted).

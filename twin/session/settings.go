@@ -49,6 +49,12 @@ func (s Settings) Equal(o Settings) bool {
 	return s.Clock.Mode == ClockReal || s.Clock.BaseEpoch == o.Clock.BaseEpoch
 }
 
+// MaxEpoch is the latest time, in unix seconds, a session clock reaches
+// (2199-12-31T23:59:59Z). Clocks count nanoseconds in an int64, which
+// overflows in 2262; bounding epochs well before that keeps every clock
+// move and deterministic step from wrapping around.
+const MaxEpoch = 7258118399
+
 // ValidClockMode reports whether m is a clock mode.
 func ValidClockMode(m string) bool {
 	return m == ClockReal || m == ClockDeterministic || m == ClockFixed
