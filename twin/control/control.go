@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -113,12 +115,32 @@ func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
 		"resources":      in.Resources,
 		"fixtures":       in.Fixtures,
 		"sessions":       h.eng.Store().Len(),
+		"goroutines":     runtime.NumGoroutine(),
 	})
 }
 
 func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
+	if allow := h.allowed(r); len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		engine.WriteError(w, http.StatusMethodNotAllowed, "method-not-allowed",
+			fmt.Sprintf("%s %s: this control endpoint takes %s", r.Method, r.URL.Path, strings.Join(allow, " or ")), map[string]any{"allow": allow})
+		return
+	}
 	engine.WriteError(w, http.StatusNotFound, "control-not-found",
 		fmt.Sprintf("no control endpoint %s %s; see the control paths in the ready JSON", r.Method, r.URL.Path), nil)
+}
+
+// allowed returns the methods some endpoint serves r's path with.
+func (h *Handler) allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		probe := r.WithContext(r.Context())
+		probe.Method = m
+		if _, pattern := h.mux.Handler(probe); pattern != Prefix {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // writeJSON writes v with status.
@@ -133,8 +155,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(append(b, '\n'))
 }
 
-// decode reads a JSON body strictly into v: unknown fields and trailing data
-// are errors. An empty body leaves v as it is.
+// decode reads a JSON body strictly into v: unknown fields, wrong types
+// and trailing data are 400 invalid-json, with a message naming the field
+// at fault. An empty body leaves v as it is.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
@@ -152,11 +175,12 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-json", "the body is not the expected JSON: "+err.Error(), nil)
+		msg, details := jsonProblem(err, v)
+		engine.WriteError(w, http.StatusBadRequest, "invalid-json", msg, details)
 		return false
 	}
-	if dec.More() {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-json", "the body has data after its JSON object", nil)
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+		engine.WriteError(w, http.StatusBadRequest, "invalid-json", "the body has data after its JSON object: send one object", nil)
 		return false
 	}
 	return true

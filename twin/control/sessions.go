@@ -150,8 +150,8 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 		case c.BaseEpochSecs != nil:
 			set.Clock.BaseEpoch = *c.BaseEpochSecs
 		}
-		if set.Clock.BaseEpoch < 0 {
-			engine.WriteError(w, http.StatusBadRequest, "invalid-clock", "clock.base_epoch must not be negative", nil)
+		if set.Clock.BaseEpoch < 0 || set.Clock.BaseEpoch > session.MaxEpoch {
+			engine.WriteError(w, http.StatusBadRequest, "invalid-clock", fmt.Sprintf("clock.base_epoch must be from 0 to %d (the end of 2199)", session.MaxEpoch), nil)
 			return set, false
 		}
 	}
@@ -276,15 +276,21 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) {
 		engine.WriteError(w, http.StatusBadRequest, "invalid-clock", `send exactly one of {"advance_secs": N} or {"set_epoch": SECS}`, nil)
 		return
 	}
-	if mv.AdvanceSecs != nil && *mv.AdvanceSecs < 0 || mv.SetEpoch != nil && *mv.SetEpoch < 0 {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-clock", "a clock only moves to non-negative times, and advance_secs must not be negative", nil)
+	if mv.AdvanceSecs != nil && *mv.AdvanceSecs < 0 || mv.SetEpoch != nil && (*mv.SetEpoch < 0 || *mv.SetEpoch > session.MaxEpoch) {
+		engine.WriteError(w, http.StatusBadRequest, "invalid-clock", fmt.Sprintf("a clock moves to times from 0 to %d (the end of 2199), and advance_secs must not be negative", session.MaxEpoch), nil)
 		return
 	}
 	var mode string
 	var now int64
+	tooFar := false
 	s.Do(func(st *session.State) {
 		mode = st.ClockMode()
 		if mode == session.ClockReal {
+			return
+		}
+		now = st.Now(h.now)
+		if mv.AdvanceSecs != nil && *mv.AdvanceSecs > session.MaxEpoch-now {
+			tooFar = true
 			return
 		}
 		if mv.AdvanceSecs != nil {
@@ -294,6 +300,10 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) {
 		}
 		now = st.Now(h.now)
 	})
+	if tooFar {
+		engine.WriteError(w, http.StatusBadRequest, "invalid-clock", fmt.Sprintf("advancing %d seconds from %d would pass %d (the end of 2199), the latest time a clock reaches", *mv.AdvanceSecs, now, session.MaxEpoch), nil)
+		return
+	}
 	if mode == session.ClockReal {
 		engine.WriteError(w, http.StatusConflict, "clock-not-movable", fmt.Sprintf("session %q uses the real clock; provision it with a deterministic or fixed clock to move time", s.Name()), nil)
 		return
