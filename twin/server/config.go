@@ -40,6 +40,7 @@ type Config struct {
 	LogFormat        string
 	LogLevel         string
 	MaxSessions      int
+	MaxEntities      int
 	MaxBody          int64
 	Grace            time.Duration
 }
@@ -66,8 +67,8 @@ func (f epochFlag) String() string {
 
 func (f epochFlag) Set(s string) error {
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return fmt.Errorf("want whole seconds since 1970, got %q", s)
+	if err != nil || n < 0 || n > session.MaxEpoch {
+		return fmt.Errorf("want whole seconds since 1970, up to %d (the end of 2199), got %q", session.MaxEpoch, s)
 	}
 	f.c.ClockEpoch, f.c.ClockEpochSet = n, true
 	return nil
@@ -90,18 +91,22 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.BoolVar(&c.Debug, "debug", false, "enable the session state endpoint and debug logs")
 	fs.StringVar(&c.FaultProfile, "fault-profile", "", "fault profile to inject (none are defined by the embedded twins yet)")
 	fs.StringVar(&c.RateLimit, "rate-limit", "", "per-session rate limit, N/s or N/m; past it answers 429 with Retry-After")
-	fs.StringVar(&c.ControlTokenEnv, "control-token-env", "", "environment variable holding the control-plane bearer token")
+	fs.StringVar(&c.ControlTokenEnv, "control-token-env", "", "name of the environment variable holding the control-plane bearer token (required off loopback; the token itself never goes on the command line)")
 	fs.StringVar(&c.Digest, "digest", "", "refuse to serve unless the twin's digest is this sha256:...")
 	fs.BoolVar(&c.NoControlHeaders, "no-control-headers", false, "do not add X-Wraith-* headers to application responses")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: trace, debug, info, warn or error")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 10000, "most sessions alive at once; past it new sessions get 503 session-limit")
-	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "largest request body in bytes; larger ones get 413")
+	fs.IntVar(&c.MaxEntities, "max-entities", engine.DefaultMaxEntities, "most entities one session may create, change or delete; past it writes get 507 session-entity-limit")
+	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "largest request body in bytes; larger ones get 413 body-too-large")
 	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second, "how long in-flight requests may finish after SIGINT or SIGTERM")
 	return c
 }
 
-var rateRe = regexp.MustCompile(`^([1-9][0-9]{0,8})/(s|m)$`)
+var (
+	rateRe   = regexp.MustCompile(`^([1-9][0-9]{0,8})/(s|m)$`)
+	envVarRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
 
 // Validate checks flag values, naming the flag in every error.
 func (c *Config) Validate() error {
@@ -119,8 +124,8 @@ func (c *Config) Validate() error {
 	if !session.ValidClockMode(c.Clock) {
 		bad("--clock %q: want real, deterministic or fixed", c.Clock)
 	}
-	if c.ClockStep <= 0 {
-		bad("--clock-step %s: want a positive duration such as 1s or 250ms", c.ClockStep)
+	if c.ClockStep <= 0 || c.ClockStep > 24*time.Hour {
+		bad("--clock-step %s: want a positive duration up to 24h, such as 1s or 250ms", c.ClockStep)
 	}
 	if c.RateLimit != "" && !rateRe.MatchString(c.RateLimit) {
 		bad("--rate-limit %q: want N/s or N/m, e.g. 50/s", c.RateLimit)
@@ -130,6 +135,12 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxSessions < 1 {
 		bad("--max-sessions %d: want 1 or more", c.MaxSessions)
+	}
+	if c.MaxEntities < 1 {
+		bad("--max-entities %d: want 1 or more", c.MaxEntities)
+	}
+	if c.ControlTokenEnv != "" && !envVarRe.MatchString(c.ControlTokenEnv) {
+		bad("--control-token-env: want the name of an environment variable (letters, digits, _), not the token itself")
 	}
 	if c.MaxBody < 1 {
 		bad("--max-body %d: want 1 or more bytes", c.MaxBody)

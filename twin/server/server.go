@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -39,6 +40,9 @@ type Deps struct {
 	ParentAlive io.Reader
 	// Now is the wall clock; nil means time.Now.
 	Now func() time.Time
+	// Resolve looks up the addresses of a --host name, to tell whether it
+	// is loopback; nil means the system resolver.
+	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // Server is a bound, not yet serving, twin server.
@@ -49,6 +53,7 @@ type Server struct {
 	twin    *format.Twin
 	eng     *engine.Engine
 	ctl     *control.Handler
+	guard   *guard
 	ln      net.Listener
 	srv     *http.Server
 	started time.Time
@@ -66,7 +71,14 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
+	if deps.Resolve == nil {
+		deps.Resolve = defaultResolver
+	}
 	log := deps.Logger
+	access, err := controlAccess(cfg, deps.Getenv, deps.Resolve)
+	if err != nil {
+		return nil, err
+	}
 	res := resolve.New(deps.Dir, deps.Getenv("WRAITH_TWINS_PATH"), embedded.FS())
 	src, err := res.Resolve(cfg.Twin)
 	if err != nil {
@@ -108,6 +120,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 			return s.Load()
 		},
 		MaxSessions: cfg.MaxSessions,
+		MaxEntities: cfg.MaxEntities,
 		RateLimit:   cfg.RateLimit,
 		Now:         deps.Now,
 		Logger:      log.Named("engine"),
@@ -119,7 +132,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		}
 		return nil, err
 	}
-	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng}
+	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access}
 	s.ctl = control.New(eng, control.Options{
 		Debug:    cfg.Debug,
 		Version:  deps.Version,
@@ -135,7 +148,17 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		}
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	if bound := ln.Addr().(*net.TCPAddr).IP; access.loopback && !bound.IsLoopback() {
+		// The name resolved to loopback a moment ago but the listener is
+		// elsewhere: never serve an open control plane off loopback.
+		if access.tokenSum == nil {
+			ln.Close()
+			return nil, usagef("--host %s resolved to loopback but bound %s: bind --host 127.0.0.1, or set --control-token-env", cfg.Host, bound)
+		}
+		access.loopback = false
+	}
 	s.ln = ln
+	// Timeouts and header limits: see docs/security.md.
 	s.srv = &http.Server{
 		Handler:           s.handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -168,8 +191,8 @@ func (s *Server) URL() string {
 	return "http://" + net.JoinHostPort(s.Addr().IP.String(), strconv.Itoa(s.Addr().Port))
 }
 
-// handler routes control requests to the control plane and everything
-// else to the engine, bounding bodies.
+// handler routes control requests through the guard to the control plane
+// and everything else to the engine, bounding bodies.
 func (s *Server) handler() http.Handler {
 	max := s.cfg.MaxBody
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -179,7 +202,9 @@ func (s *Server) handler() http.Handler {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
 		if strings.HasPrefix(r.URL.Path, control.Prefix) {
-			s.ctl.ServeHTTP(w, r)
+			if s.guard.allow(w, r) {
+				s.ctl.ServeHTTP(w, r)
+			}
 			return
 		}
 		s.eng.ServeHTTP(w, r)
