@@ -84,6 +84,7 @@ type Settings struct {
 	RateLimit     *string `json:"rate_limit"`
 	Debug         bool    `json:"debug"`
 	MaxSessions   int     `json:"max_sessions"`
+	MaxEntities   int     `json:"max_entities"`
 }
 
 // Control lists the control-plane paths. {session} stands for a session id.

@@ -336,6 +336,7 @@ func (s *Server) settings() ipc.Settings {
 		UnknownEntity: s.cfg.UnknownEntity,
 		Debug:         s.cfg.Debug,
 		MaxSessions:   s.cfg.MaxSessions,
+		MaxEntities:   s.cfg.MaxEntities,
 	}
 	if def.Fixture != "" {
 		f := s.cfg.Fixture
