@@ -258,6 +258,7 @@ func (e *Engine) compileRecordings(resources map[string]*resource) error {
 		if ep.res != nil && ep.res.shape == nil && rec.status >= 200 && rec.status < 300 {
 			if o, err := object.Parse(rec.body); err == nil && o.String("object") == ep.res.name && o.String("id") != "" {
 				ep.res.shape = o
+				ep.res.sizeHint = max(ep.res.sizeHint, len(rec.body))
 			}
 		}
 		if rec.status == http.StatusNotFound && ep.notFound == nil {

@@ -63,7 +63,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		match:  &m,
 	}
 	if r.Body != nil && r.Body != http.NoBody {
-		body, err := io.ReadAll(r.Body)
+		body, err := readBody(r)
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
@@ -163,4 +163,17 @@ func (e *Engine) plain(_ *session.State, req *request, a *answer) {
 		return
 	}
 	a.missf(http.StatusNotImplemented, "route-miss", "no recorded answer matches %s %s and the route has no recorded response shape to synthesize from", req.method, req.path)
+}
+
+// readBody reads a request body, sizing the buffer from Content-Length
+// when the client sent one (the server has already bounded it).
+func readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= 1<<20 {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	return io.ReadAll(r.Body)
 }

@@ -46,12 +46,12 @@ func (e *Engine) paramFailed(a *answer, err error) {
 }
 
 // save saves o as the session's version of ent and answers with it.
-func (e *Engine) save(st *session.State, o *object.Object, ent *world.Entity, a *answer) {
+func (e *Engine) save(st *session.State, res *resource, o *object.Object, ent *world.Entity, a *answer) {
 	e.scrubObject(o)
 	ne := &world.Entity{
 		ID:         ent.ID,
 		Resource:   ent.Resource,
-		Body:       o.AppendJSON(make([]byte, 0, len(ent.Body)+256)),
+		Body:       o.AppendJSON(make([]byte, 0, max(len(ent.Body), res.sizeHint)+256)),
 		Created:    ent.Created,
 		Seq:        ent.Seq,
 		Provenance: world.Handler,
@@ -80,7 +80,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		return
 	}
 	applyRules(res.create, o, req.now)
-	e.save(st, o, &world.Entity{ID: id, Resource: res.name, Created: req.now, Seq: st.NextSeq()}, a)
+	e.save(st, res, o, &world.Entity{ID: id, Resource: res.name, Created: req.now, Seq: st.NextSeq()}, a)
 	a.ignored = ignored
 }
 
@@ -100,7 +100,7 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 		e.paramFailed(a, err)
 		return
 	}
-	e.save(st, o, ent, a)
+	e.save(st, res, o, ent, a)
 	a.ignored = ignored
 }
 
@@ -126,7 +126,7 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		return
 	}
 	applyRules(act.rules, o, req.now)
-	e.save(st, o, ent, a)
+	e.save(st, res, o, ent, a)
 	a.ignored = ignored
 }
 
