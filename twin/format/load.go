@@ -129,6 +129,9 @@ func loadRecordings(fsys fs.FS, where string, t *Twin, probs *Problems) {
 		return
 	}
 	for _, d := range dirs { // ReadDir sorts by name
+		if hidden(d.Name()) {
+			continue
+		}
 		if !d.IsDir() {
 			probs.addf("%s/recordings/%s: want a folder per recording, found a file", where, d.Name())
 			continue
@@ -145,6 +148,9 @@ func loadRecordings(fsys fs.FS, where string, t *Twin, probs *Problems) {
 		}
 		var exs []*Exchange
 		for _, f := range files {
+			if hidden(f.Name()) {
+				continue
+			}
 			file := path.Join(dir, f.Name())
 			if !recordingFile.MatchString(f.Name()) {
 				probs.addf("%s/%s: exchange files are named <index>.json (0.json, 1.json, ...)", where, file)
@@ -226,6 +232,9 @@ func loadFixtures(fsys fs.FS, where string, t *Twin, probs *Problems) {
 		return
 	}
 	for _, f := range files {
+		if hidden(f.Name()) {
+			continue
+		}
 		name, ok := strings.CutSuffix(f.Name(), ".json")
 		file := path.Join("fixtures", f.Name())
 		if f.IsDir() || !ok || !ValidName(name) {
@@ -262,24 +271,46 @@ func loadFixtures(fsys fs.FS, where string, t *Twin, probs *Problems) {
 	}
 }
 
-// Digest returns "sha256:<hex>" over the twin's files: every regular file,
-// by path in byte order, as path, NUL, length, NUL, content. The same files
-// give the same digest wherever they are.
-func Digest(fsys fs.FS) (string, error) {
+// hidden reports names the loader and Files pass over: dotfiles such as
+// editor swap files and folders such as .git.
+func hidden(name string) bool { return strings.HasPrefix(name, ".") }
+
+// Files lists a twin's files, sorted by path: every regular file, except
+// those whose name starts with "." or that lie under a folder whose name
+// does ("./.git/...", editor swap files). It is what Digest covers and what
+// a pack holds.
+func Files(fsys fs.FS) ([]string, error) {
 	var paths []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
+		if p != "." && hidden(d.Name()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
 			paths = append(paths, p)
 		}
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("digest: %w", err)
+		return nil, fmt.Errorf("list twin files: %w", err)
 	}
 	sort.Strings(paths)
+	return paths, nil
+}
+
+// Digest returns "sha256:<hex>" over the twin's files (see Files), by path
+// in byte order, as path, NUL, length, NUL, content. The same files give
+// the same digest wherever they are.
+func Digest(fsys fs.FS) (string, error) {
+	paths, err := Files(fsys)
+	if err != nil {
+		return "", fmt.Errorf("digest: %w", err)
+	}
 	h := sha256.New()
 	for _, p := range paths {
 		b, err := fs.ReadFile(fsys, p)

@@ -46,6 +46,11 @@ func TestLoadGoodTwin(t *testing.T) {
 	if again.Digest != tw.Digest {
 		t.Error("digest is not stable across loads")
 	}
+	fsys[".git/HEAD"] = &fstest.MapFile{Data: []byte("ref: main")}
+	fsys["fixtures/.baseline.json.swp"] = &fstest.MapFile{Data: []byte("x")}
+	if d, err := Digest(fsys); err != nil || d != tw.Digest {
+		t.Errorf("dotfiles and dot-folders must not count: digest %s, want %s (%v)", d, tw.Digest, err)
+	}
 	fsys["recordings/r0/0.json"] = &fstest.MapFile{Data: []byte(strings.Replace(goodExchange, "wid_1", "wid_2", 2))}
 	changed, _ := Load(fsys, "demo")
 	if changed.Digest == tw.Digest {
