@@ -20,17 +20,23 @@ import (
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/pack"
 )
 
 // Source is a resolved twin, not yet loaded.
 type Source struct {
 	Name  string // what it was asked for as, or its folder name when listed
 	Where string // a path, or "embedded"
-	FS    fs.FS
+	FS    fs.FS  // a packed twin is read into memory when resolved
+	// err is why a listed packed twin cannot be read; Load returns it.
+	err error
 }
 
 // Load loads and validates the twin.
 func (s Source) Load() (*format.Twin, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
 	where := s.Where
 	if where == "embedded" {
 		where = "embedded twin " + s.Name
@@ -127,7 +133,11 @@ func (r *Resolver) fromPath(name, p string) (Source, bool, error) {
 		return Source{Name: name, Where: p, FS: os.DirFS(p)}, true, nil
 	}
 	if strings.HasSuffix(p, ".twin") {
-		return Source{}, true, fmt.Errorf("%s: packed .twin files are not served by this build yet; serve the twin folder instead", p)
+		fsys, err := pack.Open(p)
+		if err != nil {
+			return Source{}, true, err
+		}
+		return Source{Name: name, Where: p, FS: fsys}, true, nil
 	}
 	return Source{}, false, nil
 }
@@ -143,20 +153,36 @@ func (r *Resolver) List() []Source {
 			out = append(out, Source{Name: name, Where: where, FS: fsys})
 		}
 	}
-	scan := func(dir string) {
+	// Folders come before packed twins of the same name, as in Resolve.
+	scan := func(dir string, folders, packed bool) {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
-			if e.IsDir() && format.ValidName(e.Name()) {
+			if folders && e.IsDir() && format.ValidName(e.Name()) {
 				if _, err := os.Stat(filepath.Join(p, "twin.toml")); err == nil {
 					add(e.Name(), p, os.DirFS(p))
 				}
 			}
 		}
+		for _, e := range entries {
+			name, ok := strings.CutSuffix(e.Name(), ".twin")
+			if !packed || !ok || e.IsDir() || !format.ValidName(name) || seen[name] {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			fsys, err := pack.Open(p)
+			if err != nil {
+				seen[name] = true
+				out = append(out, Source{Name: name, Where: p, err: err})
+				continue
+			}
+			add(name, p, fsys)
+		}
 	}
-	scan(filepath.Join(r.Dir, "twins"))
+	scan(filepath.Join(r.Dir, "twins"), true, false)
+	scan(r.Dir, false, true)
 	for _, dir := range r.SearchPath {
-		scan(r.abs(dir))
+		scan(r.abs(dir), true, true)
 	}
 	if r.Embedded != nil {
 		entries, _ := fs.ReadDir(r.Embedded, ".")
