@@ -1,0 +1,76 @@
+package inspect
+
+import (
+	"fmt"
+
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/route"
+)
+
+// compile lists t's routes by the engine's rules (see the package comment),
+// with the number of exchanges each one answers, sorted by template and
+// method.
+func compile(t *format.Twin) ([]Route, error) {
+	router := route.New[*Route]()
+	var routes []*Route
+	add := func(rt *Route, what string) error {
+		if err := router.Add(rt.Method, rt.Template, rt); err != nil {
+			return fmt.Errorf("twin %s: %s: %w", t.Name(), what, err)
+		}
+		routes = append(routes, rt)
+		return nil
+	}
+	for _, res := range t.Manifest.Resources {
+		what := "resource " + res.Name
+		ops := []Route{
+			{Method: "GET", Template: res.Collection, Operation: "list"},
+			{Method: "POST", Template: res.Collection, Operation: "create"},
+			{Method: "GET", Template: res.Item, Operation: "retrieve"},
+		}
+		for _, m := range updateMethods(res) {
+			ops = append(ops, Route{Method: m, Template: res.Item, Operation: "update"})
+		}
+		if deleteMode(res) != "none" {
+			ops = append(ops, Route{Method: "DELETE", Template: res.Item, Operation: "delete"})
+		}
+		for i := range ops {
+			ops[i].Kind, ops[i].Resource = KindResource, res.Name
+		}
+		for _, a := range res.Actions {
+			ops = append(ops, Route{Method: "POST", Template: res.Item + "/" + a.Name, Kind: KindAction, Resource: res.Name, Operation: a.Name})
+		}
+		for i := range ops {
+			if err := add(&ops[i], what); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, rt := range t.Manifest.Routes {
+		// A declared route that a resource route already answers adds
+		// nothing, as in the engine.
+		if _, ok := router.Match(rt.Method, rt.Path); ok {
+			continue
+		}
+		r := &Route{Method: rt.Method, Template: rt.Path, Kind: KindPlain, Origin: "declared"}
+		if err := add(r, "route "+rt.Method+" "+rt.Path); err != nil {
+			return nil, err
+		}
+	}
+	for _, ex := range t.Exchanges {
+		m, ok := router.Match(ex.Request.Method, ex.Request.Path)
+		if ok {
+			m.Value.Exchanges++
+			continue
+		}
+		r := &Route{Method: ex.Request.Method, Template: ex.Request.Path, Kind: KindPlain, Origin: "recorded", Exchanges: 1}
+		if err := add(r, fmt.Sprintf("recordings/%s/%d.json", ex.Recording, ex.Index)); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Route, len(routes))
+	for i, r := range routes {
+		out[i] = *r
+	}
+	sortRoutes(out)
+	return out, nil
+}
