@@ -76,6 +76,10 @@ by the X-Wraith-Session header. Every answer says where it came from.`,
 		newEnvCmd(f, nil),
 		newDownCmd(f, nil),
 		newStatusCmd(f, nil),
+		newRecordCmd(f, nil),
+		newPackCmd(f, nil),
+		newInspectCmd(f, nil),
+		newDiffCmd(f, nil),
 	)
 	return root
 }
