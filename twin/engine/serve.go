@@ -109,14 +109,14 @@ func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 	case kindList:
 		e.list(st, req, a)
 	case kindCreate, kindUpdate, kindAction, kindDelete:
-		e.idempotent(st, req, a, e.write1)
+		e.idempotent(st, req, a)
 	default:
 		e.plain(st, req, a)
 	}
 }
 
-// write1 runs the handler of a state-changing request.
-func (e *Engine) write1(st *session.State, req *request, a *answer) {
+// mutate runs the handler of a state-changing request.
+func (e *Engine) mutate(st *session.State, req *request, a *answer) {
 	if e.full(st, req, a) {
 		return
 	}

@@ -159,9 +159,9 @@ func (e *Engine) remove(st *session.State, req *request, a *answer) {
 
 // idempotent runs a write, replaying the first answer for a repeated
 // Idempotency-Key within the session.
-func (e *Engine) idempotent(st *session.State, req *request, a *answer, run func(*session.State, *request, *answer)) {
+func (e *Engine) idempotent(st *session.State, req *request, a *answer) {
 	if req.idem == "" || req.method != http.MethodPost {
-		run(st, req, a)
+		e.mutate(st, req, a)
 		return
 	}
 	fp := fingerprint(req)
@@ -176,7 +176,7 @@ func (e *Engine) idempotent(st *session.State, req *request, a *answer, run func
 	if e.replaysFull(st, req, a) {
 		return
 	}
-	run(st, req, a)
+	e.mutate(st, req, a)
 	if a.status < 500 {
 		st.Remember(req.idem, &session.Replay{Fingerprint: fp, Status: a.status, Body: a.body, Provenance: a.prov})
 	}
