@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -78,6 +79,7 @@ type Engine struct {
 	defaults session.Settings
 	age      ageHeader
 	rate     rateLimit
+	scratch  sync.Pool // *[]byte buffers for encoding entities
 }
 
 type kind int
@@ -258,7 +260,6 @@ func (e *Engine) compileRecordings(resources map[string]*resource) error {
 		if ep.res != nil && ep.res.shape == nil && rec.status >= 200 && rec.status < 300 {
 			if o, err := object.Parse(rec.body); err == nil && o.String("object") == ep.res.name && o.String("id") != "" {
 				ep.res.shape = o
-				ep.res.sizeHint = max(ep.res.sizeHint, len(rec.body))
 			}
 		}
 		if rec.status == http.StatusNotFound && ep.notFound == nil {

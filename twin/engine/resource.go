@@ -17,7 +17,6 @@ type resource struct {
 	idPrefix   string
 	skeleton   *object.Object
 	shape      *object.Object // the first recorded object of this type, if any
-	sizeHint   int            // encoded size of a typical object, to size buffers once
 	timestamps []string
 	create     []rule
 	update     []string
@@ -87,7 +86,6 @@ func compileResource(spec *format.Resource, errs errorShapes) (*resource, error)
 	if r.delete == "" {
 		r.delete = "not_found"
 	}
-	r.sizeHint = len(skel.AppendJSON(nil))
 	for _, f := range spec.Immutable {
 		r.immutable[f] = true
 	}

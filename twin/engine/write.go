@@ -46,18 +46,37 @@ func (e *Engine) paramFailed(a *answer, err error) {
 }
 
 // save saves o as the session's version of ent and answers with it.
-func (e *Engine) save(st *session.State, res *resource, o *object.Object, ent *world.Entity, a *answer) {
+func (e *Engine) save(st *session.State, o *object.Object, ent *world.Entity, a *answer) {
 	e.scrubObject(o)
 	ne := &world.Entity{
 		ID:         ent.ID,
 		Resource:   ent.Resource,
-		Body:       o.AppendJSON(make([]byte, 0, max(len(ent.Body), res.sizeHint)+256)),
+		Body:       e.encode(o),
 		Created:    ent.Created,
 		Seq:        ent.Seq,
 		Provenance: world.Handler,
 	}
 	st.Put(ne)
 	a.status, a.body, a.prov = http.StatusOK, ne.Body, ProvHandler
+}
+
+// encode returns o's encoding in a slice of exactly its length: sessions
+// keep these bodies, so slack capacity would be held for their lifetime.
+// The encoding is built in a pooled scratch buffer and copied once.
+func (e *Engine) encode(o *object.Object) []byte {
+	scratch, _ := e.scratch.Get().(*[]byte)
+	if scratch == nil {
+		b := make([]byte, 0, 4096)
+		scratch = &b
+	}
+	buf := o.AppendJSON((*scratch)[:0])
+	body := make([]byte, len(buf))
+	copy(body, buf)
+	if cap(buf) <= 64<<10 { // do not pool an outsized buffer
+		*scratch = buf
+		e.scratch.Put(scratch)
+	}
+	return body
 }
 
 // create answers POST {collection}.
@@ -80,7 +99,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		return
 	}
 	applyRules(res.create, o, req.now)
-	e.save(st, res, o, &world.Entity{ID: id, Resource: res.name, Created: req.now, Seq: st.NextSeq()}, a)
+	e.save(st, o, &world.Entity{ID: id, Resource: res.name, Created: req.now, Seq: st.NextSeq()}, a)
 	a.ignored = ignored
 }
 
@@ -100,7 +119,7 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 		e.paramFailed(a, err)
 		return
 	}
-	e.save(st, res, o, ent, a)
+	e.save(st, o, ent, a)
 	a.ignored = ignored
 }
 
@@ -126,7 +145,7 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		return
 	}
 	applyRules(act.rules, o, req.now)
-	e.save(st, res, o, ent, a)
+	e.save(st, o, ent, a)
 	a.ignored = ignored
 }
 
