@@ -1,0 +1,424 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// benchConfig is everything `harness bench` is told.
+type benchConfig struct {
+	out, results, lua  string
+	duration, warmup   time.Duration
+	passes, wrkThreads int
+	conns              []int
+	servers            []string
+	sessions           int           // sessions alive in the wraith-10k run
+	seedEntities       int           // creates per seeded session
+	postSessions       int           // sessions the one-session-set creates spread over
+	quietWait          time.Duration // longest wait for the machine to quiet down before a load
+	quietCores         float64       // "quiet": other processes keep fewer cores than this busy
+	retries            int           // measurements again of a disturbed load
+	peers              peers
+	meta               []string // "key=value" lines for the header
+	extras             extras
+}
+
+// extras are figures other tools measured, copied into the report.
+type extras struct {
+	sessionMem, up10, profile, gobench string // files; empty when not measured
+}
+
+// loadSpec is one measured load.
+type loadSpec struct {
+	mode  string // get or post
+	conns int
+}
+
+func (l loadSpec) String() string { return fmt.Sprintf("%s c=%d", strings.ToUpper(l.mode), l.conns) }
+
+// loadResult is one load in one pass.
+type loadResult struct {
+	Server, Load   string
+	Pass           int
+	RPS, P50, P99  float64 // requests/s; µs
+	Requests       int64
+	Non2xx, Errors int64 // status > 399; socket errors
+	CPUPerReq      float64
+	PeakRSS        int64   // KiB, VmHWM during this load
+	ClientCores    float64 // wrk's CPU time over the load's wall time
+	OtherCores     float64 // everything else's: neither the server nor wrk
+	Disturbed      bool    // OtherCores > disturbedCores
+}
+
+// startResult is one server start in one pass.
+type startResult struct {
+	Server          string
+	Pass            int
+	Ready, Answer   time.Duration
+	IdleRSS         int64 // KiB, after start and a second idle
+	SeededRSS       int64 // KiB, after seeding sessions (wraith-10k)
+	Seed            time.Duration
+	SameBytes       bool // first answer equals Wraith's recorded body
+	BodyLen         int
+	Err             string
+	PeakIsLifetime  bool // clear_refs refused: peaks are since start
+	ThreadsAfterRun int64
+}
+
+func parseBenchFlags(args []string) (benchConfig, error) {
+	var c benchConfig
+	fs := flag.NewFlagSet("harness bench", flag.ContinueOnError)
+	fs.StringVar(&c.out, "out", "bench/out", "folder for raw results, logs and dated reports")
+	fs.StringVar(&c.results, "results", "bench/RESULTS.md", "report to (over)write")
+	fs.StringVar(&c.lua, "lua", "bench/load.lua", "wrk script")
+	fs.DurationVar(&c.duration, "duration", 10*time.Second, "length of each measured load (whole seconds)")
+	fs.DurationVar(&c.warmup, "warmup", 5*time.Second, "unmeasured GET load before the measured ones; 0 for none")
+	fs.IntVar(&c.passes, "passes", 3, "interleaved passes over all servers; the report gives medians")
+	fs.IntVar(&c.wrkThreads, "threads", 2, "wrk threads")
+	fs.DurationVar(&c.quietWait, "quiet-wait", 10*time.Second, "before each load, wait up to this long for other processes to quiet down")
+	fs.Float64Var(&c.quietCores, "quiet-cores", 0.2, "quiet means everything else keeps fewer than this many cores busy")
+	fs.IntVar(&c.retries, "retries", 1, "measure a disturbed load again up to this many times")
+	conns := fs.String("conns", "32,256", "keep-alive connection counts")
+	servers := fs.String("servers", strings.Join(allServers, ","), "servers to run, in order")
+	fs.IntVar(&c.sessions, "sessions", 10000, "sessions alive in the wraith-10k run")
+	fs.IntVar(&c.seedEntities, "seed-entities", 3, "entities each of those sessions holds")
+	fs.IntVar(&c.postSessions, "post-sessions", 64, "sessions the creates of the one-session run spread over")
+	fs.StringVar(&c.peers.wraith, "wraith", "", "wraith or wraith-twin binary")
+	fs.StringVar(&c.peers.ceiling, "ceiling", "", "ceiling binary (bench/ceiling)")
+	fs.StringVar(&c.peers.stripeMock, "stripe-mock", "", "stripe-mock binary")
+	fs.StringVar(&c.peers.wiremockJar, "wiremock-jar", "", "WireMock standalone jar")
+	fs.StringVar(&c.peers.mountebank, "mountebank", "", "Mountebank's bin/mb script")
+	fs.StringVar(&c.peers.java, "java", "java", "java binary")
+	fs.StringVar(&c.peers.node, "node", "node", "node binary")
+	var missing, meta listFlag
+	fs.Var(&missing, "missing", "NAME=why a peer is not installed (repeatable)")
+	fs.Var(&meta, "meta", "KEY=VALUE line for the report's header (repeatable)")
+	fs.StringVar(&c.extras.sessionMem, "session-mem", "", "go test output of BenchmarkSessionMemory")
+	fs.StringVar(&c.extras.up10, "up10", "", "go test output of BenchmarkUp10Twins")
+	fs.StringVar(&c.extras.profile, "profile", "", "markdown with pprof -top output to include")
+	fs.StringVar(&c.extras.gobench, "gobench", "", "go test -bench output of all packages, linked from the report")
+	if err := fs.Parse(args); err != nil {
+		return c, usageError{err.Error()}
+	}
+	for _, s := range strings.Split(*conns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return c, usageError{fmt.Sprintf("-conns %q: want a comma list of positive counts", *conns)}
+		}
+		c.conns = append(c.conns, n)
+	}
+	for _, s := range strings.Split(*servers, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			c.servers = append(c.servers, s)
+		}
+	}
+	if c.duration < time.Second || c.duration%time.Second != 0 {
+		return c, usageError{fmt.Sprintf("-duration %s: want whole seconds, at least 1s", c.duration)}
+	}
+	if c.passes < 1 {
+		return c, usageError{"-passes: want at least 1"}
+	}
+	c.peers.missing = map[string]string{}
+	for _, m := range missing {
+		k, v, _ := strings.Cut(m, "=")
+		c.peers.missing[k] = v
+	}
+	c.meta = meta
+	// Servers run in their own scratch folders: every path must be absolute.
+	for _, p := range []*string{&c.out, &c.lua, &c.peers.wraith, &c.peers.ceiling, &c.peers.stripeMock,
+		&c.peers.wiremockJar, &c.peers.mountebank, &c.peers.java, &c.peers.node} {
+		if err := absolute(p); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// absolute makes a path absolute; a bare command name is looked up in PATH.
+func absolute(p *string) error {
+	if *p == "" {
+		return nil
+	}
+	var err error
+	if !strings.ContainsRune(*p, os.PathSeparator) {
+		if lp, lerr := exec.LookPath(*p); lerr == nil {
+			*p = lp
+		}
+	}
+	*p, err = filepath.Abs(*p)
+	return err
+}
+
+func (c benchConfig) loads() []loadSpec {
+	var ls []loadSpec
+	for _, mode := range []string{"get", "post"} {
+		for _, n := range c.conns {
+			ls = append(ls, loadSpec{mode, n})
+		}
+	}
+	return ls
+}
+
+// runData is every raw measurement of a run.
+type runData struct {
+	Started time.Time
+	Config  map[string]string
+	Starts  []startResult
+	Loads   []loadResult
+	Notes   []string
+	// Load averages (/proc/loadavg) when the run started and ended.
+	LoadAvgStart, LoadAvgEnd string
+}
+
+func runBench(ctx context.Context, args []string) error {
+	cfg, err := parseBenchFlags(args)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(cfg.out, "logs"), 0o755); err != nil {
+		return err
+	}
+	data := &runData{Started: time.Now(), Config: map[string]string{
+		"duration": cfg.duration.String(), "passes": strconv.Itoa(cfg.passes),
+		"warmup": cfg.warmup.String(), "wrk threads": strconv.Itoa(cfg.wrkThreads),
+	}}
+	data.LoadAvgStart = loadAvg()
+	b, err := takeBodies(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("take Wraith's answers for the other servers: %w", err)
+	}
+	for pass := 1; pass <= cfg.passes; pass++ {
+		for _, name := range cfg.servers {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fmt.Fprintf(os.Stderr, "== pass %d/%d: %s\n", pass, cfg.passes, name)
+			st, loads := runServer(ctx, cfg, name, pass, b)
+			data.Starts = append(data.Starts, st)
+			data.Loads = append(data.Loads, loads...)
+			if st.Err != "" {
+				fmt.Fprintf(os.Stderr, "   %s\n", st.Err)
+			}
+			for _, l := range loads {
+				fmt.Fprintf(os.Stderr, "   %-10s %9.0f req/s  p50 %7.2f ms  p99 %7.2f ms  cpu %6.1f µs/req  peak %6.1f MiB  non2xx %d  errors %d  wrk %.2f cores  others %.2f cores\n",
+					l.Load, l.RPS, l.P50/1000, l.P99/1000, l.CPUPerReq, float64(l.PeakRSS)/1024, l.Non2xx, l.Errors, l.ClientCores, l.OtherCores)
+			}
+		}
+	}
+	data.LoadAvgEnd = loadAvg()
+	return writeReport(cfg, data, b)
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+// takeBodies starts Wraith once and keeps its answers to the two routes,
+// so the fixed-answer servers return exactly Wraith's bytes.
+func takeBodies(ctx context.Context, cfg benchConfig) (bodies, error) {
+	var b bodies
+	work := filepath.Join(cfg.out, "work", "bodies")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return b, err
+	}
+	s, err := specFor(sWraith, cfg.peers, b, work, cfg.sessions*2)
+	if err != nil {
+		return b, err
+	}
+	p, st, err := start(ctx, s, filepath.Join(cfg.out, "logs", "bodies-wraith.log"), time.Minute)
+	if err != nil {
+		return b, err
+	}
+	defer p.stop()
+	b.get = st.Body
+	c := &http.Client{Timeout: 5 * time.Second}
+	pr := probe{method: "POST", path: postPath, header: map[string]string{
+		"Authorization": authHeader, "Content-Type": "application/x-www-form-urlencoded", "X-Wraith-Session": "bodies"}}
+	code, body, err := do(c, p.url, pr, []byte(createBody))
+	if err != nil || code != 200 {
+		return b, fmt.Errorf("POST %s: %d %v %s", postPath, code, err, body)
+	}
+	b.post = body
+	b.getFile, b.postFile = filepath.Join(work, "customer.json"), filepath.Join(work, "created.json")
+	if err := os.WriteFile(b.getFile, b.get, 0o644); err != nil {
+		return b, err
+	}
+	return b, os.WriteFile(b.postFile, b.post, 0o644)
+}
+
+// runServer starts one server, measures its start and idle memory, seeds
+// sessions for wraith-10k, warms it up and runs every load; then stops it.
+func runServer(ctx context.Context, cfg benchConfig, name string, pass int, b bodies) (startResult, []loadResult) {
+	st := startResult{Server: name, Pass: pass}
+	work, err := filepath.Abs(filepath.Join(cfg.out, "work", name))
+	if err == nil {
+		err = os.MkdirAll(work, 0o755)
+	}
+	if err != nil {
+		st.Err = err.Error()
+		return st, nil
+	}
+	s, err := specFor(name, cfg.peers, b, work, cfg.sessions*2)
+	if err != nil {
+		st.Err = err.Error()
+		return st, nil
+	}
+	logPath := filepath.Join(cfg.out, "logs", fmt.Sprintf("%s-pass%d.log", name, pass))
+	waitQuiet(ctx, cfg.quietWait, cfg.quietCores)
+	p, su, err := start(ctx, s, logPath, 2*time.Minute)
+	if err != nil {
+		st.Err = "did not start: " + err.Error()
+		return st, nil
+	}
+	defer p.stop()
+	st.Ready, st.Answer, st.BodyLen = su.Ready, su.Answer, len(su.Body)
+	st.SameBytes = bytes.Equal(su.Body, b.get)
+	sleep(ctx, time.Second)
+	if m, err := procStatus(p.pid); err == nil {
+		st.IdleRSS = m["VmRSS"]
+	}
+	sessions, prefix, postSessions := 1, "b-", cfg.postSessions
+	if name == sWraith10k {
+		t0 := time.Now()
+		if err := seedSessions(ctx, p.url, cfg.sessions, cfg.seedEntities); err != nil {
+			st.Err = "seeding sessions: " + err.Error()
+			return st, nil
+		}
+		st.Seed = time.Since(t0)
+		sleep(ctx, time.Second)
+		if m, err := procStatus(p.pid); err == nil {
+			st.SeededRSS = m["VmRSS"]
+		}
+		sessions, prefix, postSessions = cfg.sessions, "s-", cfg.sessions
+	}
+	env := func(mode string, n int) []string {
+		return []string{"WRK_MODE=" + mode, "WRK_SESSIONS=" + strconv.Itoa(n), "WRK_SESSION_PREFIX=" + prefix,
+			"WRK_AUTH=" + authHeader, "WRK_BODY=" + createBody, "WRK_GET_PATH=" + getPath, "WRK_POST_PATH=" + postPath}
+	}
+	if cfg.warmup > 0 {
+		w := wrkRun{url: p.url, threads: cfg.wrkThreads, conns: cfg.conns[0], duration: cfg.warmup.Round(time.Second), lua: cfg.lua, env: env("get", sessions)}
+		if _, err := w.run(ctx); err != nil {
+			st.Err = "warm-up: " + err.Error()
+			return st, nil
+		}
+	}
+	var out []loadResult
+	for _, l := range cfg.loads() {
+		n := sessions
+		if l.mode == "post" {
+			n = postSessions
+		}
+		w := wrkRun{url: p.url, threads: cfg.wrkThreads, conns: l.conns, duration: cfg.duration, lua: cfg.lua, env: env(l.mode, n)}
+		// A load that other processes disturbed is measured again, up to
+		// cfg.retries times; the least disturbed attempt is kept, and the
+		// failures of every attempt count.
+		var kept loadResult
+		var non2xx, errs int64
+		for attempt := 0; attempt <= cfg.retries; attempt++ {
+			if ctx.Err() != nil || !p.alive() {
+				st.Err = fmt.Sprintf("stopped before %s: %v%s", l, p.err, tail(logPath))
+				return st, out
+			}
+			waitQuiet(ctx, cfg.quietWait, cfg.quietCores)
+			r, err := measure(ctx, w, p, &st)
+			if err != nil {
+				st.Err = err.Error()
+				return st, out
+			}
+			r.Server, r.Load, r.Pass = name, l.String(), pass
+			non2xx, errs = non2xx+r.Non2xx, errs+r.Errors
+			if attempt == 0 || r.OtherCores < kept.OtherCores {
+				kept = r
+			}
+			if !kept.Disturbed {
+				break
+			}
+			fmt.Fprintf(os.Stderr, "   %s disturbed: other processes kept %.2f cores busy%s\n", l, r.OtherCores,
+				map[bool]string{true: ", measuring again", false: ""}[attempt < cfg.retries])
+		}
+		kept.Non2xx, kept.Errors = non2xx, errs
+		out = append(out, kept)
+	}
+	return st, out
+}
+
+// measure runs one load and reads the server's CPU time and peak RSS
+// around it, and how busy the rest of the machine was meanwhile.
+func measure(ctx context.Context, w wrkRun, p *proc, st *startResult) (loadResult, error) {
+	var r loadResult
+	if err := resetPeak(p.pid); err != nil {
+		st.PeakIsLifetime = true
+	}
+	c0, _ := cpuTicks(p.pid)
+	b0, _ := busyTicks()
+	res, err := w.run(ctx)
+	c1, _ := cpuTicks(p.pid)
+	b1, _ := busyTicks()
+	if err != nil {
+		return r, err
+	}
+	r = loadResult{RPS: res.rps(), P50: res.P50US, P99: res.P99US,
+		Requests: res.Requests, Non2xx: res.Status, Errors: res.socketErrors()}
+	if wall := res.Wall.Seconds(); wall > 0 {
+		r.ClientCores = res.CPU.Seconds() / wall
+		r.OtherCores = max(0, (time.Duration(b1-b0-(c1-c0))*clockTick-res.CPU).Seconds()/wall)
+	}
+	r.Disturbed = r.OtherCores > disturbedCores
+	if res.Requests > 0 {
+		r.CPUPerReq = float64(time.Duration(c1-c0)*clockTick/time.Microsecond) / float64(res.Requests)
+	}
+	if m, err := procStatus(p.pid); err == nil {
+		r.PeakRSS = m["VmHWM"]
+		st.ThreadsAfterRun = m["Threads"]
+	}
+	return r, nil
+}
+
+// disturbedCores: a load during which other processes kept more cores
+// than this busy is disturbed; medians leave it out when a pass has an
+// undisturbed figure for the same load.
+const disturbedCores = 0.25
+
+// waitQuiet waits, up to limit, for a second in which the machine's other
+// processes keep fewer than cores cores busy: on a shared machine, loads
+// then start in the gaps between other work. The report shows how busy the
+// others were during each load anyway.
+func waitQuiet(ctx context.Context, limit time.Duration, cores float64) {
+	deadline := time.Now().Add(limit)
+	for {
+		b0, err := busyTicks()
+		if err != nil {
+			return
+		}
+		sleep(ctx, time.Second)
+		b1, _ := busyTicks()
+		busy := float64(time.Duration(b1-b0)*clockTick) / float64(time.Second)
+		if busy < cores || ctx.Err() != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(os.Stderr, "   the machine is still busy (%.2f cores): measuring anyway\n", busy)
+			return
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// runProfile starts bench/wraithprof (Wraith with a CPU profile of the
+// whole process), drives one benchmark load against it, and stops it, so
+// that the profile holds what serving that load cost: net/http, the
+// server's handler and the engine.
+func runProfile(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("harness profile", flag.ContinueOnError)
+	bin := fs.String("wraithprof", "", "bench/wraithprof binary")
+	out := fs.String("out", "bench/out", "folder for logs and scratch files")
+	lua := fs.String("lua", "bench/load.lua", "wrk script")
+	prof := fs.String("cpuprofile", "", "profile to write")
+	mode := fs.String("mode", "get", "get or post")
+	conns := fs.Int("conns", 256, "keep-alive connections")
+	sessions := fs.Int("sessions", 64, "sessions the load spreads over")
+	duration := fs.Duration("duration", 10*time.Second, "length of the load")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if *bin == "" || *prof == "" {
+		return usageError{"want -wraithprof BIN and -cpuprofile FILE"}
+	}
+	for _, p := range []*string{bin, out, lua, prof} {
+		if err := absolute(p); err != nil {
+			return err
+		}
+	}
+	work := filepath.Join(*out, "work", "profile")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	ready := filepath.Join(work, "ready.json")
+	s := spec{name: "wraithprof", dir: work, ready: ready, probe: getProbe(), argv: []string{*bin, "checkout",
+		"--port", "0", "--ready-json", ready, "--seed", "42", "--clock", "deterministic",
+		"--max-sessions", "20000", "--cpuprofile", *prof}}
+	p, _, err := start(ctx, s, filepath.Join(*out, "logs", "profile-"+*mode+".log"), time.Minute)
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	res, err := wrkRun{url: p.url, threads: 2, conns: *conns, duration: *duration, lua: *lua, env: []string{
+		"WRK_MODE=" + *mode, "WRK_SESSIONS=" + strconv.Itoa(*sessions), "WRK_SESSION_PREFIX=b-",
+		"WRK_AUTH=" + authHeader, "WRK_BODY=" + createBody}}.run(ctx)
+	if err != nil {
+		return err
+	}
+	p.stop() // the profile is written on the way out
+	fmt.Printf("%s c=%d under the CPU profile: %.0f req/s, p99 %s, %d non-2xx, %d errors\n",
+		*mode, *conns, res.rps(), fUS(res.P99US), res.Status, res.socketErrors())
+	return nil
+}

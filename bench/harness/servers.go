@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// The servers, in the order each pass runs them.
+const (
+	sCeiling    = "ceiling"
+	sWraith     = "wraith"
+	sWraith10k  = "wraith-10k"
+	sStripeMock = "stripe-mock"
+	sWireMock   = "wiremock"
+	sMountebank = "mountebank"
+)
+
+var allServers = []string{sCeiling, sWraith, sWraith10k, sStripeMock, sWireMock, sMountebank}
+
+const (
+	getPath  = "/v1/customers/cus_123"
+	postPath = "/v1/customers"
+	// createBody is also what twin/engine's BenchmarkCreate sends.
+	createBody = "email=jenny%40example.com&name=Jenny+Rosen&description=bench&metadata[order]=42"
+	// stripe-mock refuses requests without a key; every server gets the
+	// same header so that every server reads the same bytes.
+	authHeader = "Bearer sk_test_bench"
+)
+
+// bodies are the fixed answers that the ceiling, WireMock and Mountebank
+// return: Wraith's own recorded GET answer and one create answer, taken
+// from Wraith at the start of the run.
+type bodies struct {
+	get, post         []byte
+	getFile, postFile string
+}
+
+// peers holds where the installed peers are; an empty path means the peer
+// is missing and missing[name] says why.
+type peers struct {
+	wraith, ceiling, stripeMock, wiremockJar, mountebank, java, node string
+	missing                                                          map[string]string
+}
+
+// wraithArgv runs `wraith serve checkout` or, for a wraith-twin binary,
+// `wraith-twin checkout`: both serve identically.
+func (p peers) wraithArgv(ready string, maxSessions int) []string {
+	argv := []string{p.wraith}
+	if filepath.Base(p.wraith) != "wraith-twin" {
+		argv = append(argv, "serve")
+	}
+	return append(argv, "checkout", "--port", "0", "--ready-json", ready,
+		"--seed", "42", "--clock", "deterministic",
+		"--max-sessions", strconv.Itoa(maxSessions))
+}
+
+func getProbe() probe {
+	return probe{method: "GET", path: getPath, header: map[string]string{"Authorization": authHeader}}
+}
+
+// specFor builds the start spec of one server; work is a scratch folder
+// for its ready file and stub configuration.
+func specFor(name string, p peers, b bodies, work string, maxSessions int) (spec, error) {
+	s := spec{name: name, dir: work, probe: getProbe()}
+	if name == sWraith || name == sWraith10k {
+		if p.wraith == "" {
+			return s, fmt.Errorf("not installed: %s", p.missing[sWraith])
+		}
+		s.ready = filepath.Join(work, "ready.json")
+		s.argv = p.wraithArgv(s.ready, maxSessions)
+		return s, nil
+	}
+	port, err := freePort()
+	if err != nil {
+		return s, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	s.url = "http://" + addr
+	switch name {
+	case sCeiling:
+		if p.ceiling == "" {
+			return s, fmt.Errorf("not built: %s", p.missing[sCeiling])
+		}
+		s.argv = []string{p.ceiling, "-addr", addr, "-get", b.getFile, "-post", b.postFile}
+	case sStripeMock:
+		if p.stripeMock == "" {
+			return s, fmt.Errorf("not installed: %s", p.missing[sStripeMock])
+		}
+		s.argv = []string{p.stripeMock, "-http-addr", addr}
+	case sWireMock:
+		if p.wiremockJar == "" || p.java == "" {
+			return s, fmt.Errorf("not installed: %s", p.missing[sWireMock])
+		}
+		root := filepath.Join(work, "wiremock")
+		if err := wiremockMappings(root, b); err != nil {
+			return s, err
+		}
+		// The request journal keeps every request for verification and grows
+		// without bound under load; WireMock's docs turn it off for load tests.
+		s.argv = []string{p.java, "-jar", p.wiremockJar, "--port", strconv.Itoa(port),
+			"--bind-address", "127.0.0.1", "--root-dir", root,
+			"--no-request-journal", "--disable-banner"}
+	case sMountebank:
+		if p.mountebank == "" || p.node == "" {
+			return s, fmt.Errorf("not installed: %s", p.missing[sMountebank])
+		}
+		admin, err := freePort()
+		if err != nil {
+			return s, err
+		}
+		cfg := filepath.Join(work, "imposters.json")
+		if err := mountebankConfig(cfg, port, b); err != nil {
+			return s, err
+		}
+		// Log level warn: at info, Mountebank logs a line per request.
+		s.argv = []string{p.node, p.mountebank, "start", "--port", strconv.Itoa(admin),
+			"--host", "127.0.0.1", "--configfile", cfg, "--nologfile", "--loglevel", "warn", "--localOnly"}
+	default:
+		return s, fmt.Errorf("unknown server %q", name)
+	}
+	return s, nil
+}
+
+func wiremockMappings(root string, b bodies) error {
+	if err := os.MkdirAll(filepath.Join(root, "mappings"), 0o755); err != nil {
+		return err
+	}
+	stub := func(method, url string, body []byte) map[string]any {
+		return map[string]any{
+			"request": map[string]any{"method": method, "url": url},
+			"response": map[string]any{"status": 200, "body": string(body),
+				"headers": map[string]string{"Content-Type": "application/json"}},
+		}
+	}
+	doc := map[string]any{"mappings": []any{stub("GET", getPath, b.get), stub("POST", postPath, b.post)}}
+	return writeJSON(filepath.Join(root, "mappings", "bench.json"), doc)
+}
+
+func mountebankConfig(path string, port int, b bodies) error {
+	stub := func(method, url string, body []byte) map[string]any {
+		return map[string]any{
+			"predicates": []any{map[string]any{"equals": map[string]any{"method": method, "path": url}}},
+			"responses": []any{map[string]any{"is": map[string]any{"statusCode": 200, "body": string(body),
+				// Mountebank's default response closes the connection; the
+				// loads are keep-alive for every server.
+				"headers": map[string]string{"Content-Type": "application/json", "Connection": "keep-alive"}}}},
+		}
+	}
+	doc := map[string]any{"imposters": []any{map[string]any{
+		"protocol": "http", "port": port, "host": "127.0.0.1",
+		"stubs": []any{stub("GET", getPath, b.get), stub("POST", postPath, b.post)},
+	}}}
+	return writeJSON(path, doc)
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,66 @@
+// Command wraithprof serves a twin as wraith-twin does, through the same
+// server.Open and Run, and writes a pprof CPU profile of the whole process
+// (net/http, the server's handler and the engine) when it stops. bench/run.sh
+// drives it with the benchmark's loads to show where a served request's
+// time goes, which the engine's own benchmarks, without sockets, cannot.
+//
+//	wraithprof checkout --port 0 --ready-json ready.json --cpuprofile get.prof
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wraithdev/wraith/twin/server"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintf(os.Stderr, "wraithprof: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 || args[0] == "" || args[0][0] == '-' {
+		return fmt.Errorf("usage: wraithprof TWIN [serve flags] --cpuprofile FILE")
+	}
+	fs := flag.NewFlagSet("wraithprof", flag.ContinueOnError)
+	cfg := server.Flags(fs)
+	prof := fs.String("cpuprofile", "", "write a CPU profile of the whole run here")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *prof == "" {
+		return fmt.Errorf("want --cpuprofile FILE")
+	}
+	cfg.Twin = args[0]
+	dir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	log := hclog.New(&hclog.LoggerOptions{Name: "wraithprof", Level: hclog.Warn, Output: os.Stderr})
+	srv, err := server.Open(*cfg, server.Deps{Logger: log, Getenv: os.Getenv, Dir: dir, Version: "wraithprof"})
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(*prof)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	defer pprof.StopCPUProfile()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return srv.Run(ctx)
+}
