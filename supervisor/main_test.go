@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -86,39 +85,10 @@ func testLogger(tb testing.TB) (hclog.Logger, *testbin.Buffer) {
 	return hclog.New(&hclog.LoggerOptions{Output: buf, Level: hclog.Trace}), buf
 }
 
-// waitFor polls cond until it holds or d passes.
-func waitFor(tb testing.TB, d time.Duration, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // taggedPIDs lists the live processes whose environment has FAKE_TAG=tag.
 func taggedPIDs(tb testing.TB, tag string) []int {
 	tb.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		tb.Skip("needs /proc")
-	}
-	want := []byte("FAKE_TAG=" + tag + "\x00")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, want) || !pidAlive(pid) {
-			continue
-		}
-		pids = append(pids, pid)
-	}
-	return pids
+	return testbin.Tagged(tb, "FAKE_TAG", tag)
 }
 
 // uniqueTag names the children of one test.

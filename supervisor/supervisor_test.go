@@ -78,7 +78,7 @@ func (h *harness) last() (State, bool) {
 func (h *harness) waitState(tb testing.TB, what string, cond func(State) bool) State {
 	tb.Helper()
 	var st State
-	waitFor(tb, 15*time.Second, what, func() bool {
+	testbin.WaitUntil(tb, 15*time.Second, what, func() bool {
 		var ok bool
 		st, ok = h.last()
 		return ok && cond(st)
@@ -339,7 +339,7 @@ func startHelper(tb testing.TB, dir, tag string, n int) *exec.Cmd {
 			tb.Logf("helper log:\n%s", logs.String())
 		}
 	})
-	waitFor(tb, 15*time.Second, "helper's state file", func() bool {
+	testbin.WaitUntil(tb, 15*time.Second, "helper's state file", func() bool {
 		_, err := os.Stat(StatePath(dir))
 		return err == nil
 	})
@@ -355,11 +355,11 @@ func TestSupervisorKilledLeavesNoChild(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 2*time.Second, "children to die with their supervisor", func() bool { return len(taggedPIDs(t, tag)) == 0 })
+	testbin.WaitUntil(t, 2*time.Second, "children to die with their supervisor", func() bool { return len(taggedPIDs(t, tag)) == 0 })
 	// Pdeathsig fires when the forking thread dies; the lock goes with the
 	// last thread, a moment later.
 	var err error
-	waitFor(t, 2*time.Second, "the state to be stale", func() bool {
+	testbin.WaitUntil(t, 2*time.Second, "the state to be stale", func() bool {
 		_, err = Probe(dir)
 		return err != nil
 	})

@@ -226,7 +226,7 @@ func (u *upProc) wait(tb testing.TB, d time.Duration) int {
 func (p *project) state(tb testing.TB, what string, cond func(supervisor.State) bool) supervisor.State {
 	tb.Helper()
 	var st supervisor.State
-	waitUntil(tb, 30*time.Second, what, func() bool {
+	testbin.WaitUntil(tb, 30*time.Second, what, func() bool {
 		var err error
 		st, err = supervisor.ReadState(supervisor.StatePath(p.dir))
 		return err == nil && cond(st)
@@ -237,45 +237,7 @@ func (p *project) state(tb testing.TB, what string, cond func(supervisor.State) 
 // pids lists live processes that inherited this test's tag.
 func (p *project) pids(tb testing.TB) []int {
 	tb.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		tb.Skip("needs /proc")
-	}
-	want := []byte("WRAITH_TEST_TAG=" + p.tag + "\x00")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, want) || !processLive(pid) {
-			continue
-		}
-		pids = append(pids, pid)
-	}
-	return pids
-}
-
-// processLive: a zombie has exited, it only waits to be reaped.
-func processLive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i > 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
-}
-
-func waitUntil(tb testing.TB, d time.Duration, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	return testbin.Tagged(tb, "WRAITH_TEST_TAG", p.tag)
 }
 
 func freePort(tb testing.TB) int {
@@ -464,8 +426,8 @@ func TestUpSupervisorKilledLeavesNoChild(t *testing.T) {
 	if err := u.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 2*time.Second, "children to die with wraith up", func() bool {
-		return !processLive(children[0]) && !processLive(children[1])
+	testbin.WaitUntil(t, 2*time.Second, "children to die with wraith up", func() bool {
+		return !testbin.Live(children[0]) && !testbin.Live(children[1])
 	})
 	u.wait(t, 5*time.Second)
 	_, errOut, code := p.wraith(t, "env")
