@@ -77,7 +77,7 @@ func render(cfg benchConfig, d *runData, b bodies) string {
 	getMax, postFirst := fmt.Sprintf("GET c=%d", maxC), fmt.Sprintf("POST c=%d", cfg.conns[0])
 
 	p("# Wraith side-by-side benchmark\n\n")
-	p("Written by `make bench` (bench/run.sh, bench/harness) on %s. ", d.Started.UTC().Format("2006-01-02 15:04 MST"))
+	p("Written by bench/run.sh (`make bench`, through bench/harness) on %s. ", d.Started.UTC().Format("2006-01-02 15:04 MST"))
 	p("Medians of %d interleaved passes; each load runs %s with wrk (%d threads, keep-alive) against one server at a time on loopback, ",
 		cfg.passes, cfg.duration, cfg.wrkThreads)
 	p("after a %s unmeasured warm-up; wrk and the server share the machine's cores. ", cfg.warmup)
