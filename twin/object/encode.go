@@ -67,6 +67,10 @@ const hex = "0123456789abcdef"
 // unlike encoding/json, it leaves <, > and & alone; it escapes quotes,
 // backslashes, control characters, U+2028 and U+2029, and replaces
 // invalid UTF-8 with U+FFFD.
+//
+// twin/canon has its own quoting on purpose: canonical forms must match
+// encoding/json byte for byte (\b, \f, raw U+FFFD), while this one writes
+// what is served, in the provider's style.
 func AppendString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
 	start := 0
