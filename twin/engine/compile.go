@@ -290,7 +290,7 @@ func compileAnswer(ex *format.Exchange) (*recorded, error) {
 	} else {
 		body = []byte(ex.Response.BodyText)
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	setLength(h, len(body))
 	return &recorded{
 		status:   ex.Response.Status,
 		header:   h,

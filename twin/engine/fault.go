@@ -50,6 +50,6 @@ func (e *Engine) limited(st *session.State, a *answer) bool {
 		a.wraith = true
 		a.body = errorBody("rate-limited", fmt.Sprintf("this session sent more than %d requests per %s", e.rate.n, e.rate.window), nil)
 	}
-	a.header["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	setLength(a.header, len(a.body))
 	return true
 }

@@ -52,7 +52,7 @@ func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoin
 	}
 	if a.header == nil {
 		h["Content-Type"] = jsonType
-		h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+		setLength(h, len(a.body))
 	}
 	if a.replayed {
 		h["Idempotent-Replayed"] = trueVal
@@ -75,6 +75,20 @@ func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoin
 	}
 	w.WriteHeader(a.status)
 	w.Write(a.body)
+}
+
+// countedBody is the size below which net/http counts a body itself: a
+// handler's first 2 KiB stay in its buffer, and when the handler returns
+// with the whole body still there, net/http sends the Content-Length from
+// it without a header map entry or an allocation.
+const countedBody = 2048
+
+// setLength sets Content-Length for a body net/http would otherwise send
+// chunked.
+func setLength(h http.Header, n int) {
+	if n >= countedBody {
+		h["Content-Length"] = []string{strconv.Itoa(n)}
+	}
 }
 
 func joinComma(l []string) string {
@@ -138,7 +152,7 @@ func writeError(w http.ResponseWriter, status int, code, message string, details
 	body := errorBody(code, message, details)
 	h := w.Header()
 	h["Content-Type"] = jsonType
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	setLength(h, len(body))
 	w.WriteHeader(status)
 	w.Write(body)
 }
