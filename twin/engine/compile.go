@@ -155,6 +155,13 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	if err := e.compileRecordings(resources); err != nil {
 		return nil, err
 	}
+	for _, r := range resources {
+		// What writes start from is scrubbed once, here (see scrubbed).
+		e.scrubObject(r.skeleton)
+		if r.shape != nil {
+			e.scrubObject(r.shape)
+		}
+	}
 	if err := e.buildWorlds(resources); err != nil {
 		return nil, err
 	}

@@ -97,7 +97,7 @@ func TestApplyParams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ignored, err := applyParams(o, tt.params, map[string]bool{"id": true, "object": true}, nil)
+			ignored, err := applyParams(o, tt.params, map[string]bool{"id": true, "object": true}, nil, nil)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("want error %q, have %v", tt.err, err)

@@ -48,8 +48,7 @@ func (e *Engine) unknown(req *request, res *resource, id string, a *answer) {
 		return
 	}
 	o := res.template().Clone()
-	o.Set("id", id)
-	e.scrubObject(o)
+	o.Set("id", e.scrubbed("id", id))
 	a.status, a.body, a.prov = http.StatusOK, o.AppendJSON(nil), ProvTemplate
 }
 
@@ -103,6 +102,9 @@ func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Ob
 			a.body = errorBody("internal", "stored entity is not valid JSON: "+err.Error(), nil)
 			return nil, nil, false
 		}
+		if ent.Provenance == world.Recorded {
+			e.scrubObject(o) // recordings are served as recorded; what is saved is scrubbed
+		}
 		return o, ent, true
 	}
 	if e.opts.UnknownEntity == NotFound {
@@ -110,6 +112,6 @@ func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Ob
 		return nil, nil, false
 	}
 	o := res.template().Clone()
-	o.Set("id", id)
+	o.Set("id", e.scrubbed("id", id))
 	return o, &world.Entity{ID: id, Resource: res.name, Created: createdOf(o), Seq: st.NextSeq()}, true
 }

@@ -24,9 +24,10 @@ var ignoredParams = map[string]bool{"expand": true}
 // applyParams sets request parameters onto o the way the provider stores
 // them: a parameter names a field; nested objects merge (an empty string
 // clears a metadata key, or the whole field); strings are converted to the
-// field's type when the field is a number or boolean. Parameters that name
-// no field are returned, sorted, so the answer can say they were ignored.
-func applyParams(o *object.Object, params map[string]any, immutable map[string]bool, only []string) (ignored []string, err error) {
+// field's type when the field is a number or boolean, and scrubbed with
+// scrub when it is not nil. Parameters that name no field are returned,
+// sorted, so the answer can say they were ignored.
+func applyParams(o *object.Object, params map[string]any, immutable map[string]bool, only []string, scrub func(field string, v any) any) (ignored []string, err error) {
 	keys := make([]string, 0, len(params))
 	for k := range params {
 		keys = append(keys, k)
@@ -51,6 +52,9 @@ func applyParams(o *object.Object, params map[string]any, immutable map[string]b
 		v, err := convertParam(k, cur, params[k])
 		if err != nil {
 			return nil, err
+		}
+		if scrub != nil {
+			v = scrub(k, v)
 		}
 		o.Set(k, v)
 	}

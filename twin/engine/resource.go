@@ -190,7 +190,7 @@ func (r *rule) holds(o *object.Object) bool {
 }
 
 // apply runs the first rule that holds.
-func applyRules(rules []rule, o *object.Object, now int64) {
+func (e *Engine) applyRules(rules []rule, o *object.Object, now int64) {
 	for i := range rules {
 		if !rules[i].holds(o) {
 			continue
@@ -198,12 +198,12 @@ func applyRules(rules []rule, o *object.Object, now int64) {
 		for _, a := range rules[i].set {
 			switch {
 			case a.expr == nil:
-				o.Set(a.field, object.CloneValue(a.value))
+				o.Set(a.field, e.scrubbed(a.field, object.CloneValue(a.value)))
 			case a.expr.Now:
 				o.Set(a.field, json.Number(strconv.FormatInt(now+a.expr.Offset, 10)))
 			default:
 				v, _ := o.Get(a.expr.Field)
-				o.Set(a.field, object.CloneValue(v))
+				o.Set(a.field, e.scrubbed(a.field, object.CloneValue(v)))
 			}
 		}
 		return

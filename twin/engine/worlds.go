@@ -162,6 +162,30 @@ func (e *Engine) scrubObject(o *object.Object) {
 	}
 }
 
+// scrubbed returns v, about to be stored under field, with its PII
+// tokenized: all of it when field is PII-shaped, else whatever PII-shaped
+// fields it holds. Writes scrub only the values they set, so everything
+// an entity starts from must be scrubbed already: resource skeletons and
+// shapes are scrubbed when the twin is compiled, fixture entities when
+// their world is built, and a recorded entity when a write first takes it
+// up (see current).
+func (e *Engine) scrubbed(field string, v any) any {
+	if e.scrub.IsPII(field) {
+		return e.scrubAll(field, v)
+	}
+	switch t := v.(type) {
+	case *object.Object:
+		e.scrubObject(t)
+	case []any:
+		for _, el := range t {
+			if so, ok := el.(*object.Object); ok {
+				e.scrubObject(so)
+			}
+		}
+	}
+	return v
+}
+
 // scrubAll tokenizes every string leaf of v.
 func (e *Engine) scrubAll(field string, v any) any {
 	switch t := v.(type) {

@@ -45,9 +45,9 @@ func (e *Engine) paramFailed(a *answer, err error) {
 	e.invalid(a, "", err.Error())
 }
 
-// save saves o as the session's version of ent and answers with it.
+// save saves o as the session's version of ent and answers with it. o is
+// scrubbed already (see scrubbed).
 func (e *Engine) save(st *session.State, o *object.Object, ent *world.Entity, a *answer) {
-	e.scrubObject(o)
 	ne := &world.Entity{
 		ID:         ent.ID,
 		Resource:   ent.Resource,
@@ -88,17 +88,17 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	}
 	o := res.skeleton.Clone()
 	id := st.NewID(res.idPrefix, defaultIDLen)
-	o.Set("id", id)
+	o.Set("id", e.scrubbed("id", id))
 	now := json64(req.now)
 	for _, f := range res.timestamps {
 		o.Set(f, now)
 	}
-	ignored, err := applyParams(o, p, res.immutable, nil)
+	ignored, err := applyParams(o, p, res.immutable, nil, e.scrubbed)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
 	}
-	applyRules(res.create, o, req.now)
+	e.applyRules(res.create, o, req.now)
 	e.save(st, o, &world.Entity{ID: id, Resource: res.name, Created: req.now, Seq: st.NextSeq()}, a)
 	a.ignored = ignored
 }
@@ -114,7 +114,7 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
-	ignored, err := applyParams(o, p, res.immutable, nil)
+	ignored, err := applyParams(o, p, res.immutable, nil, e.scrubbed)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -139,12 +139,12 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		e.unexpectedState(a, res, ent.ID, status, act)
 		return
 	}
-	ignored, err := applyParams(o, p, res.immutable, act.params)
+	ignored, err := applyParams(o, p, res.immutable, act.params, e.scrubbed)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
 	}
-	applyRules(act.rules, o, req.now)
+	e.applyRules(act.rules, o, req.now)
 	e.save(st, o, ent, a)
 	a.ignored = ignored
 }
