@@ -32,9 +32,12 @@ const MaxDepth = 32
 // parameter of the same top-level name. Bodies of other media types add
 // nothing. When the error is nil, the map is not.
 func Params(contentType string, body []byte, query string) (map[string]any, error) {
-	params := map[string]any{}
-	if err := decodePairs(params, "query", query); err != nil {
-		return nil, err
+	var params map[string]any
+	if query != "" {
+		params = map[string]any{}
+		if err := decodePairs(params, "query", query); err != nil {
+			return nil, err
+		}
 	}
 	var fromBody map[string]any
 	switch mediaOf(contentType) {
@@ -49,7 +52,10 @@ func Params(contentType string, body []byte, query string) (map[string]any, erro
 			return nil, err
 		}
 	}
-	if len(params) == 0 && fromBody != nil {
+	if len(params) == 0 {
+		if fromBody == nil {
+			return map[string]any{}, nil
+		}
 		return fromBody, nil
 	}
 	for k, v := range fromBody {
@@ -86,7 +92,9 @@ func decodePairs(root map[string]any, kind, s string) error {
 		}
 	}
 	for k, v := range root {
-		root[k] = listify(v)
+		if m, ok := v.(map[string]any); ok {
+			root[k] = listify(m)
+		}
 	}
 	return nil
 }
