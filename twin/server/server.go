@@ -204,7 +204,9 @@ func (s *Server) handler() http.Handler {
 			engine.WriteError(w, http.StatusRequestEntityTooLarge, "body-too-large", fmt.Sprintf("request body is %d bytes; the limit is %d (--max-body)", r.ContentLength, max), nil)
 			return
 		}
-		if r.Body != http.NoBody {
+		// A declared length is already what net/http reads at most, and
+		// it was checked above; only a chunked body needs a limit here.
+		if r.ContentLength < 0 {
 			r.Body = http.MaxBytesReader(w, r.Body, max)
 		}
 		if strings.HasPrefix(r.URL.Path, control.Prefix) {
