@@ -8,50 +8,31 @@ import (
 	"sync/atomic"
 )
 
-const shardCount = 64
-
 // ErrLimit is returned when creating a session would pass the limit.
 var ErrLimit = errors.New("session limit reached")
 
-// Store finds sessions by name. It is sharded so that concurrent lookups
-// and creations of different sessions rarely contend.
+// Store finds sessions by name. Lookups, one per request, take no lock
+// and write no shared memory, so requests of any sessions never contend
+// here; creations and deletions, rare by comparison, take one mutex so
+// that the count and the limit agree.
 type Store struct {
-	shards [shardCount]shard
-	count  atomic.Int64
-	max    int64
-}
-
-type shard struct {
-	mu sync.RWMutex
-	m  map[string]*Session
+	m     sync.Map // name → *Session
+	mu    sync.Mutex
+	count atomic.Int64
+	max   int64
 }
 
 // NewStore returns a store that holds at most max sessions (0 = no limit).
 func NewStore(max int) *Store {
-	st := &Store{max: int64(max)}
-	for i := range st.shards {
-		st.shards[i].m = map[string]*Session{}
-	}
-	return st
-}
-
-func (st *Store) shard(name string) *shard {
-	// FNV-1a, inlined so a lookup does not allocate.
-	h := uint32(2166136261)
-	for i := 0; i < len(name); i++ {
-		h ^= uint32(name[i])
-		h *= 16777619
-	}
-	return &st.shards[h%shardCount]
+	return &Store{max: int64(max)}
 }
 
 // Get returns the session named name, or nil.
 func (st *Store) Get(name string) *Session {
-	sh := st.shard(name)
-	sh.mu.RLock()
-	s := sh.m[name]
-	sh.mu.RUnlock()
-	return s
+	if v, ok := st.m.Load(name); ok {
+		return v.(*Session)
+	}
+	return nil
 }
 
 // GetOrCreate returns the session named name, creating it with mk when
@@ -61,30 +42,27 @@ func (st *Store) GetOrCreate(name string, mk func() *Session) (s *Session, creat
 	if s := st.Get(name); s != nil {
 		return s, false, nil
 	}
-	sh := st.shard(name)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if s := sh.m[name]; s != nil {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if s := st.Get(name); s != nil {
 		return s, false, nil
 	}
 	if st.max > 0 && st.count.Load() >= st.max {
 		return nil, false, fmt.Errorf("%w: %d sessions are alive (raise --max-sessions, or delete sessions you no longer need)", ErrLimit, st.max)
 	}
 	s = mk()
-	sh.m[name] = s
+	st.m.Store(name, s)
 	st.count.Add(1)
 	return s, true, nil
 }
 
 // Delete removes the session named name and reports whether it existed.
 func (st *Store) Delete(name string) bool {
-	sh := st.shard(name)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if _, ok := sh.m[name]; !ok {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, ok := st.m.LoadAndDelete(name); !ok {
 		return false
 	}
-	delete(sh.m, name)
 	st.count.Add(-1)
 	return true
 }
@@ -95,14 +73,10 @@ func (st *Store) Len() int { return int(st.count.Load()) }
 // All returns every session, sorted by name.
 func (st *Store) All() []*Session {
 	var out []*Session
-	for i := range st.shards {
-		sh := &st.shards[i]
-		sh.mu.RLock()
-		for _, s := range sh.m {
-			out = append(out, s)
-		}
-		sh.mu.RUnlock()
-	}
+	st.m.Range(func(_, v any) bool {
+		out = append(out, v.(*Session))
+		return true
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
