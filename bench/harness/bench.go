@@ -197,21 +197,8 @@ func runBench(ctx context.Context, args []string) error {
 		return fmt.Errorf("take Wraith's answers for the other servers: %w", err)
 	}
 	for pass := 1; pass <= cfg.passes; pass++ {
-		for _, name := range cfg.servers {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			fmt.Fprintf(os.Stderr, "== pass %d/%d: %s\n", pass, cfg.passes, name)
-			st, loads := runServer(ctx, cfg, name, pass, b)
-			data.Starts = append(data.Starts, st)
-			data.Loads = append(data.Loads, loads...)
-			if st.Err != "" {
-				fmt.Fprintf(os.Stderr, "   %s\n", st.Err)
-			}
-			for _, l := range loads {
-				fmt.Fprintf(os.Stderr, "   %-10s %9.0f req/s  p50 %7.2f ms  p99 %7.2f ms  cpu %6.1f µs/req  peak %6.1f MiB  non2xx %d  errors %d  wrk %.2f cores  others %.2f cores\n",
-					l.Load, l.RPS, l.P50/1000, l.P99/1000, l.CPUPerReq, float64(l.PeakRSS)/1024, l.Non2xx, l.Errors, l.ClientCores, l.OtherCores)
-			}
+		if err := runPass(ctx, cfg, pass, b, data); err != nil {
+			return err
 		}
 	}
 	data.LoadAvgEnd = loadAvg()
@@ -259,100 +246,161 @@ func takeBodies(ctx context.Context, cfg benchConfig) (bodies, error) {
 	return b, os.WriteFile(b.postFile, b.post, 0o644)
 }
 
-// runServer starts one server, measures its start and idle memory, seeds
-// sessions for wraith-10k, warms it up and runs every load; then stops it.
-func runServer(ctx context.Context, cfg benchConfig, name string, pass int, b bodies) (startResult, []loadResult) {
-	st := startResult{Server: name, Pass: pass}
+// runPass starts every server, one after the other, then runs each load
+// on every server in turn before the next load: the figures a ratio
+// compares are taken seconds apart, under the same conditions of a shared
+// machine, rather than minutes apart. Idle servers wait meanwhile; what
+// they use counts among the "others" of each load. Every server is
+// stopped when the pass ends.
+func runPass(ctx context.Context, cfg benchConfig, pass int, b bodies, data *runData) error {
+	var all, live []*liveServer
+	defer func() {
+		for _, ls := range live {
+			ls.p.stop()
+		}
+	}()
+	for _, name := range cfg.servers {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fmt.Fprintf(os.Stderr, "== pass %d/%d: starting %s\n", pass, cfg.passes, name)
+		ls := startServer(ctx, cfg, name, pass, b)
+		all = append(all, ls)
+		if ls.p != nil {
+			live = append(live, ls)
+		}
+		if ls.st.Err != "" {
+			fmt.Fprintf(os.Stderr, "   %s\n", ls.st.Err)
+		}
+	}
+	for _, l := range cfg.loads() {
+		for _, ls := range live {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if ls.st.Err != "" {
+				continue
+			}
+			r, ok := ls.run(ctx, cfg, l)
+			if !ok {
+				fmt.Fprintf(os.Stderr, "   %s: %s\n", ls.st.Server, ls.st.Err)
+				continue
+			}
+			data.Loads = append(data.Loads, r)
+			fmt.Fprintf(os.Stderr, "   %-26s %-10s %9.0f req/s  p50 %7.2f ms  p99 %7.2f ms  cpu %6.1f µs/req  peak %6.1f MiB  non2xx %d  errors %d  wrk %.2f cores  others %.2f cores\n",
+				r.Server, r.Load, r.RPS, r.P50/1000, r.P99/1000, r.CPUPerReq, float64(r.PeakRSS)/1024, r.Non2xx, r.Errors, r.ClientCores, r.OtherCores)
+		}
+	}
+	for _, ls := range all {
+		data.Starts = append(data.Starts, *ls.st)
+	}
+	return nil
+}
+
+// liveServer is a started server of a pass, with what its loads send.
+type liveServer struct {
+	p                      *proc
+	st                     *startResult // errors of later loads are added to it
+	logPath                string
+	sessions, postSessions int
+	prefix                 string
+}
+
+// startServer starts one server and measures its start and idle memory,
+// seeds sessions for wraith-10k and warms it up. On failure, st.Err says
+// why and p is stopped (nil when it never started).
+func startServer(ctx context.Context, cfg benchConfig, name string, pass int, b bodies) *liveServer {
+	st := &startResult{Server: name, Pass: pass}
+	ls := &liveServer{st: st, sessions: 1, prefix: "b-", postSessions: cfg.postSessions}
 	work, err := filepath.Abs(filepath.Join(cfg.out, "work", name))
 	if err == nil {
 		err = os.MkdirAll(work, 0o755)
 	}
 	if err != nil {
 		st.Err = err.Error()
-		return st, nil
+		return ls
 	}
 	s, err := specFor(name, cfg.peers, b, work, cfg.sessions*2)
 	if err != nil {
 		st.Err = err.Error()
-		return st, nil
+		return ls
 	}
-	logPath := filepath.Join(cfg.out, "logs", fmt.Sprintf("%s-pass%d.log", name, pass))
+	ls.logPath = filepath.Join(cfg.out, "logs", fmt.Sprintf("%s-pass%d.log", name, pass))
 	waitQuiet(ctx, cfg.quietWait, cfg.quietCores)
-	p, su, err := start(ctx, s, logPath, 2*time.Minute)
+	p, su, err := start(ctx, s, ls.logPath, 2*time.Minute)
 	if err != nil {
 		st.Err = "did not start: " + err.Error()
-		return st, nil
+		return ls
 	}
-	defer p.stop()
+	ls.p = p
 	st.Ready, st.Answer, st.BodyLen = su.Ready, su.Answer, len(su.Body)
 	st.SameBytes = bytes.Equal(su.Body, b.get)
 	sleep(ctx, time.Second)
 	if m, err := procStatus(p.pid); err == nil {
 		st.IdleRSS = m["VmRSS"]
 	}
-	sessions, prefix, postSessions := 1, "b-", cfg.postSessions
 	if name == sWraith10k {
 		t0 := time.Now()
 		if err := seedSessions(ctx, p.url, cfg.sessions, cfg.seedEntities); err != nil {
 			st.Err = "seeding sessions: " + err.Error()
-			return st, nil
+			return ls
 		}
 		st.Seed = time.Since(t0)
 		sleep(ctx, time.Second)
 		if m, err := procStatus(p.pid); err == nil {
 			st.SeededRSS = m["VmRSS"]
 		}
-		sessions, prefix, postSessions = cfg.sessions, "s-", cfg.sessions
-	}
-	env := func(mode string, n int) []string {
-		return []string{"WRK_MODE=" + mode, "WRK_SESSIONS=" + strconv.Itoa(n), "WRK_SESSION_PREFIX=" + prefix,
-			"WRK_AUTH=" + authHeader, "WRK_BODY=" + createBody, "WRK_GET_PATH=" + getPath, "WRK_POST_PATH=" + postPath}
+		ls.sessions, ls.prefix, ls.postSessions = cfg.sessions, "s-", cfg.sessions
 	}
 	if cfg.warmup > 0 {
-		w := wrkRun{url: p.url, threads: cfg.wrkThreads, conns: cfg.conns[0], duration: cfg.warmup.Round(time.Second), lua: cfg.lua, env: env("get", sessions)}
+		w := wrkRun{url: p.url, threads: cfg.wrkThreads, conns: cfg.conns[0], duration: cfg.warmup.Round(time.Second), lua: cfg.lua, env: ls.env("get", ls.sessions)}
 		if _, err := w.run(ctx); err != nil {
 			st.Err = "warm-up: " + err.Error()
-			return st, nil
 		}
 	}
-	var out []loadResult
-	for _, l := range cfg.loads() {
-		n := sessions
-		if l.mode == "post" {
-			n = postSessions
-		}
-		w := wrkRun{url: p.url, threads: cfg.wrkThreads, conns: l.conns, duration: cfg.duration, lua: cfg.lua, env: env(l.mode, n)}
-		// A load that other processes disturbed is measured again, up to
-		// cfg.retries times; the least disturbed attempt is kept, and the
-		// failures of every attempt count.
-		var kept loadResult
-		var non2xx, errs int64
-		for attempt := 0; attempt <= cfg.retries; attempt++ {
-			if ctx.Err() != nil || !p.alive() {
-				st.Err = fmt.Sprintf("stopped before %s: %v%s", l, p.err, tail(logPath))
-				return st, out
-			}
-			waitQuiet(ctx, cfg.quietWait, cfg.quietCores)
-			r, err := measure(ctx, w, p, &st)
-			if err != nil {
-				st.Err = err.Error()
-				return st, out
-			}
-			r.Server, r.Load, r.Pass = name, l.String(), pass
-			non2xx, errs = non2xx+r.Non2xx, errs+r.Errors
-			if attempt == 0 || r.OtherCores < kept.OtherCores {
-				kept = r
-			}
-			if !kept.Disturbed {
-				break
-			}
-			fmt.Fprintf(os.Stderr, "   %s disturbed: other processes kept %.2f cores busy%s\n", l, r.OtherCores,
-				map[bool]string{true: ", measuring again", false: ""}[attempt < cfg.retries])
-		}
-		kept.Non2xx, kept.Errors = non2xx, errs
-		out = append(out, kept)
+	return ls
+}
+
+func (ls *liveServer) env(mode string, n int) []string {
+	return []string{"WRK_MODE=" + mode, "WRK_SESSIONS=" + strconv.Itoa(n), "WRK_SESSION_PREFIX=" + ls.prefix,
+		"WRK_AUTH=" + authHeader, "WRK_BODY=" + createBody, "WRK_GET_PATH=" + getPath, "WRK_POST_PATH=" + postPath}
+}
+
+// run measures one load. A load that other processes disturbed is
+// measured again, up to cfg.retries times; the least disturbed attempt is
+// kept, and the failures of every attempt count. ok is false when the
+// server failed; st.Err says how.
+func (ls *liveServer) run(ctx context.Context, cfg benchConfig, l loadSpec) (kept loadResult, ok bool) {
+	n := ls.sessions
+	if l.mode == "post" {
+		n = ls.postSessions
 	}
-	return st, out
+	w := wrkRun{url: ls.p.url, threads: cfg.wrkThreads, conns: l.conns, duration: cfg.duration, lua: cfg.lua, env: ls.env(l.mode, n)}
+	var non2xx, errs int64
+	for attempt := 0; attempt <= cfg.retries; attempt++ {
+		if ctx.Err() != nil || !ls.p.alive() {
+			ls.st.Err = fmt.Sprintf("stopped before %s: %v%s", l, ls.p.err, tail(ls.logPath))
+			return kept, false
+		}
+		waitQuiet(ctx, cfg.quietWait, cfg.quietCores)
+		r, err := measure(ctx, w, ls.p, ls.st)
+		if err != nil {
+			ls.st.Err = err.Error()
+			return kept, false
+		}
+		r.Server, r.Load, r.Pass = ls.st.Server, l.String(), ls.st.Pass
+		non2xx, errs = non2xx+r.Non2xx, errs+r.Errors
+		if attempt == 0 || r.OtherCores < kept.OtherCores {
+			kept = r
+		}
+		if !kept.Disturbed {
+			break
+		}
+		fmt.Fprintf(os.Stderr, "   %s disturbed: other processes kept %.2f cores busy%s\n", l, r.OtherCores,
+			map[bool]string{true: ", measuring again", false: ""}[attempt < cfg.retries])
+	}
+	kept.Non2xx, kept.Errors = non2xx, errs
+	return kept, true
 }
 
 // measure runs one load and reads the server's CPU time and peak RSS

@@ -78,9 +78,11 @@ func render(cfg benchConfig, d *runData, b bodies) string {
 
 	p("# Wraith side-by-side benchmark\n\n")
 	p("Written by bench/run.sh (`make bench`, through bench/harness) on %s. ", d.Started.UTC().Format("2006-01-02 15:04 MST"))
-	p("Medians of %d interleaved passes; each load runs %s with wrk (%d threads, keep-alive) against one server at a time on loopback, ",
-		cfg.passes, cfg.duration, cfg.wrkThreads)
-	p("after a %s unmeasured warm-up; wrk and the server share the machine's cores. ", cfg.warmup)
+	p("Medians of %d passes. In each pass every server is started (and warmed up for %s), then each load runs on every server in turn, ",
+		cfg.passes, cfg.warmup)
+	p("so the figures a ratio compares are taken seconds apart; a load runs %s with wrk (%d threads, keep-alive) against one server at a time on loopback, ",
+		cfg.duration, cfg.wrkThreads)
+	p("while the others wait idle; wrk and the server share the machine's cores. ")
 	p("Every figure is also given as a ratio to the plain net/http ceiling (bench/ceiling) measured in the same run. ")
 	p("How to run and read it: bench/README.md.\n\n")
 	p("Machine: %s; load average %s at the start, %s at the end.\n\n", strings.Join(machine(), "; "), d.LoadAvgStart, d.LoadAvgEnd)
