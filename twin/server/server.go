@@ -161,13 +161,11 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	// Timeouts and header limits: see docs/security.md.
 	s.srv = &http.Server{
 		Handler: s.handler(),
-		// One deadline for the whole request: with ReadTimeout equal to
-		// ReadHeaderTimeout, net/http sets the read deadline once per
-		// request instead of twice. No WriteTimeout: it would cost a
-		// deadline per request too, and a client that stops reading its
-		// answers ties up only its own connection.
+		// No WriteTimeout: net/http would set a write deadline (a timer)
+		// on every request, and a client that stops reading its answers
+		// ties up only its own connection.
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       10 * time.Second,
+		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
