@@ -91,7 +91,7 @@ func parseBenchFlags(args []string) (benchConfig, error) {
 	servers := fs.String("servers", strings.Join(allServers, ","), "servers to run, in order")
 	fs.IntVar(&c.sessions, "sessions", 10000, "sessions alive in the wraith-10k run")
 	fs.IntVar(&c.seedEntities, "seed-entities", 3, "entities each of those sessions holds")
-	fs.IntVar(&c.postSessions, "post-sessions", 64, "sessions the creates of the one-session run spread over")
+	fs.IntVar(&c.postSessions, "post-sessions", 256, "sessions the creates of the one-session run spread over")
 	fs.StringVar(&c.peers.wraith, "wraith", "", "wraith or wraith-twin binary")
 	fs.StringVar(&c.peers.ceiling, "ceiling", "", "ceiling binary (bench/ceiling)")
 	fs.StringVar(&c.peers.stripeMock, "stripe-mock", "", "stripe-mock binary")
