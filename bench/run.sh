@@ -164,14 +164,18 @@ profile_one() {
 	fi
 }
 # served_profile TITLE MODE: a CPU profile of the whole Wraith process
-# (bench/wraithprof) while wrk sends the benchmark's MODE load at c=256.
+# (bench/wraithprof) while wrk sends the benchmark's MODE load at c=256,
+# and a profile of the heap it holds once the load is over.
 served_profile() {
 	if [ -x "$BIN/wraithprof" ] && run_harness profile -wraithprof "$BIN/wraithprof" -out "$OUT" \
-		-lua bench/load.lua -mode "$2" -conns 256 -duration "$DURATION" \
-		-cpuprofile "$OUT/served-$2.prof" >"$OUT/logs/served-$2.txt" 2>&1; then
+		-lua bench/load.lua -mode "$2" -conns 256 -duration "$DURATION" -sessions 256 \
+		-cpuprofile "$OUT/served-$2.prof" -memprofile "$OUT/served-$2-heap.prof" >"$OUT/logs/served-$2.txt" 2>&1; then
 		printf '%s (bench/wraithprof: Wraith serving checkout with a CPU profile of the whole process, under wrk -t2 -c256 for %s; `go tool pprof -top -cum`):\n\n```\n' "$1" "$DURATION"
 		cat "$OUT/logs/served-$2.txt"
 		go tool pprof -top -cum -nodecount 40 "$BIN/wraithprof" "$OUT/served-$2.prof" 2>/dev/null | sed -n '/^Showing nodes/,$p'
+		printf '```\n\n'
+		printf 'What the process held once that load was over (`go tool pprof -sample_index=inuse_space -top`, live objects after a GC):\n\n```\n'
+		go tool pprof -sample_index=inuse_space -top -nodecount 12 "$BIN/wraithprof" "$OUT/served-$2-heap.prof" 2>/dev/null | sed -n '/^Showing nodes/,$p'
 		printf '```\n\n'
 	else
 		printf '%s: no profile, see %s.\n\n' "$1" "$OUT/logs/served-$2.txt"

@@ -20,6 +20,7 @@ func runProfile(ctx context.Context, args []string) error {
 	out := fs.String("out", "bench/out", "folder for logs and scratch files")
 	lua := fs.String("lua", "bench/load.lua", "wrk script")
 	prof := fs.String("cpuprofile", "", "profile to write")
+	memProf := fs.String("memprofile", "", "heap profile to write when the load is over (optional)")
 	mode := fs.String("mode", "get", "get or post")
 	conns := fs.Int("conns", 256, "keep-alive connections")
 	sessions := fs.Int("sessions", 64, "sessions the load spreads over")
@@ -30,7 +31,7 @@ func runProfile(ctx context.Context, args []string) error {
 	if *bin == "" || *prof == "" {
 		return usageError{"want -wraithprof BIN and -cpuprofile FILE"}
 	}
-	for _, p := range []*string{bin, out, lua, prof} {
+	for _, p := range []*string{bin, out, lua, prof, memProf} {
 		if err := absolute(p); err != nil {
 			return err
 		}
@@ -43,6 +44,9 @@ func runProfile(ctx context.Context, args []string) error {
 	s := spec{name: "wraithprof", dir: work, ready: ready, probe: getProbe(), argv: []string{*bin, "checkout",
 		"--port", "0", "--ready-json", ready, "--seed", "42", "--clock", "deterministic",
 		"--max-sessions", "20000", "--cpuprofile", *prof}}
+	if *memProf != "" {
+		s.argv = append(s.argv, "--memprofile", *memProf)
+	}
 	p, _, err := start(ctx, s, filepath.Join(*out, "logs", "profile-"+*mode+".log"), time.Minute)
 	if err != nil {
 		return err

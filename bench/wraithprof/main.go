@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"syscall"
 
@@ -35,6 +36,7 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("wraithprof", flag.ContinueOnError)
 	cfg := server.Flags(fs)
 	prof := fs.String("cpuprofile", "", "write a CPU profile of the whole run here")
+	memProf := fs.String("memprofile", "", "when it stops, write a heap profile here (live objects after a GC)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -62,5 +64,28 @@ func run(args []string) error {
 	defer pprof.StopCPUProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return srv.Run(ctx)
+	if err := srv.Run(ctx); err != nil {
+		return err
+	}
+	if *memProf == "" {
+		return nil
+	}
+	err = writeHeap(*memProf)
+	runtime.KeepAlive(srv) // its sessions are what the heap profile shows
+	return err
+}
+
+// writeHeap writes a heap profile of what is still alive: the server has
+// stopped, but its sessions, and everything they hold, are still reachable.
+func writeHeap(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
