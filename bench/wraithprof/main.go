@@ -16,9 +16,11 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wraithdev/wraith/internal/gctune"
 	"github.com/wraithdev/wraith/twin/server"
 )
 
@@ -64,6 +66,7 @@ func run(args []string) error {
 	defer pprof.StopCPUProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer gctune.Start(ctx, gctune.Default, 500*time.Millisecond, os.Getenv)() // as wraith serve does
 	if err := srv.Run(ctx); err != nil {
 		return err
 	}
