@@ -63,6 +63,11 @@ func targets(cfg benchConfig, m medians) []target {
 	}
 	ts = append(ts, target{what: fmt.Sprintf("Peak RSS under all loads, holding ~%.0fk created entities at the end", created/1000),
 		measured: fMiB(pa), ratio: fPct(pa / (60 * 1024)), goal: "≤ 60 MiB", met: atMost(pa, 60*1024)})
+	if created > 0 {
+		per := (pa - idle) * 1024 / created
+		ts = append(ts, target{what: "Resident memory per created entity: (peak − idle RSS) ÷ entities (for information)",
+			measured: fmt.Sprintf("%.0f B", per), ratio: "—", goal: "—", met: -2})
+	}
 	pk := m.peak(K, "GET")
 	ts = append(ts, target{what: fmt.Sprintf("Peak RSS under the GET loads, %d sessions alive (for information)", cfg.sessions),
 		measured: fMiB(pk), ratio: "—", goal: "—", met: -2})
