@@ -145,20 +145,7 @@ func (e *Engine) fixtureWorld(base *world.World, set *format.FixtureSet, resourc
 func (e *Engine) scrubObject(o *object.Object) {
 	for _, k := range o.Keys() {
 		v, _ := o.Get(k)
-		if e.scrub.IsPII(k) {
-			o.Set(k, e.scrubAll(k, v))
-			continue
-		}
-		switch t := v.(type) {
-		case *object.Object:
-			e.scrubObject(t)
-		case []any:
-			for _, el := range t {
-				if so, ok := el.(*object.Object); ok {
-					e.scrubObject(so)
-				}
-			}
-		}
+		o.Set(k, e.scrubbed(k, v))
 	}
 }
 
