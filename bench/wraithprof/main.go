@@ -16,7 +16,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"syscall"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -66,7 +65,8 @@ func run(args []string) error {
 	defer pprof.StopCPUProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	defer gctune.Start(ctx, gctune.Default, 500*time.Millisecond, os.Getenv)() // as wraith serve does
+	stopTuning := gctune.Start(ctx, gctune.Default(), os.Getenv) // as wraith serve does
+	defer stopTuning()
 	if err := srv.Run(ctx); err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -85,8 +84,8 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// How often to look at the live heap to choose the GC percentage.
-	defer gctune.Start(ctx, gctune.Default, 500*time.Millisecond, os.Getenv)()
+	stopTuning := gctune.Start(ctx, gctune.Default(), os.Getenv)
+	defer stopTuning()
 	if err := srv.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "wraith-twin: %v\n", err)
 		return 1

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
@@ -70,13 +69,10 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		}
 		return err
 	}
-	defer gctune.Start(ctx, gctune.Default, gcTuneEvery, f.Getenv)()
+	stopTuning := gctune.Start(ctx, gctune.Default(), f.Getenv)
+	defer stopTuning()
 	return srv.Run(ctx)
 }
-
-// gcTuneEvery is how often a serving process looks at its live heap to
-// choose its GC percentage (internal/gctune).
-const gcTuneEvery = 500 * time.Millisecond
 
 // newLogger builds the process logger on stderr.
 func newLogger(f *factory, name, format, level string, debug bool) hclog.Logger {

@@ -23,11 +23,15 @@ type Policy struct {
 	// The live heap becomes large above Up bytes and small again below
 	// Down; the gap keeps the setting from flapping.
 	Up, Down uint64
+	Every    time.Duration // how often to look at the live heap
 }
 
-// Default raises GOGC to 400 while the live heap is under 8 MiB, so the
-// heap stays under about 40 MiB, and keeps the runtime's 100 above it.
-var Default = Policy{Small: 400, Large: 100, Up: 8 << 20, Down: 4 << 20}
+// Default raises GOGC to 400 while the live heap is under 4 MiB, and
+// returns to the runtime's 100 once it passes 8 MiB, so that the heap
+// stays under about 40 MiB at the raised setting. It looks twice a second.
+func Default() Policy {
+	return Policy{Small: 400, Large: 100, Up: 8 << 20, Down: 4 << 20, Every: 500 * time.Millisecond}
+}
 
 // Next returns the GC percentage for a live heap of live bytes when cur is
 // in force.
@@ -44,10 +48,10 @@ func (p Policy) Next(cur int, live uint64) int {
 
 const liveMetric = "/gc/heap/live:bytes"
 
-// Run applies p every interval until ctx ends, then restores the GC
+// Run applies p every p.Every until ctx ends, then restores the GC
 // percentage it found. It does nothing when the user set GOGC (getenv
 // reads the environment): their setting wins.
-func Run(ctx context.Context, p Policy, interval time.Duration, getenv func(string) string) {
+func Run(ctx context.Context, p Policy, getenv func(string) string) {
 	if getenv("GOGC") != "" {
 		return
 	}
@@ -59,15 +63,15 @@ func Run(ctx context.Context, p Policy, interval time.Duration, getenv func(stri
 		}
 		return sample[0].Value.Uint64(), true
 	}
-	run(ctx, p, interval, live, debug.SetGCPercent)
+	run(ctx, p, live, debug.SetGCPercent)
 }
 
 // run is Run with the runtime's two knobs passed in.
-func run(ctx context.Context, p Policy, interval time.Duration, live func() (uint64, bool), setPercent func(int) int) {
+func run(ctx context.Context, p Policy, live func() (uint64, bool), setPercent func(int) int) {
 	cur := p.Large
 	orig := setPercent(cur)
 	defer setPercent(orig)
-	t := time.NewTicker(interval)
+	t := time.NewTicker(p.Every)
 	defer t.Stop()
 	for {
 		if n, ok := live(); ok {
@@ -86,12 +90,12 @@ func run(ctx context.Context, p Policy, interval time.Duration, live func() (uin
 
 // Start runs Run in its own goroutine; stop ends it and waits until the
 // GC percentage is restored.
-func Start(ctx context.Context, p Policy, interval time.Duration, getenv func(string) string) (stop func()) {
+func Start(ctx context.Context, p Policy, getenv func(string) string) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Run(ctx, p, interval, getenv)
+		Run(ctx, p, getenv)
 	}()
 	return func() {
 		cancel()

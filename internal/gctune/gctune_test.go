@@ -9,7 +9,7 @@ import (
 )
 
 func TestNextSwitchesWithHysteresis(t *testing.T) {
-	p := Policy{Small: 400, Large: 100, Up: 8 << 20, Down: 4 << 20}
+	p := Default()
 	steps := []struct {
 		live uint64
 		want int
@@ -81,14 +81,16 @@ func TestRunFollowsTheHeapAndRestores(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		run(ctx, Default, time.Millisecond, f.read, f.set)
+		p := Default()
+		p.Every = time.Millisecond
+		run(ctx, p, f.read, f.set)
 		close(done)
 	}()
-	waitFor(t, f, Default.Small)
+	waitFor(t, f, Default().Small)
 	f.setLive(32 << 20) // sessions filled up with state
-	waitFor(t, f, Default.Large)
+	waitFor(t, f, Default().Large)
 	f.setLive(1 << 20) // and were deleted
-	waitFor(t, f, Default.Small)
+	waitFor(t, f, Default().Small)
 	cancel()
 	<-done
 	if cur := f.current(); cur != 123 {
@@ -102,7 +104,7 @@ func TestRunLeavesAUserGOGCAlone(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		// A tuner would run until its context ends, and this one never does.
-		Run(context.Background(), Default, time.Millisecond, func(k string) string {
+		Run(context.Background(), Default(), func(k string) string {
 			if k == "GOGC" {
 				return "150"
 			}
