@@ -1,0 +1,17 @@
+// Package importrules holds no code: its test keeps the import directions
+// of the project's style rules true for the whole module, so that a forbidden
+// import fails `go test ./...` rather than a later review.
+//
+// The rules, each with its reason:
+//
+//   - supervisor may use no package of this module but ipc: the process
+//     boundary is the contract, and ipc is all the two sides share.
+//   - ipc uses the standard library only: its package doc is the wire spec,
+//     readable without this module.
+//   - cobra and pflag live only in cmd/wraith.
+//   - nothing under twin/ imports supervisor, manifest or cmd/: a twin is an
+//     http.Handler and a server, and knows nothing of processes or projects.
+//   - manifest imports nothing of this module: it turns a file into structs.
+//   - internal/testbin is for tests only.
+//   - os.Exit is called only in main packages.
+package importrules
