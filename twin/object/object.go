@@ -18,10 +18,24 @@ import (
 )
 
 // Object is an ordered JSON object. The zero value is an empty object.
+//
+// Small objects find a field by scanning their names, which is cheaper
+// than hashing at the sizes providers use. Past indexAt fields, Set builds
+// an index from name to position, so that building or merging an object
+// of n fields costs O(n) and not O(n²) (a request may carry tens of
+// thousands of metadata keys). Get only reads the index and never builds
+// it: objects shared between goroutines, such as a resource's skeleton,
+// are only ever read, and reading must not write.
 type Object struct {
-	keys []string
-	vals []any
+	keys  []string
+	vals  []any
+	index map[string]int // nil until Set sees more than indexAt fields
 }
+
+// indexAt is the field count past which an object keeps an index. Provider
+// entities (Stripe's largest have about 50 top-level fields) stay below it,
+// so the create path neither builds nor copies a map.
+const indexAt = 64
 
 // New returns an empty object with room for n fields.
 func New(n int) *Object {
@@ -34,15 +48,36 @@ func (o *Object) Len() int { return len(o.keys) }
 // Keys returns the field names in order. The slice must not be modified.
 func (o *Object) Keys() []string { return o.keys }
 
-// Get returns the value of field k.
-func (o *Object) Get(k string) (any, bool) {
+// Values returns the field values in the order of Keys. The slice must
+// not be modified; set fields with Set.
+func (o *Object) Values() []any { return o.vals }
+
+// find returns the position of field k, or -1.
+func (o *Object) find(k string) int {
+	if o.index != nil {
+		if i, ok := o.index[k]; ok {
+			return i
+		}
+		return -1
+	}
 	for i, key := range o.keys {
 		if key == k {
-			return o.vals[i], true
+			return i
 		}
+	}
+	return -1
+}
+
+// Get returns the value of field k.
+func (o *Object) Get(k string) (any, bool) {
+	if i := o.find(k); i >= 0 {
+		return o.vals[i], true
 	}
 	return nil, false
 }
+
+// Has reports whether o has field k.
+func (o *Object) Has(k string) bool { return o.find(k) >= 0 }
 
 // String returns field k when it is a string.
 func (o *Object) String(k string) string {
@@ -53,23 +88,40 @@ func (o *Object) String(k string) string {
 
 // Set sets field k, keeping its position when it exists.
 func (o *Object) Set(k string, v any) {
-	for i, key := range o.keys {
-		if key == k {
-			o.vals[i] = v
-			return
-		}
+	if o.index == nil && len(o.keys) >= indexAt {
+		o.buildIndex()
+	}
+	if i := o.find(k); i >= 0 {
+		o.vals[i] = v
+		return
+	}
+	if o.index != nil {
+		o.index[k] = len(o.keys)
 	}
 	o.keys = append(o.keys, k)
 	o.vals = append(o.vals, v)
 }
 
-// Delete removes field k.
+func (o *Object) buildIndex() {
+	o.index = make(map[string]int, len(o.keys)+1)
+	for i, k := range o.keys { // names are unique: Set never repeats one
+		o.index[k] = i
+	}
+}
+
+// Delete removes field k. It costs O(Len): to remove many fields, build a
+// new object instead.
 func (o *Object) Delete(k string) {
-	for i, key := range o.keys {
-		if key == k {
-			o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
-			o.vals = append(o.vals[:i:i], o.vals[i+1:]...)
-			return
+	i := o.find(k)
+	if i < 0 {
+		return
+	}
+	o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
+	o.vals = append(o.vals[:i:i], o.vals[i+1:]...)
+	if o.index != nil {
+		delete(o.index, k)
+		for j := i; j < len(o.keys); j++ {
+			o.index[o.keys[j]] = j
 		}
 	}
 }
@@ -77,11 +129,18 @@ func (o *Object) Delete(k string) {
 // Clone returns a deep copy. The clone shares o's field-name slice, capped
 // so that adding a field reallocates and Delete copies: names are never
 // written in place, so sharing them is safe and saves an allocation per
-// object on the create path.
+// object on the create path. An index is copied, not shared, since Set
+// writes it.
 func (o *Object) Clone() *Object {
 	c := &Object{keys: o.keys[:len(o.keys):len(o.keys)], vals: make([]any, len(o.vals))}
 	for i, v := range o.vals {
 		c.vals[i] = CloneValue(v)
+	}
+	if o.index != nil {
+		c.index = make(map[string]int, len(o.index))
+		for k, i := range o.index {
+			c.index[k] = i
+		}
 	}
 	return c
 }
