@@ -208,7 +208,12 @@ func (e *Engine) compileResources() (map[string]*resource, error) {
 				return nil, err
 			}
 		}
-		if r.delete != "none" {
+		switch {
+		case r.onDelete != nil:
+			if err := add("DELETE", spec.Item, &endpoint{kind: kindAction, action: r.onDelete}); err != nil {
+				return nil, err
+			}
+		case r.delete != "none":
 			if err := add("DELETE", spec.Item, &endpoint{kind: kindDelete}); err != nil {
 				return nil, err
 			}
@@ -223,12 +228,29 @@ func (e *Engine) compileResources() (map[string]*resource, error) {
 		if _, ok := e.router.Match(rt.Method, rt.Path); ok {
 			continue
 		}
-		ep := &endpoint{kind: kindPlain, route: []string{rt.Method + " " + rt.Path}}
+		ep := &endpoint{kind: kindPlain, route: []string{rt.Method + " " + rt.Path}, template: routeTemplate(rt)}
 		if err := e.router.Add(rt.Method, rt.Path, ep); err != nil {
 			return nil, fmt.Errorf("twin %s: route %s %s: %w", e.twin.Name(), rt.Method, rt.Path, err)
 		}
 	}
 	return resources, nil
+}
+
+// routeTemplate is a declared route's response shape, or nil: recordings
+// then supply one.
+func routeTemplate(rt format.Route) *recorded {
+	if rt.Body == "" {
+		return nil
+	}
+	status := rt.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(rt.Body)); err != nil {
+		return nil // the loader has rejected such a body already
+	}
+	return &recorded{status: status, body: buf.Bytes()}
 }
 
 // hopHeaders are not replayed from recordings: the server sets its own.

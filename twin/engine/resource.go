@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -20,8 +21,9 @@ type resource struct {
 	timestamps []string
 	create     []rule
 	update     []string
-	delete     string  // "not_found", "tombstone", "none"
+	delete     string  // "not_found", "tombstone", "none", "action"
 	deleted    *shaped // tombstone answer, for delete = "tombstone"
+	onDelete   *action // what DELETE runs, for delete = "action"
 	notFound   *shaped
 	actions    []*action
 	immutable  map[string]bool
@@ -92,17 +94,34 @@ func compileResource(spec *format.Resource, errs errorShapes) (*resource, error)
 	if r.create, err = compileRules(spec.Create); err != nil {
 		return nil, fmt.Errorf("create: %w", err)
 	}
-	for _, a := range spec.Actions {
-		ca := &action{name: a.Name, from: map[string]bool{}, fromL: a.From, params: a.Params}
-		for _, s := range a.From {
-			ca.from[s] = true
-		}
-		if ca.rules, err = compileRules(a.Rules); err != nil {
-			return nil, fmt.Errorf("action %s: %w", a.Name, err)
+	for i := range spec.Actions {
+		ca, err := compileAction(&spec.Actions[i])
+		if err != nil {
+			return nil, err
 		}
 		r.actions = append(r.actions, ca)
 	}
+	if spec.OnDelete != nil {
+		if r.onDelete, err = compileAction(spec.OnDelete); err != nil {
+			return nil, err
+		}
+		if r.onDelete.params == nil {
+			r.onDelete.params = []string{} // a DELETE copies no parameters unless told
+		}
+	}
 	return r, nil
+}
+
+func compileAction(a *format.Action) (*action, error) {
+	ca := &action{name: a.Name, from: map[string]bool{}, fromL: a.From, params: a.Params}
+	for _, s := range a.From {
+		ca.from[s] = true
+	}
+	var err error
+	if ca.rules, err = compileRules(a.Rules); err != nil {
+		return nil, fmt.Errorf("action %s: %w", a.Name, err)
+	}
+	return ca, nil
 }
 
 func compileRules(rules []format.Rule) ([]rule, error) {
@@ -201,6 +220,8 @@ func (e *Engine) applyRules(rules []rule, o *object.Object, now int64) {
 				o.Set(a.field, e.scrubbed(a.field, object.CloneValue(a.value)))
 			case a.expr.Now:
 				o.Set(a.field, json.Number(strconv.FormatInt(now+a.expr.Offset, 10)))
+			case a.expr.Secret:
+				o.Set(a.field, clientSecret(o.String("id")))
 			default:
 				v, _ := o.Get(a.expr.Field)
 				o.Set(a.field, e.scrubbed(a.field, object.CloneValue(v)))
@@ -217,4 +238,18 @@ func (r *resource) template() *object.Object {
 		return r.shape
 	}
 	return r.skeleton
+}
+
+// clientSecret is "<id>_secret_<24 characters>", derived from the id so it
+// is as deterministic and as session-local as the id itself.
+func clientSecret(id string) string {
+	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	sum := sha256.Sum256([]byte("wraith client secret\x00" + id))
+	b := make([]byte, 0, len(id)+8+24)
+	b = append(b, id...)
+	b = append(b, "_secret_"...)
+	for _, c := range sum[:24] {
+		b = append(b, alphabet[int(c)%len(alphabet)])
+	}
+	return string(b)
 }

@@ -6,11 +6,17 @@ import (
 	"strings"
 )
 
-// Expr is a computed Set value: "$now", "$now+SECS" or "$.field".
+// Expr is a computed Set value: "$now", "$now+SECS", "$.field" or
+// "$secret".
 type Expr struct {
 	Now    bool
 	Offset int64  // seconds added to now
 	Field  string // copy this field's value
+	// Secret is a client secret shaped as the provider shapes it,
+	// "<id>_secret_<token>", the token derived from the object's id: ids
+	// are per session and deterministic, so secrets are too, and none
+	// ever comes from a recording.
+	Secret bool
 }
 
 // ParseExpr parses a Set value that starts with "$".
@@ -26,6 +32,8 @@ func ParseExpr(s string) (Expr, error) {
 		return Expr{Now: true, Offset: n}, nil
 	case strings.HasPrefix(s, "$.") && len(s) > 2:
 		return Expr{Field: s[2:]}, nil
+	case s == "$secret":
+		return Expr{Secret: true}, nil
 	}
-	return Expr{}, fmt.Errorf("%q: want $now, $now+SECONDS, $.field, or $$ for a literal $", s)
+	return Expr{}, fmt.Errorf("%q: want $now, $now+SECONDS, $.field, $secret, or $$ for a literal $", s)
 }

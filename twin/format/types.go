@@ -71,6 +71,12 @@ type Answer struct {
 type Route struct {
 	Method string `toml:"method"`
 	Path   string `toml:"path"`
+	// Body, when set, is the route's response shape (JSON): the template
+	// answer for requests no recording matches. Twins imported from an API
+	// description have no recordings to take a shape from. Optional.
+	Body string `toml:"body,omitempty"`
+	// Status is the template answer's status; default 200.
+	Status int `toml:"status,omitempty"`
 }
 
 // Resource is a provider object type with create/read/update/delete/list
@@ -93,12 +99,17 @@ type Resource struct {
 	// Update names the methods that update an item; default POST.
 	Update []string `toml:"update"`
 	// Delete is "not_found" (reads after delete answer the not-found
-	// shape), "tombstone" (reads answer DeletedBody with status 200) or
-	// "none" (the resource cannot be deleted). Default "not_found".
-	Delete      string   `toml:"delete"`
-	DeletedBody string   `toml:"deleted_body"`
-	NotFound    *Answer  `toml:"not_found"`
-	Actions     []Action `toml:"actions"`
+	// shape), "tombstone" (reads answer DeletedBody with status 200),
+	// "none" (the resource cannot be deleted) or "action" (DELETE runs
+	// OnDelete and keeps the entity, as Stripe cancels a subscription).
+	// Default "not_found".
+	Delete      string `toml:"delete"`
+	DeletedBody string `toml:"deleted_body"`
+	// OnDelete is the transition DELETE {item} runs when Delete is
+	// "action". Optional otherwise.
+	OnDelete *Action  `toml:"on_delete,omitempty"`
+	NotFound *Answer  `toml:"not_found"`
+	Actions  []Action `toml:"actions"`
 	// Immutable names fields a parameter may not change (id, object...).
 	Immutable []string `toml:"immutable"`
 }

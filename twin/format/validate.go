@@ -91,6 +91,7 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 		if !validMethod(r.Method) || !strings.HasPrefix(r.Path, "/") {
 			probs.addf("%s: routes[%d]: want method (GET, POST, ...) and a path starting with /", file, i)
 		}
+		validateRouteBody(r, fmt.Sprintf("%s: routes[%d] (%s %s)", file, i, r.Method, r.Path), probs)
 	}
 	seen := map[string]bool{}
 	for i, r := range m.Resources {
@@ -125,8 +126,18 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 			if !json.Valid([]byte(sampleFill(r.DeletedBody))) {
 				probs.addf("%s: delete = \"tombstone\" needs deleted_body, a JSON object with {id}", at)
 			}
+		case "action":
+			if r.OnDelete == nil {
+				probs.addf("%s: delete = \"action\" needs [resources.on_delete], the transition DELETE runs", at)
+			}
 		default:
-			probs.addf("%s: delete %q: want \"not_found\", \"tombstone\" or \"none\"", at, r.Delete)
+			probs.addf("%s: delete %q: want \"not_found\", \"tombstone\", \"none\" or \"action\"", at, r.Delete)
+		}
+		if r.OnDelete != nil {
+			if r.Delete != "action" {
+				probs.addf("%s: on_delete needs delete = \"action\"", at)
+			}
+			validateRules(r.OnDelete.Rules, at+" on_delete", probs)
 		}
 		for _, m := range r.Update {
 			if m != "POST" && m != "PUT" && m != "PATCH" {
@@ -142,6 +153,16 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 			}
 			validateRules(a.Rules, aat, probs)
 		}
+	}
+}
+
+// validateRouteBody checks a route's optional response shape.
+func validateRouteBody(r Route, at string, probs *Problems) {
+	if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
+		probs.addf("%s: status %d is not an HTTP status", at, r.Status)
+	}
+	if r.Body != "" && !json.Valid([]byte(r.Body)) {
+		probs.addf("%s: body is not valid JSON (it is the route's response shape)", at)
 	}
 }
 
