@@ -1,8 +1,8 @@
 package session
 
 import (
+	"context"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/wraithdev/wraith/twin/world"
@@ -14,7 +14,7 @@ type Session struct {
 	name string
 	hdr  []string
 
-	mu          sync.Mutex
+	mu          lock
 	settings    Settings
 	provisioned bool
 	st          State
@@ -22,7 +22,7 @@ type Session struct {
 
 // New returns a session starting from w.
 func New(name string, set Settings, w *world.World, provisioned bool) *Session {
-	s := &Session{name: name, hdr: []string{name}, settings: set, provisioned: provisioned}
+	s := &Session{name: name, hdr: []string{name}, mu: make(lock, 1), settings: set, provisioned: provisioned}
 	s.st.init(set, w)
 	return s
 }
@@ -35,6 +35,40 @@ func (s *Session) Do(fn func(st *State)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fn(&s.st)
+}
+
+// DoContext is Do for a request: while another request holds the lock it
+// waits only as long as ctx lives, and returns ctx's error without running
+// fn when ctx ends first (the client went away, so nobody would read the
+// answer).
+func (s *Session) DoContext(ctx context.Context, fn func(st *State)) error {
+	if err := s.mu.LockContext(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	fn(&s.st)
+	return nil
+}
+
+// lock is a mutex that a waiter can give up on, which sync.Mutex cannot:
+// a buffered channel of one slot, full while held.
+type lock chan struct{}
+
+func (l lock) Lock()   { l <- struct{}{} }
+func (l lock) Unlock() { <-l }
+
+func (l lock) LockContext(ctx context.Context) error {
+	select {
+	case l <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case l <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Settings returns the session's settings and whether it was provisioned
