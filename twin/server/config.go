@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -103,10 +104,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	return c
 }
 
-var (
-	rateRe   = regexp.MustCompile(`^([1-9][0-9]{0,8})/(s|m)$`)
-	envVarRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
+var rateRe = regexp.MustCompile(`^([1-9][0-9]{0,8})/(s|m)$`)
 
 // Validate checks flag values, naming the flag in every error.
 func (c *Config) Validate() error {
@@ -139,7 +137,7 @@ func (c *Config) Validate() error {
 	if c.MaxEntities < 1 {
 		bad("--max-entities %d: want 1 or more", c.MaxEntities)
 	}
-	if c.ControlTokenEnv != "" && !envVarRe.MatchString(c.ControlTokenEnv) {
+	if c.ControlTokenEnv != "" && !hostguard.ValidEnvName(c.ControlTokenEnv) {
 		bad("--control-token-env: want the name of an environment variable (letters, digits, _), not the token itself")
 	}
 	if c.MaxBody < 1 {

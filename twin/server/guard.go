@@ -1,30 +1,25 @@
 package server
 
 import (
-	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"path"
-	"strings"
-	"time"
 
 	"github.com/wraithdev/wraith/twin/control"
 	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/hostguard"
 )
 
 // guard decides who may call the control plane (SPEC §4 "Auth").
 //
 // On a loopback bind it refuses control calls that a browser could make on
-// a web page's behalf: a Host that is not a loopback name or address (DNS
-// rebinding: evil.example resolving to 127.0.0.1) and an Origin (or, when
-// there is none, a Referer) that is not a loopback origin. This is how
-// Caddy guards its admin endpoint. With a token, every control call but
-// health, ready and info must carry "Authorization: Bearer <token>".
+// a web page's behalf, with the checks of package hostguard that the
+// recorder shares: a Host that is not a loopback name or address (DNS
+// rebinding), an Origin or Referer that is not a loopback origin, and
+// Sec-Fetch-Site: cross-site when the browser hid the origin. Pages served
+// from a loopback origin may call it (hostguard.LoopbackOrigins). With a
+// token, every control call but health, ready and info must carry
+// "Authorization: Bearer <token>".
 //
 // Application routes are not guarded: they serve agents, often through
 // proxies and custom host names, and the SPEC leaves them open.
@@ -32,19 +27,12 @@ type guard struct {
 	// loopback is true when the listener is bound to loopback addresses
 	// only; it turns on the Host and Origin checks.
 	loopback bool
-	// tokenSum is the SHA-256 of the bearer token, nil when there is no
-	// token. Comparing fixed-size digests in constant time leaks neither
-	// the token's bytes nor its length.
-	tokenSum []byte
+	// token is the bearer token; the zero Token when there is none.
+	token hostguard.Token
 }
 
 func newGuard(loopback bool, token string) *guard {
-	g := &guard{loopback: loopback}
-	if token != "" {
-		sum := sha256.Sum256([]byte(token))
-		g.tokenSum = sum[:]
-	}
-	return g
+	return &guard{loopback: loopback, token: hostguard.NewToken(token)}
 }
 
 // bearerChallenge is the WWW-Authenticate value of a 401 (RFC 6750 §3).
@@ -64,18 +52,18 @@ func (g *guard) allow(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	if g.loopback {
-		if !loopbackHostHeader(r.Host) {
-			engine.WriteError(w, http.StatusForbidden, "control-forbidden-host",
-				fmt.Sprintf("control calls to a loopback-bound twin must name it by a loopback Host (localhost, 127.0.0.1, [::1]), not %q: this blocks DNS-rebinding attacks from web pages", r.Host), nil)
-			return false
-		}
-		if origin, ok := browserOrigin(r); ok && !loopbackOrigin(origin) {
+		if no := hostguard.Check(r, hostguard.LoopbackOrigins); no != nil {
+			if no.Reason == hostguard.ForeignHost {
+				engine.WriteError(w, http.StatusForbidden, "control-forbidden-host",
+					fmt.Sprintf("control calls to a loopback-bound twin must name it by a loopback Host (localhost, 127.0.0.1, [::1]), not %q: this blocks DNS-rebinding attacks from web pages", no.Value), nil)
+				return false
+			}
 			engine.WriteError(w, http.StatusForbidden, "control-forbidden-origin",
-				fmt.Sprintf("control calls from the web origin %q are refused: only pages served from localhost may call a loopback-bound twin's control plane", origin), nil)
+				fmt.Sprintf("control calls from another web site (%s: %q) are refused: only pages served from localhost may call a loopback-bound twin's control plane", no.Header, no.Value), nil)
 			return false
 		}
 	}
-	if g.tokenSum != nil && !g.authorized(r) {
+	if g.token.Set() && !g.authorized(r) {
 		challenge := bearerChallenge
 		if len(r.Header.Values("Authorization")) > 0 {
 			challenge += `, error="invalid_token"`
@@ -91,107 +79,28 @@ func (g *guard) allow(w http.ResponseWriter, r *http.Request) bool {
 // authorized reports whether r carries exactly one Authorization header
 // with the right bearer token.
 func (g *guard) authorized(r *http.Request) bool {
-	vals := r.Header.Values("Authorization")
-	if len(vals) != 1 {
-		return false
-	}
-	scheme, token, ok := strings.Cut(vals[0], " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	return subtle.ConstantTimeCompare(sum[:], g.tokenSum) == 1
+	token, err := hostguard.Bearer(r.Header)
+	return err == nil && g.token.Matches(token)
 }
 
-// browserOrigin returns the origin a browser says a request comes from:
-// the Origin header, else the Referer. ok is false when neither is sent,
-// as with curl, SDKs and agents.
-func browserOrigin(r *http.Request) (string, bool) {
-	if v := r.Header.Values("Origin"); len(v) > 0 {
-		return strings.Join(v, ", "), true
-	}
-	if v := r.Header.Values("Referer"); len(v) > 0 {
-		return strings.Join(v, ", "), true
-	}
-	return "", false
-}
-
-// loopbackOrigin reports whether origin is http(s) on a loopback host.
-// "null" (sandboxed frames, file: pages) is not.
-func loopbackOrigin(origin string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil {
-		return false
-	}
-	return loopbackHostHeader(u.Host)
-}
-
-// loopbackHostHeader reports whether a Host value (with or without a port)
-// names loopback: "localhost", an address in 127.0.0.0/8, or ::1. Other
-// names are refused without resolving them: resolving is exactly what a
-// DNS-rebinding attacker controls.
-func loopbackHostHeader(host string) bool {
-	h := host
-	if hp, port, err := net.SplitHostPort(host); err == nil {
-		if !validPort(port) {
-			return false
-		}
-		h = hp
-	} else if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
-		h = h[1 : len(h)-1]
-	}
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(h)
-	return err == nil && a.Zone() == "" && a.IsLoopback()
-}
-
-func validPort(p string) bool {
-	if p == "" || len(p) > 5 {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] < '0' || p[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+// loopbackOrigin and loopbackHostHeader are hostguard's, named as the
+// control plane's tests know them.
+func loopbackOrigin(origin string) bool   { return hostguard.LoopbackOrigin(origin) }
+func loopbackHostHeader(host string) bool { return hostguard.LoopbackHost(host) }
 
 // resolver looks up a host name's addresses.
-type resolver func(ctx context.Context, host string) ([]netip.Addr, error)
+type resolver = hostguard.Resolver
 
-func defaultResolver(ctx context.Context, host string) ([]netip.Addr, error) {
-	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-}
+var defaultResolver resolver = hostguard.SystemResolver
 
-// loopbackBind reports whether binding host listens on loopback only:
-// 127.0.0.0/8, ::1, "localhost", or a name all of whose addresses are
-// loopback. An empty host binds every interface, so it is not loopback.
+// loopbackBind reports whether binding host listens on loopback only (see
+// hostguard.LoopbackBind); a name that does not resolve is a usage error.
 func loopbackBind(host string, lookup resolver) (bool, error) {
-	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if h == "" {
-		return false, nil
-	}
-	if a, err := netip.ParseAddr(h); err == nil {
-		return a.IsLoopback(), nil
-	}
-	if strings.EqualFold(h, "localhost") {
-		return true, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	addrs, err := lookup(ctx, h)
+	ok, err := hostguard.LoopbackBind(host, lookup)
 	if err != nil {
-		return false, usagef("--host %q: cannot resolve it (%v): use an IP address such as 127.0.0.1", host, err)
+		return false, usagef("--host %q: %v", host, err)
 	}
-	for _, a := range addrs {
-		if !a.IsLoopback() {
-			return false, nil
-		}
-	}
-	return len(addrs) > 0, nil
+	return ok, nil
 }
 
 // controlAccess works out the control plane's guard from the bind address
@@ -204,13 +113,8 @@ func controlAccess(cfg Config, getenv func(string) string, lookup resolver) (*gu
 	}
 	token := ""
 	if cfg.ControlTokenEnv != "" {
-		token = getenv(cfg.ControlTokenEnv)
-		if strings.TrimSpace(token) == "" {
-			return nil, usagef("--control-token-env %s: the variable %s is unset or empty: export %s=<a long random token> (for example from `openssl rand -hex 32`) before starting the twin",
-				cfg.ControlTokenEnv, cfg.ControlTokenEnv, cfg.ControlTokenEnv)
-		}
-		if strings.TrimSpace(token) != token {
-			return nil, usagef("--control-token-env %s: the token starts or ends with white space, which no Authorization header can carry: remove it", cfg.ControlTokenEnv)
+		if token, err = hostguard.TokenFromEnv("--control-token-env", cfg.ControlTokenEnv, getenv); err != nil {
+			return nil, &UsageError{err}
 		}
 	}
 	if !loopback && token == "" {

@@ -22,6 +22,7 @@ import (
 	"github.com/wraithdev/wraith/twin/embedded"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/resolve"
 	"github.com/wraithdev/wraith/twin/scrub"
 	"github.com/wraithdev/wraith/twin/session"
@@ -140,7 +141,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		Logger:   log.Named("control"),
 		Now:      deps.Now,
 	})
-	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	addr := hostguard.ListenAddr(cfg.Host, cfg.Port)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -151,7 +152,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	if bound := ln.Addr().(*net.TCPAddr).IP; access.loopback && !bound.IsLoopback() {
 		// The name resolved to loopback a moment ago but the listener is
 		// elsewhere: never serve an open control plane off loopback.
-		if access.tokenSum == nil {
+		if !access.token.Set() {
 			ln.Close()
 			return nil, usagef("--host %s resolved to loopback but bound %s: bind --host 127.0.0.1, or set --control-token-env", cfg.Host, bound)
 		}
