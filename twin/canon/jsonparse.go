@@ -10,6 +10,9 @@ import (
 // API body, so hostile input cannot recurse without limit.
 const maxJSONDepth = 512
 
+// maxReserve is the most nodes parse reserves up front (about 1.8 MiB).
+const maxReserve = 1 << 16
+
 // jnode is one JSON value of a parsed document. Children of an array or
 // object are chained through next, starting at first; -1 ends a chain.
 // Offsets are int32 to keep nodes small: a document is at most
@@ -44,9 +47,10 @@ func (p *jparser) parse(in []byte) (ok bool, err error) {
 	p.in, p.pos = in, 0
 	// Every value but the first follows a ',', '[' or '{', so this is
 	// enough nodes, unless strings hold many of those bytes: then cap what
-	// we reserve, and let append grow it.
+	// we reserve, and let append grow it. The reservation is also capped
+	// outright, so a long string of commas reserves nothing much.
 	n := 1 + bytes.Count(in, []byte{','}) + bytes.Count(in, []byte{'['}) + bytes.Count(in, []byte{'{'})
-	p.nodes = make([]jnode, 0, min(n, len(in)/4+2))
+	p.nodes = make([]jnode, 0, min(n, len(in)/4+2, maxReserve))
 	p.skipSpace()
 	if p.pos == len(in) {
 		return false, nil
