@@ -17,11 +17,15 @@ type Expr struct {
 	// are per session and deterministic, so secrets are too, and none
 	// ever comes from a recording.
 	Secret bool
+	// Null is "$null", a null value: TOML has none.
+	Null bool
 }
 
 // ParseExpr parses a Set value that starts with "$".
 func ParseExpr(s string) (Expr, error) {
 	switch {
+	case s == "$null":
+		return Expr{Null: true}, nil
 	case s == "$now":
 		return Expr{Now: true}, nil
 	case strings.HasPrefix(s, "$now+"):
@@ -35,5 +39,5 @@ func ParseExpr(s string) (Expr, error) {
 	case s == "$secret":
 		return Expr{Secret: true}, nil
 	}
-	return Expr{}, fmt.Errorf("%q: want $now, $now+SECONDS, $.field, $secret, or $$ for a literal $", s)
+	return Expr{}, fmt.Errorf("%q: want $now, $now+SECONDS, $.field, $secret, $null, or $$ for a literal $", s)
 }

@@ -55,6 +55,10 @@ type Fixtures struct {
 type Errors struct {
 	NotFound        *Answer `toml:"not_found"`
 	InvalidRequest  *Answer `toml:"invalid_request"`
+	// Validation answers a create missing a required field ({resource},
+	// {param}, {code} = "missing_field") or naming an item that exists
+	// ({code} = "already_exists"). Without it, InvalidRequest answers.
+	Validation *Answer `toml:"validation"`
 	Idempotency     *Answer `toml:"idempotency"`
 	RateLimited     *Answer `toml:"rate_limited"`
 	UnexpectedState *Answer `toml:"unexpected_state"`
@@ -112,11 +116,82 @@ type Resource struct {
 	Actions  []Action `toml:"actions"`
 	// Immutable names fields a parameter may not change (id, object...).
 	Immutable []string `toml:"immutable"`
+
+	Keys
 }
 
-// Action is a state-machine transition: POST {Item}/{Name}.
+// Keys are the optional fields that address, scope, list and answer
+// resources that are not Stripe-shaped (GitHub's issues under
+// /repos/{owner}/{repo}). A resource that sets none of them is served
+// exactly as before; see docs/twin-format.md for each field.
+type Keys struct {
+	// Key is the field that the item path's last parameter names; "id"
+	// by default.
+	Key string `toml:"key"`
+	// KeyPrefix is what the key field's value has before the path's value
+	// ("refs/" for git refs: the path says heads/main, the field
+	// refs/heads/main).
+	KeyPrefix string `toml:"key_prefix"`
+	// IDKind is how a create fills "id": "string" (id_prefix + random
+	// characters, the default), "integer" or "none".
+	IDKind string `toml:"id_kind"`
+	// Parents are path parameters that scope the entity: it belongs to
+	// their values, and lists under a parent show only its children.
+	Parents []string `toml:"parents"`
+	// ParentDefaults give parents that a create or list path does not
+	// carry (POST /user/repos creates in the configured owner's account).
+	ParentDefaults map[string]string `toml:"parent_defaults"`
+	// Counter names a counter, one per parent scope, shared by every
+	// resource naming it, that numbers new entities in their key field.
+	Counter string `toml:"counter"`
+	// CreatePaths and ListPaths add create (POST) and list (GET) paths
+	// beside Collection; ReadPaths add GET paths beside Item.
+	CreatePaths []string `toml:"create_paths"`
+	ListPaths   []string `toml:"list_paths"`
+	ReadPaths   []string `toml:"read_paths"`
+	// List is the list answer: "stripe" (the object:list envelope, the
+	// default) or "array" (a bare JSON array paged by page/per_page with
+	// a Link header).
+	List string `toml:"list"`
+	// ListDefaults filter lists on a field when the request does not name
+	// it ({state = "open"}); the value "all" lifts the filter.
+	ListDefaults map[string]string `toml:"list_defaults"`
+	// CreateStatus and DeleteStatus are the statuses of a create (200 or
+	// 201) and of a delete (200, or 204 with no body).
+	CreateStatus int `toml:"create_status"`
+	DeleteStatus int `toml:"delete_status"`
+	// Required names create parameters that must be present.
+	Required []string `toml:"required"`
+	// Class is the resource's name in validation errors ("Issue").
+	Class string `toml:"class"`
+	// TimeFormat is how timestamps and $now are written: "unix" (the
+	// default) or "rfc3339".
+	TimeFormat string `toml:"time_format"`
+	// Computed fields are set on every write from a template of {base}
+	// (the request's scheme and host), parents and top-level fields. A
+	// dotted name sets a nested field ("owner.login").
+	Computed map[string]string `toml:"computed"`
+	// UpdateRules apply after the parameters of an update, as Create
+	// rules do after a create's.
+	UpdateRules []Rule `toml:"update_rules"`
+	// Members are sub-collections kept in an array field of the item.
+	Members []Member `toml:"members"`
+}
+
+// Member is a sub-collection stored in an array field of its parent item:
+// POST {item}/{path} adds entities of another resource, by key, to it.
+type Member struct {
+	Path     string `toml:"path"`     // one segment: "labels"
+	Field    string `toml:"field"`    // the array field; Path by default
+	Resource string `toml:"resource"` // the member resource, found by key in the item's scope
+	Param    string `toml:"param"`    // the body field listing keys; a bare JSON array also works
+}
+
+// Action is a state-machine transition: POST (or Method) {Item}/{Name}.
 type Action struct {
 	Name string `toml:"name"`
+	// Method is the action's method: POST (default) or PUT.
+	Method string `toml:"method"`
 	// From lists the statuses the action is allowed from; empty = any.
 	From []string `toml:"from"`
 	// Rules apply in order; the first whose When holds applies.

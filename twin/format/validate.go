@@ -7,7 +7,7 @@ import (
 )
 
 // Placeholders are the names an answer body or deleted body may use.
-var Placeholders = []string{"id", "object", "status", "param", "action", "message"}
+var Placeholders = []string{"id", "object", "status", "param", "action", "message", "resource", "code"}
 
 // Fill replaces {name} placeholders in a body template. Values are inserted
 // JSON-escaped, without quotes, so templates put them inside strings.
@@ -79,6 +79,7 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 	}
 	validateAnswer(m.Errors.NotFound, "errors.not_found", probs, file)
 	validateAnswer(m.Errors.InvalidRequest, "errors.invalid_request", probs, file)
+	validateAnswer(m.Errors.Validation, "errors.validation", probs, file)
 	validateAnswer(m.Errors.Idempotency, "errors.idempotency", probs, file)
 	validateAnswer(m.Errors.RateLimited, "errors.rate_limited", probs, file)
 	validateAnswer(m.Errors.UnexpectedState, "errors.unexpected_state", probs, file)
@@ -103,23 +104,15 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 			probs.addf("%s: resource %q is declared twice", at, r.Name)
 		}
 		seen[r.Name] = true
-		if !strings.HasPrefix(r.Collection, "/") {
-			probs.addf("%s: collection %q must be a path starting with /", at, r.Collection)
-		}
-		if !strings.HasPrefix(r.Item, r.Collection+"/") || !strings.HasSuffix(r.Item, "/{id}") {
-			probs.addf("%s: item %q must be the collection path followed by /{id}", at, r.Item)
-		}
-		if r.IDPrefix == "" {
-			probs.addf("%s: id_prefix is required (e.g. \"cus_\")", at)
-		}
+		var skel map[string]any
 		if r.Skeleton == "" {
 			probs.addf("%s: skeleton is required (the JSON of a newly created object)", at)
-		} else {
+		} else if skel = skeletonFields(r.Skeleton); skel == nil {
 			var obj map[string]any
-			if err := json.Unmarshal([]byte(r.Skeleton), &obj); err != nil {
-				probs.addf("%s: skeleton is not a JSON object: %v", at, err)
-			}
+			err := json.Unmarshal([]byte(r.Skeleton), &obj)
+			probs.addf("%s: skeleton is not a JSON object: %v", at, err)
 		}
+		validateKeys(&m.Resources[i], skel, at, probs)
 		switch r.Delete {
 		case "", "not_found", "none":
 		case "tombstone":
@@ -152,6 +145,35 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 				probs.addf("%s: name must be one path segment", aat)
 			}
 			validateRules(a.Rules, aat, probs)
+		}
+	}
+	validateShared(m.Resources, file, probs)
+}
+
+// validateShared checks what resources say about each other: members name
+// a resource that has a key, and resources sharing a counter share their
+// parents (the counter is kept per parent scope).
+func validateShared(resources []Resource, file string, probs *Problems) {
+	byName := map[string]*Resource{}
+	for i := range resources {
+		byName[resources[i].Name] = &resources[i]
+	}
+	counters := map[string]*Resource{}
+	for i := range resources {
+		r := &resources[i]
+		for _, mem := range r.Members {
+			if mr := byName[mem.Resource]; mem.Resource != "" && mr == nil {
+				probs.addf("%s: resources[%d] (%s) members (%s): resource %q is not declared", file, i, r.Name, mem.Path, mem.Resource)
+			}
+		}
+		if r.Counter == "" {
+			continue
+		}
+		if first := counters[r.Counter]; first != nil && strings.Join(first.Parents, "/") != strings.Join(r.Parents, "/") {
+			probs.addf("%s: resources[%d] (%s): counter %q is shared with %s, whose parents %q differ from %q: a counter is kept per parent scope, so give both the same parents",
+				file, i, r.Name, r.Counter, first.Name, first.Parents, r.Parents)
+		} else if first == nil {
+			counters[r.Counter] = r
 		}
 	}
 }

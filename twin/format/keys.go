@@ -1,0 +1,240 @@
+package format
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// validateKeys checks the fields of Keys and the paths they change. The
+// Stripe-shaped rule (item = collection + "/{id}") holds for resources
+// that use none of them.
+func validateKeys(r *Resource, skel map[string]any, at string, probs *Problems) {
+	k := &r.Keys
+	if !r.Keyed() && len(k.CreatePaths) == 0 && len(k.ListPaths) == 0 && len(k.ReadPaths) == 0 {
+		if !strings.HasPrefix(r.Collection, "/") {
+			probs.addf("%s: collection %q must be a path starting with /", at, r.Collection)
+		}
+		if !strings.HasPrefix(r.Item, r.Collection+"/") || !strings.HasSuffix(r.Item, "/{id}") {
+			probs.addf("%s: item %q must be the collection path followed by /{id}", at, r.Item)
+		}
+	} else {
+		validateKeyedPaths(r, at, probs)
+	}
+	switch k.IDKind {
+	case "", "string":
+		if r.IDPrefix == "" {
+			probs.addf("%s: id_prefix is required (e.g. \"cus_\"), or set id_kind = \"integer\" or \"none\"", at)
+		}
+	case "integer", "none":
+	default:
+		probs.addf("%s: id_kind %q: want \"string\", \"integer\" or \"none\"", at, k.IDKind)
+	}
+	switch k.List {
+	case "", "stripe", "array":
+	default:
+		probs.addf("%s: list %q: want \"stripe\" (an object:list envelope) or \"array\" (a bare array paged by Link headers)", at, k.List)
+	}
+	switch k.CreateStatus {
+	case 0, 200, 201:
+	default:
+		probs.addf("%s: create_status %d: want 200 or 201", at, k.CreateStatus)
+	}
+	switch k.DeleteStatus {
+	case 0, 200, 204:
+	default:
+		probs.addf("%s: delete_status %d: want 200 or 204 (no body)", at, k.DeleteStatus)
+	}
+	if k.DeleteStatus == 204 && r.Delete == "tombstone" {
+		probs.addf("%s: delete_status = 204 answers no body, so delete = \"tombstone\" has nothing to answer with: use one", at)
+	}
+	switch k.TimeFormat {
+	case "", "unix", "rfc3339":
+	default:
+		probs.addf("%s: time_format %q: want \"unix\" or \"rfc3339\"", at, k.TimeFormat)
+	}
+	if skel != nil {
+		if _, ok := skel[r.KeyField()]; !ok {
+			probs.addf("%s: key %q is not a field of the skeleton: add it", at, r.KeyField())
+		}
+	}
+	for _, f := range k.Required {
+		if f == "" {
+			probs.addf("%s: required lists an empty field name", at)
+		}
+	}
+	parents := map[string]bool{}
+	for _, p := range k.Parents {
+		if p == "" || parents[p] {
+			probs.addf("%s: parents %q: want distinct path parameter names", at, k.Parents)
+		}
+		parents[p] = true
+	}
+	for _, p := range sortedMapKeys(k.ParentDefaults) {
+		if !parents[p] {
+			probs.addf("%s: parent_defaults.%s names no parent (parents are %q)", at, p, k.Parents)
+		}
+	}
+	for _, name := range sortedMapKeys(k.Computed) {
+		if name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
+			probs.addf("%s: computed.%s: want a field name, or dotted names for a nested field", at, name)
+		}
+		for _, ph := range templateNames(k.Computed[name]) {
+			_, field := skel[ph]
+			if ph != "base" && !parents[ph] && !field {
+				probs.addf("%s: computed.%s uses {%s}: want {base}, a parent (%q) or a top-level field of the skeleton", at, name, ph, k.Parents)
+			}
+		}
+	}
+	for _, f := range sortedMapKeys(k.ListDefaults) {
+		if _, ok := skel[f]; skel != nil && !ok {
+			probs.addf("%s: list_defaults.%s is not a field of the skeleton", at, f)
+		}
+	}
+	validateRules(k.UpdateRules, at+" update_rules", probs)
+	for j, m := range k.Members {
+		mat := fmt.Sprintf("%s members[%d] (%s)", at, j, m.Path)
+		if m.Path == "" || strings.ContainsAny(m.Path, "/{}") {
+			probs.addf("%s: path must be one path segment", mat)
+		}
+		if m.Resource == "" {
+			probs.addf("%s: resource is required (the resource whose entities are added)", mat)
+		}
+		field := m.Field
+		if field == "" {
+			field = m.Path
+		}
+		if v, ok := skel[field]; skel != nil && !ok {
+			probs.addf("%s: field %q is not a field of the skeleton", mat, field)
+		} else if _, isArray := v.([]any); skel != nil && !isArray {
+			probs.addf("%s: field %q must be an array in the skeleton", mat, field)
+		}
+	}
+	for j, a := range r.Actions {
+		if a.Method != "" && a.Method != "POST" && a.Method != "PUT" {
+			probs.addf("%s actions[%d] (%s): method %q: want POST or PUT", at, j, a.Name, a.Method)
+		}
+	}
+}
+
+// validateKeyedPaths checks the paths of a keyed resource: the item ends in
+// its key parameter and every other parameter of every path is a parent;
+// a create path names every parent or has a default for it.
+func validateKeyedPaths(r *Resource, at string, probs *Problems) {
+	k := &r.Keys
+	parents := map[string]bool{}
+	for _, p := range k.Parents {
+		parents[p] = true
+	}
+	if r.Collection == "" && len(k.CreatePaths) == 0 {
+		probs.addf("%s: want collection or create_paths (where entities are created)", at)
+	}
+	if r.Collection != "" && !strings.HasPrefix(r.Collection, "/") {
+		probs.addf("%s: collection %q must be a path starting with /", at, r.Collection)
+	}
+	last := lastParam(r.Item)
+	if !strings.HasPrefix(r.Item, "/") || last == "" {
+		probs.addf("%s: item %q must be a path ending in its key parameter, like /repos/{owner}/{repo}/issues/{issue_number}", at, r.Item)
+		return
+	}
+	if strings.HasSuffix(r.Item, "...}") && (len(r.Actions) > 0 || len(k.Members) > 0) {
+		probs.addf("%s: item %q ends in a rest parameter, so no action or member path can follow it", at, r.Item)
+	}
+	check := func(field, path string, item bool) {
+		if !strings.HasPrefix(path, "/") {
+			probs.addf("%s: %s %q must be a path starting with /", at, field, path)
+			return
+		}
+		for _, p := range PathParams(path) {
+			if item && p == last {
+				continue
+			}
+			if !parents[p] {
+				probs.addf("%s: %s %q has {%s}, which is not a parent: add it to parents", at, field, path, p)
+			}
+		}
+	}
+	if r.Collection != "" {
+		check("collection", r.Collection, false)
+	}
+	check("item", r.Item, true)
+	itemParams := strings.Join(PathParams(r.Item), ",")
+	for _, p := range k.ReadPaths {
+		check("read_paths", p, true)
+		if strings.Join(PathParams(p), ",") != itemParams {
+			probs.addf("%s: read_paths %q must have the item's parameters (%s), in its order", at, p, itemParams)
+		}
+	}
+	for _, p := range k.ListPaths {
+		check("list_paths", p, false)
+	}
+	creates := append([]string{}, k.CreatePaths...)
+	if r.Collection != "" {
+		creates = append(creates, r.Collection)
+	}
+	for _, p := range k.CreatePaths {
+		check("create_paths", p, false)
+	}
+	for _, p := range creates {
+		have := map[string]bool{}
+		for _, n := range PathParams(p) {
+			have[n] = true
+		}
+		for _, parent := range k.Parents {
+			if _, def := k.ParentDefaults[parent]; !have[parent] && !def && parent != r.KeyParam() {
+				probs.addf("%s: create path %q does not carry parent {%s}: add it to parent_defaults", at, p, parent)
+			}
+		}
+	}
+}
+
+// KeyParam is the name of the item path's last parameter.
+func (r *Resource) KeyParam() string { return lastParam(r.Item) }
+
+// lastParam returns the name of a path's last segment when it is a
+// parameter, else "".
+func lastParam(path string) string {
+	i := strings.LastIndexByte(path, '/')
+	seg := path[i+1:]
+	if len(seg) < 3 || seg[0] != '{' || seg[len(seg)-1] != '}' {
+		return ""
+	}
+	return strings.TrimSuffix(seg[1:len(seg)-1], "...")
+}
+
+// templateNames lists the {name} placeholders of a template.
+func templateNames(t string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(t, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(t[i:], '}')
+		if j < 0 {
+			return out
+		}
+		out = append(out, t[i+1:i+j])
+		t = t[i+j+1:]
+	}
+}
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// skeletonFields returns a skeleton's top-level fields, or nil when it is
+// not a JSON object (reported elsewhere).
+func skeletonFields(s string) map[string]any {
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return nil
+	}
+	return m
+}

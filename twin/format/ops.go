@@ -1,0 +1,99 @@
+package format
+
+import "strings"
+
+// Operation is one route a resource answers.
+type Operation struct {
+	Method string
+	Path   string
+	// Op is "list", "create", "retrieve", "update", "delete", "action" or
+	// "member".
+	Op string
+	// Name is the action's or member's name.
+	Name string
+}
+
+// Operations lists the routes a resource answers, in a fixed order. The
+// engine serves them and inspect shows them: this is the one place that
+// says which routes a resource has.
+func (r *Resource) Operations() []Operation {
+	var ops []Operation
+	add := func(method, path, op, name string) {
+		ops = append(ops, Operation{Method: method, Path: path, Op: op, Name: name})
+	}
+	if r.Collection != "" {
+		add("GET", r.Collection, "list", "")
+		add("POST", r.Collection, "create", "")
+	}
+	for _, p := range r.ListPaths {
+		add("GET", p, "list", "")
+	}
+	for _, p := range r.CreatePaths {
+		add("POST", p, "create", "")
+	}
+	add("GET", r.Item, "retrieve", "")
+	for _, p := range r.ReadPaths {
+		add("GET", p, "retrieve", "")
+	}
+	for _, m := range r.UpdateMethods() {
+		add(m, r.Item, "update", "")
+	}
+	if r.DeleteMode() != "none" {
+		add("DELETE", r.Item, "delete", "")
+	}
+	for _, a := range r.Actions {
+		m := a.Method
+		if m == "" {
+			m = "POST"
+		}
+		add(m, r.Item+"/"+a.Name, "action", a.Name)
+	}
+	for _, m := range r.Members {
+		add("POST", r.Item+"/"+m.Path, "member", m.Path)
+	}
+	return ops
+}
+
+// UpdateMethods are the methods that update an item; POST by default.
+func (r *Resource) UpdateMethods() []string {
+	if len(r.Update) == 0 {
+		return []string{"POST"}
+	}
+	return append([]string{}, r.Update...)
+}
+
+// DeleteMode is the resource's delete mode; "not_found" by default.
+func (r *Resource) DeleteMode() string {
+	if r.Delete == "" {
+		return "not_found"
+	}
+	return r.Delete
+}
+
+// KeyField is the field the item path's last parameter names.
+func (r *Resource) KeyField() string {
+	if r.Key == "" {
+		return "id"
+	}
+	return r.Key
+}
+
+// Keyed reports whether the resource uses any field of Keys that changes
+// how its entities are addressed: a key other than id, or parents. Such
+// entities are stored under an address built from their path (see
+// docs/twin-format.md), not under their id.
+func (r *Resource) Keyed() bool {
+	return r.KeyField() != "id" || len(r.Parents) > 0
+}
+
+// PathParams returns the parameter names of a path template in order; a
+// rest parameter {name...} is returned without its dots.
+func PathParams(path string) []string {
+	var out []string
+	for _, seg := range strings.Split(path, "/") {
+		if len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}' {
+			out = append(out, strings.TrimSuffix(seg[1:len(seg)-1], "..."))
+		}
+	}
+	return out
+}
