@@ -53,12 +53,12 @@ type Fixtures struct {
 // Errors are provider-shaped error answers. Bodies are JSON text in which
 // {id}, {object}, {status}, {param}, {action} and {message} are replaced.
 type Errors struct {
-	NotFound        *Answer `toml:"not_found"`
-	InvalidRequest  *Answer `toml:"invalid_request"`
+	NotFound       *Answer `toml:"not_found"`
+	InvalidRequest *Answer `toml:"invalid_request"`
 	// Validation answers a create missing a required field ({resource},
 	// {param}, {code} = "missing_field") or naming an item that exists
 	// ({code} = "already_exists"). Without it, InvalidRequest answers.
-	Validation *Answer `toml:"validation"`
+	Validation      *Answer `toml:"validation"`
 	Idempotency     *Answer `toml:"idempotency"`
 	RateLimited     *Answer `toml:"rate_limited"`
 	UnexpectedState *Answer `toml:"unexpected_state"`
