@@ -85,7 +85,13 @@ func (n *node[V]) match(method, path string, values *[MaxParams]string, nv int) 
 	}
 	if n.param != nil && seg != "" {
 		values[nv] = seg
-		return n.param.next(method, rest, more, values, nv+1)
+		if e := n.param.next(method, rest, more, values, nv+1); e != nil {
+			return e
+		}
+	}
+	if n.rest != nil && seg != "" {
+		values[nv] = path
+		return n.rest.lookup(method)
 	}
 	return nil
 }

@@ -11,6 +11,10 @@
 //     letters, digits and "_". A parameter must be a whole segment
 //     (/v1/files/{id}.json is an error), a template has at most MaxParams,
 //     and templates sharing a parameter position must name it alike.
+//   - A last segment {name...} matches the rest of the path, one or more
+//     segments with their slashes (GitHub's git refs: heads/main). It is
+//     tried after a static segment and a one-segment parameter at the
+//     same depth.
 //   - A static segment wins over a parameter at the same depth. When the
 //     static branch leads nowhere (no template, or none for the method),
 //     matching backtracks into the parameter, so /v1/customers/search and
@@ -56,6 +60,7 @@ type node[V any] struct {
 	segment string     // the static text matched, for a static child
 	static  []*node[V] // sorted by segment
 	param   *node[V]   // the child matching any one segment
+	rest    *node[V]   // the child matching the rest of the path
 	// name is the parameter's name, for a param child, and from the
 	// template that first named it.
 	name, from string
@@ -90,6 +95,11 @@ func (r *Router[V]) Add(method, template string, v V) error {
 	n := &r.root
 	for i, s := range segs {
 		switch {
+		case s.rest && n.rest != nil && n.rest.name != s.text:
+			return fmt.Errorf("template %q names the rest parameter at segment %d {%s...}, but template %q names it {%s...}: use one name",
+				template, i+1, s.text, n.rest.from, n.rest.name)
+		case s.rest:
+			n = n.rest
 		case !s.param:
 			n = n.child(s.text)
 		case n.param != nil && n.param.name != s.text:
@@ -110,6 +120,15 @@ func (r *Router[V]) Add(method, template string, v V) error {
 	for _, s := range segs {
 		if !s.param {
 			n = n.addChild(s.text)
+			continue
+		}
+		if s.rest {
+			if n.rest == nil {
+				n.rest = &node[V]{name: s.text, from: template}
+			}
+			e.names[e.n] = s.text
+			e.n++
+			n = n.rest
 			continue
 		}
 		if n.param == nil {
@@ -171,6 +190,7 @@ func (n *node[V]) addChild(seg string) *node[V] {
 type segment struct {
 	text  string
 	param bool
+	rest  bool // {name...}: the rest of the path
 }
 
 // parseTemplate splits a template into segments and checks it against the
@@ -202,6 +222,13 @@ func parseTemplate(template string) ([]segment, error) {
 			return nil, fmt.Errorf("template %q has a parameter that is not a whole segment: %q", template, text)
 		}
 		name := text[1 : len(text)-1]
+		rest := false
+		if n, ok := strings.CutSuffix(name, "..."); ok {
+			if i != strings.Count(template, "/")-1 {
+				return nil, fmt.Errorf("template %q has the rest parameter %q before its last segment: only the last segment may match the rest of the path", template, text)
+			}
+			name, rest = n, true
+		}
 		if err := checkName(name); err != nil {
 			return nil, fmt.Errorf("template %q %w", template, err)
 		}
@@ -213,7 +240,7 @@ func parseTemplate(template string) ([]segment, error) {
 		if params++; params > MaxParams {
 			return nil, fmt.Errorf("template %q has more than %d parameters", template, MaxParams)
 		}
-		segs = append(segs, segment{text: name, param: true})
+		segs = append(segs, segment{text: name, param: true, rest: rest})
 	}
 	return segs, nil
 }

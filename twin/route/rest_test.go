@@ -1,0 +1,75 @@
+package route_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wraithdev/wraith/twin/route"
+)
+
+func TestRestParameter(t *testing.T) {
+	r := route.New[string]()
+	for _, rt := range []struct{ method, tmpl string }{
+		{"GET", "/repos/{owner}/{repo}/git/ref/{ref...}"},
+		{"PATCH", "/repos/{owner}/{repo}/git/refs/{ref...}"},
+		{"POST", "/repos/{owner}/{repo}/git/refs"},
+		{"GET", "/repos/{owner}/{repo}/contents/{path...}"},
+		{"GET", "/repos/{owner}/{repo}/contents/{path}/meta"},
+	} {
+		if err := r.Add(rt.method, rt.tmpl, rt.tmpl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, method, path, want, params string
+	}{
+		{"one segment", "GET", "/repos/o/r/git/ref/main", "/repos/{owner}/{repo}/git/ref/{ref...}", "owner=o;repo=r;ref=main;"},
+		{"several segments", "GET", "/repos/o/r/git/ref/heads/feature/x", "/repos/{owner}/{repo}/git/ref/{ref...}", "owner=o;repo=r;ref=heads/feature/x;"},
+		{"method", "PATCH", "/repos/o/r/git/refs/heads/main", "/repos/{owner}/{repo}/git/refs/{ref...}", "owner=o;repo=r;ref=heads/main;"},
+		{"static wins", "POST", "/repos/o/r/git/refs", "/repos/{owner}/{repo}/git/refs", "owner=o;repo=r;"},
+		{"one-segment parameter first", "GET", "/repos/o/r/contents/a/meta", "/repos/{owner}/{repo}/contents/{path}/meta", "owner=o;repo=r;path=a;"},
+		{"rest when the parameter leads nowhere", "GET", "/repos/o/r/contents/a/b", "/repos/{owner}/{repo}/contents/{path...}", "owner=o;repo=r;path=a/b;"},
+		{"empty rest", "GET", "/repos/o/r/git/ref/", "", ""},
+		{"wrong method", "DELETE", "/repos/o/r/git/refs/heads/main", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, ok := r.Match(tc.method, tc.path)
+			if tc.want == "" {
+				if ok {
+					t.Errorf("want no match, have %s", m.Template)
+				}
+				return
+			}
+			if !ok || m.Value != tc.want {
+				t.Fatalf("want %s, have %q (%v)", tc.want, m.Value, ok)
+			}
+			var b strings.Builder
+			for k, v := range m.Params() {
+				b.WriteString(k + "=" + v + ";")
+			}
+			if b.String() != tc.params {
+				t.Errorf("params: want %s, have %s", tc.params, b.String())
+			}
+		})
+	}
+	if !r.PathKnown("/repos/o/r/git/refs/heads/main") {
+		t.Error("PathKnown: want the rest route known for any method")
+	}
+}
+
+func TestRestParameterErrors(t *testing.T) {
+	r := route.New[int]()
+	if err := r.Add("GET", "/a/{rest...}/b", 1); err == nil || !strings.Contains(err.Error(), "before its last segment") {
+		t.Errorf("a rest parameter in the middle: want an error, have %v", err)
+	}
+	if err := r.Add("GET", "/a/{ref...}", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Add("PUT", "/a/{path...}", 1); err == nil || !strings.Contains(err.Error(), "use one name") {
+		t.Errorf("two names for one rest parameter: want an error, have %v", err)
+	}
+	if err := r.Add("GET", "/a/{ref...}", 2); err == nil {
+		t.Error("a duplicate rest route: want an error")
+	}
+}
