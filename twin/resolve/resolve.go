@@ -8,6 +8,10 @@
 //  4. NAME in each folder of WRAITH_TWINS_PATH (a colon-separated list), as a
 //     folder NAME or a file NAME.twin;
 //  5. the twins embedded in the binary.
+//
+// A local twin found by name (2 to 4) that has the name of an embedded twin
+// shadows it: Source.Shadows says so, and embedded:NAME always picks the
+// embedded twin.
 package resolve
 
 import (
@@ -28,8 +32,26 @@ type Source struct {
 	Name  string // what it was asked for as, or its folder name when listed
 	Where string // a path, or "embedded"
 	FS    fs.FS  // a packed twin is read into memory when resolved
+	// Shadows is "embedded" when a twin found by name hides the embedded
+	// twin of the same name.
+	Shadows string
 	// err is why a listed packed twin cannot be read; Load returns it.
 	err error
+}
+
+// EmbeddedPrefix before a name picks the embedded twin of that name, even
+// when a local one shadows it.
+const EmbeddedPrefix = "embedded:"
+
+// ShadowWarning says, for a source that shadows an embedded twin, which twin
+// was picked and how to pick the embedded one; it is empty otherwise.
+func (s Source) ShadowWarning() string {
+	if s.Shadows == "" {
+		return ""
+	}
+	return fmt.Sprintf("twin %q resolves to %s, which shadows the embedded twin %q: "+
+		"to use the embedded one, write %s%s; to keep the local one without this warning, give its path (%s)",
+		s.Name, s.Where, s.Name, EmbeddedPrefix, s.Name, s.Where)
 }
 
 // Load loads and validates the twin.
@@ -77,36 +99,79 @@ func (r *Resolver) Resolve(arg string) (Source, error) {
 		}
 		return Source{}, fmt.Errorf("%w: %s is neither a twin folder (with twin.toml) nor a .twin file", ErrNotFound, arg)
 	}
+	if name, ok := strings.CutPrefix(arg, EmbeddedPrefix); ok {
+		if src, ok, err := r.embedded(name); ok || err != nil {
+			return src, err
+		}
+		return Source{}, fmt.Errorf("%w: no embedded twin named %q; embedded twins: %s", ErrNotFound, name, strings.Join(r.embeddedNames(), ", "))
+	}
 	if !format.ValidName(arg) {
 		return Source{}, fmt.Errorf("%w: %q is not a twin name (names match %s) nor a path", ErrNotFound, arg, format.NamePattern)
 	}
-	if src, ok, err := r.fromPath(arg, filepath.Join(r.Dir, "twins", arg)); ok || err != nil {
-		return src, err
-	}
-	if src, ok, err := r.fromPath(arg, filepath.Join(r.Dir, arg+".twin")); ok || err != nil {
-		return src, err
-	}
-	for _, dir := range r.SearchPath {
-		for _, cand := range []string{filepath.Join(dir, arg), filepath.Join(dir, arg+".twin")} {
-			if src, ok, err := r.fromPath(arg, r.abs(cand)); ok || err != nil {
-				return src, err
+	if src, ok, err := r.local(arg); ok || err != nil {
+		if err == nil && r.Embedded != nil {
+			if _, err := fs.Stat(r.Embedded, arg+"/twin.toml"); err == nil {
+				src.Shadows = "embedded"
 			}
 		}
+		return src, err
 	}
-	if r.Embedded != nil {
-		if _, err := fs.Stat(r.Embedded, arg+"/twin.toml"); err == nil {
-			sub, err := fs.Sub(r.Embedded, arg)
-			if err != nil {
-				return Source{}, err
-			}
-			return Source{Name: arg, Where: "embedded", FS: sub}, nil
-		}
+	if src, ok, err := r.embedded(arg); ok || err != nil {
+		return src, err
 	}
 	var names []string
 	for _, s := range r.List() {
 		names = append(names, s.Name)
 	}
 	return Source{}, fmt.Errorf("%w: no twin named %q; twins that resolve here: %s (see `wraith twins`)", ErrNotFound, arg, strings.Join(names, ", "))
+}
+
+// local finds a twin by name in the working directory and on the search
+// path (rules 2 to 4).
+func (r *Resolver) local(arg string) (Source, bool, error) {
+	if src, ok, err := r.fromPath(arg, filepath.Join(r.Dir, "twins", arg)); ok || err != nil {
+		return src, ok, err
+	}
+	if src, ok, err := r.fromPath(arg, filepath.Join(r.Dir, arg+".twin")); ok || err != nil {
+		return src, ok, err
+	}
+	for _, dir := range r.SearchPath {
+		for _, cand := range []string{filepath.Join(dir, arg), filepath.Join(dir, arg+".twin")} {
+			if src, ok, err := r.fromPath(arg, r.abs(cand)); ok || err != nil {
+				return src, ok, err
+			}
+		}
+	}
+	return Source{}, false, nil
+}
+
+// embedded finds the embedded twin named name (rule 5).
+func (r *Resolver) embedded(name string) (Source, bool, error) {
+	if r.Embedded == nil || !format.ValidName(name) {
+		return Source{}, false, nil
+	}
+	if _, err := fs.Stat(r.Embedded, name+"/twin.toml"); err != nil {
+		return Source{}, false, nil
+	}
+	sub, err := fs.Sub(r.Embedded, name)
+	if err != nil {
+		return Source{}, true, err
+	}
+	return Source{Name: name, Where: "embedded", FS: sub}, true, nil
+}
+
+func (r *Resolver) embeddedNames() []string {
+	var names []string
+	if r.Embedded == nil {
+		return names
+	}
+	entries, _ := fs.ReadDir(r.Embedded, ".")
+	for _, e := range entries {
+		if _, ok, _ := r.embedded(e.Name()); ok {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 func looksLikePath(arg string) bool {
@@ -190,6 +255,13 @@ func (r *Resolver) List() []Source {
 			if e.IsDir() {
 				if sub, err := fs.Sub(r.Embedded, e.Name()); err == nil {
 					if _, err := fs.Stat(sub, "twin.toml"); err == nil {
+						if seen[e.Name()] {
+							for i := range out {
+								if out[i].Name == e.Name() {
+									out[i].Shadows = "embedded"
+								}
+							}
+						}
 						add(e.Name(), "embedded", sub)
 					}
 				}

@@ -88,6 +88,9 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		}
 		return nil, err
 	}
+	if w := src.ShadowWarning(); w != "" {
+		log.Warn(w)
+	}
 	t, err := src.Load()
 	if err != nil {
 		return nil, err
