@@ -78,6 +78,7 @@ by the X-Wraith-Session header. Every answer says where it came from.`,
 		newStatusCmd(f, nil),
 		newRecordCmd(f, nil),
 		newPackCmd(f, nil),
+		newImportCmd(f, nil),
 		newInspectCmd(f, nil),
 		newDiffCmd(f, nil),
 	)

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/openapi"
+)
+
+// importOptions is what `wraith import openapi` runs with.
+type importOptions struct {
+	Spec     string
+	Output   string
+	Name     string
+	Provider string
+	Fixtures string
+	Overlay  string
+	f        *factory
+}
+
+// newImportCmd is `wraith import`, the parent of one command per kind of
+// API description.
+func newImportCmd(f *factory, runF func(context.Context, *importOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "import",
+		Short: "Make a twin from an API description",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usagef("import needs a kind of description: wraith import openapi SPEC -o DIR")
+		},
+	}
+	cmd.AddCommand(newImportOpenAPICmd(f, runF))
+	return cmd
+}
+
+func newImportOpenAPICmd(f *factory, runF func(context.Context, *importOptions) error) *cobra.Command {
+	opts := &importOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "openapi SPEC -o DIR",
+		Short: "Write a twin folder from an OpenAPI 3.0 or 3.1 document",
+		Long: `Write a twin folder (format 1) from an OpenAPI 3.0 or 3.1 document, JSON
+or YAML, plus DIR/import-report.json: what was inferred, how sure the
+importer is, and what it left unresolved (docs/import.md).
+
+Resources come from collection/item path pairs, skeletons from fixtures and
+examples (else a deterministic schema sampler), id prefixes from a vote over
+the ids the fixtures and examples show. Every other operation is served as a
+template answer of its response shape. The same inputs give the same files
+and the same digest. Swagger 2.0 documents are refused.
+
+wraith serve SPEC.json (or .yaml) imports in memory and serves the result.`,
+		Example: `  wraith import openapi petstore.yaml -o twins/petstore
+  wraith import openapi spec3.json -o twins/stripe --name stripe \
+    --fixtures fixtures3.json --overlay twin/openapi/overlays/stripe.toml
+  wraith serve twins/petstore`,
+		Args: exactArgs(1, "SPEC"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Spec = args[0]
+			if opts.Output == "" {
+				return usagef("import openapi needs -o DIR, the twin folder to write")
+			}
+			if opts.Name != "" && !format.ValidName(opts.Name) {
+				return usagef("--name %q: twin names match %s", opts.Name, format.NamePattern)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runImport(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Output, "output", "o", "", "the twin folder to write (created if absent)")
+	fl.StringVar(&opts.Name, "name", "", "the twin's name (default: the overlay's, else \"imported\")")
+	fl.StringVar(&opts.Provider, "provider", "", "the twin's provider (default: from the document's title)")
+	fl.StringVar(&opts.Fixtures, "fixtures", "", "a fixtures file of example objects ({\"resources\":{...}}, as stripe-mock's fixtures3.json)")
+	fl.StringVar(&opts.Overlay, "overlay", "", "an overlay TOML file of provider rules (state machines) to merge in")
+	return cmd
+}
+
+func runImport(_ context.Context, opts *importOptions) error {
+	f := opts.f
+	dir, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	read := func(flag, p string) ([]byte, error) {
+		if p == "" {
+			return nil, nil
+		}
+		b, err := os.ReadFile(abs(p))
+		if err != nil {
+			return nil, usagef("%s %s: %v", flag, p, err)
+		}
+		return b, nil
+	}
+	spec, err := read("SPEC", opts.Spec)
+	if err != nil {
+		return err
+	}
+	fx, err := read("--fixtures", opts.Fixtures)
+	if err != nil {
+		return err
+	}
+	ov, err := read("--overlay", opts.Overlay)
+	if err != nil {
+		return err
+	}
+	res, err := openapi.Import(spec, openapi.Options{Name: opts.Name, Provider: opts.Provider, Fixtures: fx, Overlay: ov})
+	if errors.Is(err, openapi.ErrSwagger2) {
+		return usagef("%s: %v", opts.Spec, err)
+	}
+	if err != nil {
+		return fmt.Errorf("import %s: %w", opts.Spec, err)
+	}
+	tw, err := format.Load(res.FS(), opts.Spec)
+	if err != nil {
+		return fmt.Errorf("import %s: the imported twin does not load (a bug in the importer; please report it): %w", opts.Spec, err)
+	}
+	if err := res.WriteDir(abs(opts.Output)); err != nil {
+		return err
+	}
+	c := res.Report.Counts
+	fmt.Fprintf(f.Stderr, "wraith: imported %s into %s: %d resources, %d operations stateful, %d as templates, %d unserved, %d unresolved (see import-report.json)\n",
+		opts.Spec, opts.Output, c.Resources, c.Stateful, c.Template, c.Unserved, c.Unresolved)
+	fmt.Fprintln(f.Stdout, tw.Digest)
+	return nil
+}

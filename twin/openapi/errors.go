@@ -1,0 +1,126 @@
+package openapi
+
+import (
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wraithdev/wraith/twin/format"
+)
+
+// errorSchema returns the error response schema most operations declare
+// (a "default" or 4xx response), ties to the smaller component name.
+func (im *importer) errorSchema() *openapi3.SchemaRef {
+	count := map[string]int{}
+	refs := map[string]*openapi3.SchemaRef{}
+	for _, o := range im.ops {
+		if o.op.Responses == nil {
+			continue
+		}
+		for _, code := range o.op.Responses.Keys() {
+			if code != "default" && !strings.HasPrefix(code, "4") {
+				continue
+			}
+			r := o.op.Responses.Value(code)
+			if r == nil || r.Value == nil {
+				continue
+			}
+			mt := jsonMedia(r.Value.Content)
+			if mt == nil || mt.Schema == nil {
+				continue
+			}
+			key := mt.Schema.Ref
+			if key == "" {
+				continue
+			}
+			count[key]++
+			refs[key] = mt.Schema
+		}
+	}
+	best, n := "", 0
+	for _, k := range sortedKeysOf(count) {
+		if count[k] > n {
+			best, n = k, count[k]
+		}
+	}
+	return refs[best]
+}
+
+// errorShapes builds the twin's [errors] from the error schema: the
+// sampler's instance with the message, code, param and type fields set
+// for each kind of error the engine answers.
+func (im *importer) errorShapes() format.Errors {
+	s := im.errorSchema()
+	if s == nil {
+		im.report.unresolved("errors", "no error response schema in the description: errors use Wraith's own shape", "high")
+		return format.Errors{}
+	}
+	shape := func(status int, vals map[string]string, types ...string) *format.Answer {
+		return &format.Answer{Status: status, Body: compact(fillError(s, vals, types, 0))}
+	}
+	im.report.inferred("errors", "schema", refName(s), "most common error response", 1)
+	return format.Errors{
+		NotFound: shape(404, map[string]string{"message": "No such {object}: '{id}'", "code": "resource_missing", "param": "id"}, "invalid_request_error"),
+		InvalidRequest: shape(400, map[string]string{"message": "{message}", "param": "{param}"},
+			"invalid_request_error"),
+		Idempotency: shape(400, map[string]string{"message": "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '{id}' if you meant to execute a different request."},
+			"idempotency_error", "invalid_request_error"),
+		RateLimited: shape(429, map[string]string{"message": "Too many requests hit the API too quickly.", "code": "rate_limit"},
+			"invalid_request_error"),
+		UnexpectedState: shape(400, map[string]string{"message": "This {object} ({id}) has a status of {status}; you cannot {action} it.", "code": "{object}_unexpected_state"},
+			"invalid_request_error"),
+	}
+}
+
+// fillError samples an error schema, setting the string fields named in
+// vals wherever they appear, and a "type" enum to the first of types it
+// allows.
+func fillError(ref *openapi3.SchemaRef, vals map[string]string, types []string, depth int) any {
+	if ref == nil || ref.Value == nil || depth > 4 {
+		return nil
+	}
+	s := ref.Value
+	if s.Type == nil || !s.Type.Is("object") {
+		return sample(ref)
+	}
+	out := map[string]any{}
+	for _, k := range sortedProps(s) {
+		p := s.Properties[k]
+		if p == nil || p.Value == nil {
+			continue
+		}
+		switch {
+		case p.Value.Type != nil && p.Value.Type.Is("object"):
+			if v, ok := fillError(p, vals, types, depth+1).(map[string]any); ok && (len(v) > 0 || required(s, k)) {
+				out[k] = v
+			}
+		case k == "type" && len(p.Value.Enum) > 0:
+			out[k] = pickEnum(p.Value.Enum, types)
+		case vals[k] != "" && p.Value.Type != nil && p.Value.Type.Is("string"):
+			out[k] = vals[k]
+		case required(s, k):
+			out[k] = sample(p)
+		}
+	}
+	return out
+}
+
+func required(s *openapi3.Schema, k string) bool {
+	for _, r := range s.Required {
+		if r == k {
+			return true
+		}
+	}
+	return false
+}
+
+func pickEnum(enum []any, prefer []string) any {
+	for _, p := range prefer {
+		for _, e := range enum {
+			if e == p {
+				return e
+			}
+		}
+	}
+	return enum[0]
+}

@@ -1,0 +1,179 @@
+package openapi
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// importer holds one import's state. Every collection in it is read in
+// sorted order.
+type importer struct {
+	doc       *openapi3.T
+	fx        fixtures
+	ov        *Overlay
+	opts      Options
+	ops       []operation
+	resources []*resource          // sorted by name
+	byName    map[string]*resource // resource name -> resource
+	claimed   map[string]string    // "METHOD path" -> what serves it statefully
+	examples  []any                // objects from the spec's examples
+	report    *Report
+}
+
+// resource is an inferred stateful resource.
+type resource struct {
+	name       string // the provider's object type
+	schema     string // its component name
+	collection string
+	itemParam  string // the item path's parameter name in the spec
+	ref        *openapi3.SchemaRef
+	delete     string // "tombstone", "not_found", "none"
+	deletedObj string
+	actions    []string // verbs, sorted
+	idPrefix   string
+	skeleton   map[string]any
+	from       string // where the skeleton came from: fixture, example, sampler
+}
+
+func newImporter(doc *openapi3.T, fx fixtures, ov *Overlay, opts Options) *importer {
+	return &importer{
+		doc: doc, fx: fx, ov: ov, opts: opts,
+		ops:     operations(doc),
+		byName:  map[string]*resource{},
+		claimed: map[string]string{},
+		report:  newReport(),
+	}
+}
+
+// infer finds the resources and what serves each operation.
+func (im *importer) infer() {
+	byPath := map[string]map[string]*openapi3.Operation{}
+	for _, o := range im.ops {
+		if byPath[o.path] == nil {
+			byPath[o.path] = map[string]*openapi3.Operation{}
+		}
+		byPath[o.path][o.method] = o.op
+	}
+	// Candidates in a stable order: shorter collections first, so
+	// /v1/refunds wins over a nested path answering the same type.
+	var cands []string
+	for p := range byPath {
+		if !strings.Contains(p, "{") {
+			cands = append(cands, p)
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		ci, cj := strings.Count(cands[i], "/"), strings.Count(cands[j], "/")
+		if ci != cj {
+			return ci < cj
+		}
+		return cands[i] < cands[j]
+	})
+	items := itemPaths(byPath)
+	for _, coll := range cands {
+		item, ok := items[coll]
+		if !ok {
+			continue
+		}
+		if r := im.resourceAt(coll, item, byPath); r != nil {
+			im.resources = append(im.resources, r)
+			im.byName[r.name] = r
+		}
+	}
+	sort.Slice(im.resources, func(i, j int) bool { return im.resources[i].name < im.resources[j].name })
+	im.collectExamples()
+	for _, r := range im.resources {
+		im.prefix(r)
+		im.skeleton(r)
+	}
+}
+
+// itemPaths maps each collection path to its item path, collection/{param}.
+func itemPaths(byPath map[string]map[string]*openapi3.Operation) map[string]string {
+	out := map[string]string{}
+	for p := range byPath {
+		i := strings.LastIndex(p, "/")
+		if i <= 0 || !isParam(p[i+1:]) {
+			continue
+		}
+		coll := p[:i]
+		if _, ok := byPath[coll]; ok {
+			if prev, dup := out[coll]; !dup || p < prev {
+				out[coll] = p
+			}
+		}
+	}
+	return out
+}
+
+func isParam(seg string) bool {
+	return len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}'
+}
+
+// resourceAt infers a resource from a collection/item pair, or returns nil
+// (and reports why) when the pair is not one.
+func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*openapi3.Operation) *resource {
+	c, it := byPath[coll], byPath[item]
+	list, create, get := c["GET"], c["POST"], it["GET"]
+	if list == nil || create == nil || get == nil {
+		im.report.unresolved(coll, "collection without list, create and retrieve: its operations are served as templates", "high")
+		return nil
+	}
+	_, listSchema, _ := success(list)
+	_, items := isList(schemaOf(listSchema))
+	want := objectEnum(schemaOf(items))
+	_, getSchema, _ := success(get)
+	ref := pick(getSchema, want)
+	name := objectEnum(schemaOf(ref))
+	if ref == nil || name == "" || ref.Value.Properties["id"] == nil {
+		im.report.unresolved(coll, "the item's answer has no id and one-value object enum: served as templates", "medium")
+		return nil
+	}
+	if _, dup := im.byName[name]; dup {
+		im.report.unresolved(coll, "another collection already serves "+name+" statefully: served as templates", "high")
+		return nil
+	}
+	r := &resource{name: name, schema: refName(ref), collection: coll, itemParam: item[len(coll)+2 : len(item)-1], ref: ref, delete: "none"}
+	im.claim("GET", coll, r)
+	im.claim("POST", coll, r)
+	im.claim("GET", item, r)
+	if it["POST"] != nil {
+		im.claim("POST", item, r)
+	}
+	if del := it["DELETE"]; del != nil {
+		_, ds, _ := success(del)
+		if d := deletedBranch(ds); d != nil {
+			r.delete, r.deletedObj = "tombstone", objectEnum(d.Value)
+		} else {
+			r.delete = "not_found"
+		}
+		im.claim("DELETE", item, r)
+	}
+	for p, ops := range byPath {
+		verb, ok := strings.CutPrefix(p, item+"/")
+		if !ok || strings.ContainsAny(verb, "/{") || ops["POST"] == nil || len(ops) != 1 {
+			continue
+		}
+		_, as, _ := success(ops["POST"])
+		if objectEnum(schemaOf(pick(as, name))) != name {
+			continue
+		}
+		r.actions = append(r.actions, verb)
+		im.claim("POST", p, r)
+	}
+	sort.Strings(r.actions)
+	return r
+}
+
+func (im *importer) claim(method, path string, r *resource) {
+	im.claimed[method+" "+path] = r.name
+}
+
+func schemaOf(r *openapi3.SchemaRef) *openapi3.Schema {
+	if r == nil {
+		return nil
+	}
+	return r.Value
+}

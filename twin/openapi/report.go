@@ -1,0 +1,94 @@
+package openapi
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// ReportVersion is the version of import-report.json.
+const ReportVersion = 1
+
+// Report is import-report.json: what the import inferred and how sure it
+// is, and what it could not resolve.
+type Report struct {
+	Format     int          `json:"format"`
+	Source     ReportSource `json:"source"`
+	Counts     Counts       `json:"counts"`
+	Resources  []Inference  `json:"inferred"`
+	Unresolved []Unresolved `json:"unresolved"`
+}
+
+// ReportSource describes the imported description.
+type ReportSource struct {
+	OpenAPI string `json:"openapi"`
+	Title   string `json:"title"`
+	Version string `json:"version"`
+}
+
+// Counts are the import's totals.
+type Counts struct {
+	Operations int `json:"operations"`
+	Resources  int `json:"resources"`
+	// Stateful operations are served by a resource's handlers.
+	Stateful int `json:"operations_stateful"`
+	// Template operations are declared routes answering their response
+	// shape.
+	Template int `json:"operations_template"`
+	// Unserved operations have no JSON answer to serve (files, 204s
+	// without a shape); they are declared and answer a structured miss.
+	Unserved   int `json:"operations_unserved"`
+	Unresolved int `json:"unresolved"`
+}
+
+// Inference is one fact the importer inferred about a resource.
+type Inference struct {
+	Resource   string  `json:"resource"`
+	Fact       string  `json:"fact"`
+	Value      string  `json:"value"`
+	Basis      string  `json:"basis,omitempty"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Unresolved is something the importer could not decide, and what it did.
+type Unresolved struct {
+	Subject    string `json:"subject"`
+	Reason     string `json:"reason"`
+	Confidence string `json:"confidence"` // how sure the importer is of its fallback
+}
+
+func newReport() *Report { return &Report{Format: ReportVersion} }
+
+func (r *Report) inferred(resource, fact, value, basis string, confidence float64) {
+	r.Resources = append(r.Resources, Inference{Resource: resource, Fact: fact, Value: value, Basis: basis, Confidence: confidence})
+}
+
+func (r *Report) unresolved(subject, reason, confidence string) {
+	r.Unresolved = append(r.Unresolved, Unresolved{Subject: subject, Reason: reason, Confidence: confidence})
+}
+
+// encode sorts the report and encodes it, indented.
+func (r *Report) encode() []byte {
+	sort.SliceStable(r.Resources, func(i, j int) bool {
+		a, b := r.Resources[i], r.Resources[j]
+		if a.Resource != b.Resource {
+			return a.Resource < b.Resource
+		}
+		return a.Fact < b.Fact
+	})
+	sort.SliceStable(r.Unresolved, func(i, j int) bool {
+		a, b := r.Unresolved[i], r.Unresolved[j]
+		if a.Subject != b.Subject {
+			return a.Subject < b.Subject
+		}
+		return a.Reason < b.Reason
+	})
+	r.Counts.Unresolved = len(r.Unresolved)
+	if r.Resources == nil {
+		r.Resources = []Inference{}
+	}
+	if r.Unresolved == nil {
+		r.Unresolved = []Unresolved{}
+	}
+	b, _ := json.MarshalIndent(r, "", "  ")
+	return append(b, '\n')
+}
