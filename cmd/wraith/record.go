@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 
 	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/record"
 	"github.com/wraithdev/wraith/twin/scrub"
 )
@@ -28,7 +27,9 @@ type recordOptions struct {
 	Upstream  string
 	AuthEnv   string
 	Name      string
+	Host      string
 	Port      int
+	TokenEnv  string
 	ReadyJSON string
 	MaxBody   int64
 	Grace     time.Duration
@@ -41,14 +42,19 @@ func newRecordCmd(f *factory, runF func(context.Context, *recordOptions) error) 
 	cmd := &cobra.Command{
 		Use:   "record TWIN_DIR --upstream URL",
 		Short: "Record a live provider into a twin folder through a scrubbing proxy",
-		Long: `Run a recording proxy on 127.0.0.1 in front of the live provider. Point your
-client at it: every request goes to --upstream, with the credential from
+		Long: `Run a recording proxy (on 127.0.0.1 unless --host says otherwise) in front
+of the live provider. Point your client at it: every request goes to --upstream, with the credential from
 --auth-env injected, and every completed exchange is appended to
 TWIN_DIR/recordings/NAME/<n>.json, scrubbed before it is written
 (credentials removed, PII replaced by HMAC tokens keyed by WRAITH_HMAC_KEY).
 Each exchange is synced to disk before its answer goes back, so a killed
 recorder loses only the exchanges in flight. Indices continue after the
 files already there: nothing recorded is ever overwritten.
+
+On loopback the recorder refuses requests a web page could send (a
+non-loopback Host, another site's Origin, Referer or Sec-Fetch-Site), so a
+page in your browser cannot spend the credential. Off loopback it needs
+--token-env, and every request must carry that token.
 
 A TWIN_DIR without twin.toml gets a minimal one (format 1, the folder's
 name, --upstream). Stop with Ctrl-C (SIGINT) or SIGTERM. See
@@ -73,7 +79,9 @@ docs/recording.md.`,
 	fl.StringVar(&opts.Upstream, "upstream", "", "the provider's base URL (default: upstream in TWIN_DIR/twin.toml)")
 	fl.StringVar(&opts.AuthEnv, "auth-env", "", "environment variable holding the credential sent upstream as Authorization: Bearer (never written)")
 	fl.StringVar(&opts.Name, "name", "", "recording name, the folder under recordings/ (default: today's date, UTC)")
-	fl.IntVar(&opts.Port, "port", 0, "port on 127.0.0.1; 0 picks a free one (read it from --ready-json)")
+	fl.StringVar(&opts.Host, "host", "127.0.0.1", "address to bind; a non-loopback address needs --token-env")
+	fl.IntVar(&opts.Port, "port", 0, "port to bind; 0 picks a free one (read it from --ready-json)")
+	fl.StringVar(&opts.TokenEnv, "token-env", "", "environment variable holding a token every request must carry in "+record.TokenHeader+" (or, with --auth-env, as its bearer); required off loopback")
 	fl.StringVar(&opts.ReadyJSON, "ready-json", "", "write the recorder's address here once it listens (temp file + rename)")
 	fl.Int64Var(&opts.MaxBody, "max-body", record.DefaultMaxBody, "largest body recorded, in bytes, each way")
 	fl.DurationVar(&opts.Grace, "shutdown-grace", 5*time.Second, "how long in-flight exchanges may finish on SIGINT/SIGTERM")
@@ -95,6 +103,9 @@ func (o *recordOptions) check() error {
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return usagef("--port must be 0-65535, got %d", o.Port)
+	}
+	if o.TokenEnv != "" && !hostguard.ValidEnvName(o.TokenEnv) {
+		return usagef("--token-env: want the name of an environment variable (letters, digits, _), not the token itself")
 	}
 	if o.MaxBody <= 0 {
 		return usagef("--max-body must be positive, got %d", o.MaxBody)
@@ -137,6 +148,8 @@ type recordInfo struct {
 	Recording    string `json:"recording"`
 	NextIndex    int    `json:"next_index"`
 	StableTokens bool   `json:"stable_tokens"`
+	// Auth is "token" when requests need the recorder's token, else "none".
+	Auth string `json:"record_auth"`
 }
 
 func runRecord(ctx context.Context, opts *recordOptions) error {
@@ -161,6 +174,10 @@ func runRecord(ctx context.Context, opts *recordOptions) error {
 		if credential = f.Getenv(opts.AuthEnv); credential == "" {
 			return usagef("--auth-env %s: the variable is empty or unset; export the provider credential in it", opts.AuthEnv)
 		}
+	}
+	loopback, token, err := recordAccess(opts, f.Getenv)
+	if err != nil {
+		return err
 	}
 	key, stable, err := scrub.KeyFromEnv(f.Getenv)
 	if err != nil {
@@ -196,25 +213,27 @@ func runRecord(ctx context.Context, opts *recordOptions) error {
 		Scrubber:   scrub.New(key, scrub.Policy{Fields: t.Manifest.PII.Fields, Verbatim: t.Manifest.PII.Verbatim}),
 		MaxBody:    opts.MaxBody,
 		Logger:     log,
+		// The proxy adds a live credential to whatever reaches it: on
+		// loopback it refuses web pages, elsewhere it needs the token.
+		OffLoopback: !loopback,
+		Token:       token,
 	})
 	if err != nil {
 		return err
 	}
 
-	// Loopback only: the proxy adds live credentials to whatever reaches it.
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)))
+	ln, err := net.Listen("tcp", hostguard.ListenAddr(opts.Host, opts.Port))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return fmt.Errorf("port %d on 127.0.0.1 is in use: pick another port, or use --port 0 for any free port", opts.Port)
+			return fmt.Errorf("port %d on %s is in use: pick another port, or use --port 0 for any free port", opts.Port, opts.Host)
 		}
 		return err
 	}
-	srv := &http.Server{
-		Handler:           rec,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+	if bound := ln.Addr().(*net.TCPAddr).IP; loopback && !bound.IsLoopback() {
+		ln.Close()
+		return usagef("--host %s resolved to loopback but bound %s: bind --host 127.0.0.1", opts.Host, bound)
 	}
+	srv := rec.Server()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
@@ -229,6 +248,10 @@ func runRecord(ctx context.Context, opts *recordOptions) error {
 		Recording:    opts.Name,
 		NextIndex:    rec.Next(),
 		StableTokens: stable,
+		Auth:         "none",
+	}
+	if token != "" {
+		info.Auth = "token"
 	}
 	if opts.ReadyJSON != "" {
 		b, _ := json.Marshal(recordReady{Version: 1, WraithVersion: f.Version, Record: info})
@@ -252,6 +275,30 @@ func runRecord(ctx context.Context, opts *recordOptions) error {
 	}
 	fmt.Fprintf(f.Stderr, "wraith: recorded %d exchanges into %s\n", rec.Count(), rec.Dir())
 	return nil
+}
+
+// recordAccess decides how the recorder is guarded: whether --host is
+// loopback (then web pages are refused), and the token from --token-env,
+// which a non-loopback bind requires. The rules are serve's (package
+// hostguard), so a recorder is never more open than a twin.
+func recordAccess(opts *recordOptions, getenv func(string) string) (loopback bool, token string, err error) {
+	loopback, err = hostguard.LoopbackBind(opts.Host, hostguard.SystemResolver)
+	if err != nil {
+		return false, "", usagef("--host %q: %v", opts.Host, err)
+	}
+	if opts.TokenEnv != "" {
+		if token, err = hostguard.TokenFromEnv("--token-env", opts.TokenEnv, getenv); err != nil {
+			return false, "", &usageError{err}
+		}
+	}
+	if !loopback && token == "" {
+		host := opts.Host
+		if host == "" {
+			host = "every interface"
+		}
+		return false, "", usagef("--host %s is not a loopback address, so anyone who can reach it could send requests upstream with the live credential: set --token-env VAR (with a token in the environment variable VAR that every client sends in %s), or bind --host 127.0.0.1", host, record.TokenHeader)
+	}
+	return loopback, token, nil
 }
 
 // authNote says where the upstream credential comes from, never what it is.

@@ -30,16 +30,16 @@ const (
 
 func TestRecordFlags(t *testing.T) {
 	today := func() string { return time.Now().UTC().Format("2006-01-02") }
-	def := recordOptions{Dir: "twins/pay", MaxBody: 32 << 20, Grace: 5 * time.Second} // Name: today
+	def := recordOptions{Dir: "twins/pay", Host: "127.0.0.1", MaxBody: 32 << 20, Grace: 5 * time.Second} // Name: today
 	for _, tc := range []struct {
 		args []string
 		want recordOptions
 	}{
 		{[]string{"twins/pay"}, def},
 		{[]string{"twins/pay", "--upstream", "https://api.stripe.com", "--auth-env", "STRIPE_KEY", "--name", "flow-1",
-			"--port", "8111", "--ready-json", "/tmp/r.json", "--max-body", "1024", "--shutdown-grace", "1s"},
+			"--host", "::1", "--port", "8111", "--token-env", "REC_TOKEN", "--ready-json", "/tmp/r.json", "--max-body", "1024", "--shutdown-grace", "1s"},
 			recordOptions{Dir: "twins/pay", Upstream: "https://api.stripe.com", AuthEnv: "STRIPE_KEY", Name: "flow-1",
-				Port: 8111, ReadyJSON: "/tmp/r.json", MaxBody: 1024, Grace: time.Second}},
+				Host: "::1", Port: 8111, TokenEnv: "REC_TOKEN", ReadyJSON: "/tmp/r.json", MaxBody: 1024, Grace: time.Second}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			f, _, _ := testFactory(t.TempDir(), nil)
@@ -83,6 +83,10 @@ func TestRecordUsageErrors(t *testing.T) {
 		{[]string{"record", "t", "--upstream", "https://x.test", "--auth-env", "NOPE"}, nil, "--auth-env NOPE: the variable is empty or unset"},
 		{[]string{"record", "t", "--upstream", "https://x.test"}, map[string]string{"WRAITH_HMAC_KEY": "short"}, "WRAITH_HMAC_KEY is 5 bytes"},
 		{[]string{"record", "afile", "--upstream", "https://x.test"}, nil, "is a file"},
+		{[]string{"record", "t", "--upstream", "https://x.test", "--host", "0.0.0.0"}, nil, "--host 0.0.0.0 is not a loopback address"},
+		{[]string{"record", "t", "--upstream", "https://x.test", "--host", ""}, nil, "every interface"},
+		{[]string{"record", "t", "--upstream", "https://x.test", "--token-env", "REC_TOKEN"}, nil, "--token-env REC_TOKEN: the variable REC_TOKEN is unset or empty"},
+		{[]string{"record", "t", "--upstream", "https://x.test", "--token-env", "abc/def="}, nil, "the name of an environment variable"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			dir := t.TempDir()

@@ -57,6 +57,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/route"
 	"github.com/wraithdev/wraith/twin/scrub"
 )
@@ -89,15 +90,29 @@ type Options struct {
 	// 0 means DefaultMaxBody. Larger requests get 413; larger answers pass
 	// through with a note recorded instead of the body.
 	MaxBody int64
+	// OffLoopback says the recorder listens where other hosts can reach
+	// it. It then needs a Token; the Host and Origin checks, which keep
+	// web pages away from a loopback recorder, are off.
+	OffLoopback bool
+	// Token, when set, must come with every request: in TokenHeader, or,
+	// when Credential is set (so the client's Authorization is replaced
+	// anyway), as "Authorization: Bearer <Token>". It is never forwarded,
+	// written nor logged.
+	Token string
 	// Now is the wall clock; nil means time.Now.
 	Now    func() time.Time
 	Logger hclog.Logger
 }
 
+// TokenHeader carries the recorder's token (Options.Token). It is removed
+// before the request goes upstream.
+const TokenHeader = "X-Wraith-Record-Token"
+
 // Recorder is an http.Handler that proxies to the provider and records.
 // It is safe for concurrent use.
 type Recorder struct {
 	opts  Options
+	token hostguard.Token
 	dir   string // Dir/recordings/Name
 	log   hclog.Logger
 	proxy *httputil.ReverseProxy
@@ -122,6 +137,9 @@ func New(opts Options) (*Recorder, error) {
 	if !format.ValidName(opts.Name) {
 		return nil, fmt.Errorf("recording name %q must match %s", opts.Name, format.NamePattern)
 	}
+	if opts.OffLoopback && opts.Token == "" {
+		return nil, errors.New("record: a recorder reachable off loopback needs a token, or anyone who can reach it could spend the live credential")
+	}
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
@@ -135,9 +153,10 @@ func New(opts Options) (*Recorder, error) {
 		opts.Transport = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	r := &Recorder{
-		opts: opts,
-		dir:  filepath.Join(opts.Dir, "recordings", opts.Name),
-		log:  opts.Logger,
+		opts:  opts,
+		token: hostguard.NewToken(opts.Token),
+		dir:   filepath.Join(opts.Dir, "recordings", opts.Name),
+		log:   opts.Logger,
 	}
 	if err := mkdirSynced(r.dir); err != nil {
 		return nil, fmt.Errorf("create %s: %w", r.dir, err)
@@ -214,8 +233,11 @@ func recordable(method, path string) string {
 	return ""
 }
 
-// ServeHTTP proxies one request and records its exchange.
+// ServeHTTP admits, proxies and records one request.
 func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if !r.admit(w, req) {
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, r.opts.MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -239,6 +261,76 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	req.ContentLength = int64(len(body))
 	r.proxy.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), captureKey{}, c)))
+}
+
+// admit decides whether req may spend the live credential, answering it
+// when it may not; nothing refused here goes upstream. On loopback, every
+// request (not only some paths) must name the recorder by a loopback Host
+// and must not come from a web page of another origin: a DNS-rebinding
+// page or a cross-site form would otherwise reach the provider with the
+// injected key. With a token, the request must carry it; the token is then
+// removed, so it never reaches the provider nor the disk.
+func (r *Recorder) admit(w http.ResponseWriter, req *http.Request) bool {
+	if !r.opts.OffLoopback {
+		if no := hostguard.Check(req, hostguard.SameOriginOnly); no != nil {
+			r.log.Warn("refused a request from a web page", "header", no.Header, "value", no.Value, "method", req.Method, "path", req.URL.Path)
+			if no.Reason == hostguard.ForeignHost {
+				writeError(w, http.StatusForbidden, "record-forbidden-host",
+					fmt.Sprintf("the recorder listens on loopback and answers only requests that name it by a loopback Host (localhost, 127.0.0.1, [::1]), not %q: this keeps DNS-rebinding web pages from spending the live credential; point the client at the URL in the ready JSON", no.Value))
+				return false
+			}
+			writeError(w, http.StatusForbidden, "record-forbidden-origin",
+				fmt.Sprintf("the recorder does not serve web pages of other origins (%s: %q): it would send their requests upstream with the live credential; call it from a program (curl, an SDK, an agent), not from a browser page", no.Header, no.Value))
+			return false
+		}
+	}
+	if !r.token.Set() {
+		return true
+	}
+	sent := req.Header.Values(TokenHeader)
+	ok := len(sent) == 1 && r.token.Matches(sent[0])
+	if len(sent) == 0 && r.opts.Credential != "" {
+		bearer, err := hostguard.Bearer(req.Header)
+		ok = err == nil && r.token.Matches(bearer)
+		if ok {
+			req.Header.Del("Authorization")
+		}
+	}
+	req.Header.Del(TokenHeader)
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="wraith-record"`)
+		how := "the header " + TokenHeader + ": <token>"
+		if r.opts.Credential != "" {
+			how += ` or "Authorization: Bearer <token>"`
+		}
+		writeError(w, http.StatusUnauthorized, "record-unauthorized",
+			"this recorder needs its token, from the variable named by --token-env, in "+how+"; nothing was sent upstream")
+		return false
+	}
+	return true
+}
+
+// Timeouts and header limits of the recorder's HTTP server, as a served
+// twin's (docs/security.md): a slow or stalled client cannot hold a
+// connection, and so a goroutine, for long.
+const (
+	ReadHeaderTimeout = 10 * time.Second
+	ReadTimeout       = 60 * time.Second
+	IdleTimeout       = 120 * time.Second
+	MaxHeaderBytes    = 64 << 10
+)
+
+// Server returns an HTTP server for the recorder, with its timeouts. There
+// is no write timeout: a provider's answer may stream for long.
+func (r *Recorder) Server() *http.Server {
+	return &http.Server{
+		Handler:           r,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		ErrorLog:          r.log.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+	}
 }
 
 func (r *Recorder) rewrite(pr *httputil.ProxyRequest) {
