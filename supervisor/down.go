@@ -18,46 +18,75 @@ const pollEvery = 20 * time.Millisecond
 // longer than timeout, the supervisor gets SIGKILL (its children die with
 // it) and Down removes the state file itself and returns an error.
 //
-// It returns *NotUpError when nothing is up, and *StaleError when the state
-// file's supervisor was already dead; it removes that stale file.
+// It signals only a process that Probe verified: the live wraith process
+// that holds the project's lock. When the state file is unreadable, that
+// process is found through the lock. When the state file names any other
+// process, Down signals nothing and returns *NotOursError. A stale file
+// (nobody holds the lock) is removed: the error is then *StaleError, or
+// *NotOursError / *UnreadableError with Holder 0.
 func Down(ctx context.Context, dir string, timeout time.Duration) (State, error) {
 	st, err := Probe(dir)
-	var stale *StaleError
-	if errors.As(err, &stale) {
-		removeState(dir)
+	var (
+		starting   *StartingError
+		unreadable *UnreadableError
+		notOurs    *NotOursError
+		stale      *StaleError
+	)
+	pid := 0
+	switch {
+	case err == nil:
+		pid = st.SupervisorPID
+	case errors.As(err, &starting):
+		pid = starting.PID
+	case errors.As(err, &unreadable) && unreadable.Holder > 0:
+		pid = unreadable.Holder
+	case errors.As(err, &stale), errors.As(err, &unreadable):
+		removeStale(dir)
+		return st, err
+	case errors.As(err, &notOurs):
+		if owner, lerr := lockOwner(dir); lerr == nil && owner == 0 {
+			removeStale(dir) // nothing runs: the file is stale as well as wrong
+		}
+		return st, err
+	default:
 		return st, err
 	}
-	if err != nil {
-		return st, err
+	if pid == os.Getpid() {
+		return st, fmt.Errorf("wraith up (pid %d) is this very process: stop it with SIGTERM or Ctrl-C", pid)
 	}
-	pid := st.SupervisorPID
 	if err := signalProcess(pid, syscall.SIGTERM); err != nil {
 		if errors.Is(err, syscall.ESRCH) {
-			removeState(dir)
+			removeStale(dir)
 			return st, &StaleError{Dir: dir, PID: pid}
 		}
 		return st, fmt.Errorf("signal wraith up (pid %d): %w", pid, err)
 	}
-	if waitGone(ctx, dir, pid, timeout) {
-		removeState(dir) // a clean stop removed it already
+	if waitGone(ctx, dir, timeout) {
+		removeStale(dir) // a clean stop removed it already
 		return st, nil
 	}
 	if ctx.Err() != nil {
 		return st, ctx.Err()
 	}
-	signalProcess(pid, syscall.SIGKILL)
-	waitGone(ctx, dir, pid, 5*time.Second)
-	removeState(dir)
+	// The lock is still held: check it is still the same process before
+	// the harder signal.
+	if owner, _ := lockOwner(dir); owner == pid {
+		signalProcess(pid, syscall.SIGKILL)
+		waitGone(ctx, dir, 5*time.Second)
+	}
+	removeStale(dir)
 	return st, fmt.Errorf("wraith up (pid %d) %w within %s, so it was killed; its twins die with it", pid, errNotStopped, timeout)
 }
 
-func waitGone(ctx context.Context, dir string, pid int, timeout time.Duration) bool {
+// waitGone waits until nobody holds the project's lock: the kernel drops
+// it when the supervisor dies, and a reused pid cannot hold it.
+func waitGone(ctx context.Context, dir string, timeout time.Duration) bool {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		if !supervisorAlive(dir, pid) {
+		if held, _ := lockHeld(dir); !held {
 			return true
 		}
 		select {
@@ -70,10 +99,12 @@ func waitGone(ctx context.Context, dir string, pid int, timeout time.Duration) b
 	}
 }
 
-// removeState removes the state file; a missing file is fine, and any
-// other failure leaves a file that Probe will call stale.
-func removeState(dir string) {
-	_ = os.Remove(StatePath(dir))
+// removeStale removes the state file while holding the project's lock, so
+// that it never removes the file of a supervisor that has just started. A
+// missing file is fine, and any other failure leaves a file that Probe
+// will call stale.
+func removeStale(dir string) {
+	withLock(dir, func() { _ = os.Remove(StatePath(dir)) })
 }
 
 var errNotStopped = errors.New("did not stop")

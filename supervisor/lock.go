@@ -38,12 +38,36 @@ func Lock(dir string) (unlock func(), err error) {
 	if err := flock(f, true); err != nil {
 		f.Close()
 		if errors.Is(err, errLocked) {
-			st, _ := ReadState(StatePath(dir))
-			return nil, &AlreadyUpError{Dir: dir, PID: st.SupervisorPID}
+			pid, _ := lockOwner(dir)
+			return nil, &AlreadyUpError{Dir: dir, PID: pid}
 		}
 		return nil, fmt.Errorf("lock %s: %w", lockPath(dir), err)
 	}
+	if err := writeLockRecord(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write %s: %w", lockPath(dir), err)
+	}
 	return func() { f.Close() }, nil
+}
+
+// withLock runs fn while holding the project's lock, and reports whether
+// it could take it: how a reader removes a stale state file without racing
+// a supervisor that is starting.
+func withLock(dir string, fn func()) bool {
+	f, err := os.OpenFile(lockPath(dir), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if flock(f, true) != nil {
+		return false
+	}
+	fn()
+	return true
+}
+
+func errBadPID(pid int) error {
+	return fmt.Errorf("refusing to signal pid %d: wraith never signals a pid of 1 or less", pid)
 }
 
 // lockHeld reports whether some process holds the project's lock. known is

@@ -35,11 +35,19 @@ func flock(f *os.File, exclusive bool) error {
 
 // signalGroup signals the process group led by pid.
 func signalGroup(pid int, sig syscall.Signal) error {
+	if pid <= 1 {
+		return errBadPID(pid)
+	}
 	return syscall.Kill(-pid, sig)
 }
 
-// signalProcess signals one process.
+// signalProcess signals one process. kill(2) reads 0 as "my process group"
+// and -1 as "every process I may signal", and 1 is init: whatever a caller
+// verified, those never reach it.
 func signalProcess(pid int, sig syscall.Signal) error {
+	if pid <= 1 {
+		return errBadPID(pid)
+	}
 	return syscall.Kill(pid, sig)
 }
 

@@ -17,6 +17,9 @@ func flock(*os.File, bool) error { return errUnsupported }
 func signalGroup(pid int, sig syscall.Signal) error { return signalProcess(pid, sig) }
 
 func signalProcess(pid int, _ syscall.Signal) error {
+	if pid <= 1 {
+		return errBadPID(pid)
+	}
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return err

@@ -14,12 +14,14 @@ import (
 )
 
 // StateVersion is the version of up.json this package writes and reads.
-const StateVersion = 1
+// Version 2 added "state" and "supervisor_start": a version 1 reader would
+// take a starting project's file for a ready one.
+const StateVersion = 2
 
 // StateDir is the folder, inside a project's folder, that holds its state.
 const StateDir = ".wraith"
 
-// Twin statuses in State.
+// Statuses of the project (State.Phase) and of each twin.
 const (
 	StatusStarting   = "starting"
 	StatusReady      = "ready"
@@ -29,15 +31,22 @@ const (
 // State is the content of .wraith/up.json: who supervises the project and
 // where each twin is.
 type State struct {
-	Version       int         `json:"wraith_up_version"`
-	WraithVersion string      `json:"wraith_version"`
-	Project       string      `json:"project"`
-	Manifest      string      `json:"manifest"`
-	Dir           string      `json:"dir"`
-	SupervisorPID int         `json:"supervisor_pid"`
-	StartedAt     time.Time   `json:"started_at"`
-	UpdatedAt     time.Time   `json:"updated_at"`
-	Twins         []TwinState `json:"twins"`
+	Version       int    `json:"wraith_up_version"`
+	WraithVersion string `json:"wraith_version"`
+	Project       string `json:"project"`
+	Manifest      string `json:"manifest"`
+	Dir           string `json:"dir"`
+	// Phase is "starting" from the moment the supervisor holds the lock
+	// until every twin is first ready, then "ready".
+	Phase         string `json:"state"`
+	SupervisorPID int    `json:"supervisor_pid"`
+	// SupervisorStart is when the supervisor started, in clock ticks since
+	// boot (Linux; 0 elsewhere): with the pid it names one process, so a
+	// reused pid is not taken for the supervisor.
+	SupervisorStart uint64      `json:"supervisor_start,omitempty"`
+	StartedAt       time.Time   `json:"started_at"`
+	UpdatedAt       time.Time   `json:"updated_at"`
+	Twins           []TwinState `json:"twins"`
 }
 
 // TwinState is one twin in State.
@@ -115,7 +124,7 @@ func (e *NotUpError) Error() string {
 }
 
 // StaleError says the state file's supervisor is gone (it was killed, or
-// the machine restarted).
+// the machine restarted): nobody holds the project's lock.
 type StaleError struct {
 	Dir string
 	PID int
@@ -125,28 +134,82 @@ func (e *StaleError) Error() string {
 	return fmt.Sprintf("no wraith project is up in %s (stale %s from pid %d; run wraith up)", e.Dir, filepath.Join(StateDir, "up.json"), e.PID)
 }
 
-// Probe reads the state of the project in dir and checks that its
-// supervisor is alive. It returns *NotUpError when there is no state and
-// *StaleError (with the state) when its supervisor is gone.
-func Probe(dir string) (State, error) {
-	st, err := ReadState(StatePath(dir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return State{}, &NotUpError{Dir: dir}
-	}
-	if err != nil {
-		return State{}, err
-	}
-	if !supervisorAlive(dir, st.SupervisorPID) {
-		return st, &StaleError{Dir: dir, PID: st.SupervisorPID}
-	}
-	return st, nil
+// StartingError says the project's supervisor runs but not every twin is
+// ready yet: the state has no addresses to give.
+type StartingError struct {
+	Dir string
+	PID int
 }
 
-// supervisorAlive asks the lock first: only a live supervisor holds it, so
-// a recycled pid cannot fool it. Without a lock file it falls back to the pid.
-func supervisorAlive(dir string, pid int) bool {
-	if held, known := lockHeld(dir); known {
-		return held
+func (e *StartingError) Error() string {
+	return fmt.Sprintf("the wraith project in %s is starting (wraith up, pid %d): its twins are not ready yet; try again once wraith up reports them ready, or start it with wraith up --detach, which returns then", e.Dir, e.PID)
+}
+
+// UnreadableError says the state file is missing, cut short or corrupt.
+// Holder is the verified supervisor that holds the project's lock, or 0
+// when nothing runs.
+type UnreadableError struct {
+	Dir    string
+	Err    error
+	Holder int
+}
+
+func (e *UnreadableError) Error() string {
+	if e.Holder == 0 {
+		return fmt.Sprintf("no wraith project is up in %s, and %v: wraith down removes it", e.Dir, e.Err)
 	}
-	return pidAlive(pid)
+	return fmt.Sprintf("the wraith project in %s runs (wraith up, pid %d, holds its lock), but %v: wraith down stops it through its lock", e.Dir, e.Holder, e.Err)
+}
+
+func (e *UnreadableError) Unwrap() error { return e.Err }
+
+// Probe reads the state of the project in dir and checks it against the
+// project's lock and the identity of the process that holds it. It returns
+// the state only for a live, verified, ready project; otherwise one of
+// *NotUpError, *StaleError, *StartingError (with the state),
+// *UnreadableError or *NotOursError.
+func Probe(dir string) (State, error) {
+	st, readErr := ReadState(StatePath(dir))
+	missing := errors.Is(readErr, fs.ErrNotExist)
+	holder, err := lockOwner(dir)
+	if holder > 0 && !pidAlive(holder) {
+		holder = 0 // it has exited; the kernel drops its lock a moment later
+	}
+	if err != nil {
+		return State{}, &NotOursError{Dir: dir, PID: st.SupervisorPID, Why: err.Error()}
+	}
+	if holder == 0 { // nothing runs: the file, if any, is stale
+		switch {
+		case missing:
+			return State{}, &NotUpError{Dir: dir}
+		case readErr != nil:
+			return State{}, &UnreadableError{Dir: dir, Err: readErr}
+		case st.SupervisorPID <= 1 || pidAlive(st.SupervisorPID):
+			return st, &NotOursError{Dir: dir, PID: st.SupervisorPID, Why: verify(dir, st.SupervisorPID, st.SupervisorStart)}
+		}
+		return st, &StaleError{Dir: dir, PID: st.SupervisorPID}
+	}
+	rec, _ := readLockRecord(dir)
+	start := rec.Start
+	if rec.PID != holder {
+		start = 0
+	}
+	if why := verify(dir, holder, start); why != "" {
+		return State{}, &NotOursError{Dir: dir, PID: holder, Why: "it holds the project's lock, but " + why}
+	}
+	switch {
+	case missing:
+		return State{}, &UnreadableError{Dir: dir, Holder: holder, Err: fmt.Errorf("%s is missing (it may be starting)", filepath.Join(StateDir, "up.json"))}
+	case readErr != nil:
+		return State{}, &UnreadableError{Dir: dir, Holder: holder, Err: readErr}
+	case st.SupervisorPID != holder:
+		return st, &NotOursError{Dir: dir, PID: st.SupervisorPID, Holder: holder, Why: "the project's lock is held by another process"}
+	case st.SupervisorStart != 0 && start != 0 && st.SupervisorStart != start:
+		return st, &NotOursError{Dir: dir, PID: st.SupervisorPID, Holder: holder, Why: "it names an earlier process of that pid"}
+	case st.Phase == StatusStarting:
+		return st, &StartingError{Dir: dir, PID: holder}
+	case st.Phase != StatusReady:
+		return st, &UnreadableError{Dir: dir, Holder: holder, Err: fmt.Errorf("%s has an unknown state %q", filepath.Join(StateDir, "up.json"), st.Phase)}
+	}
+	return st, nil
 }

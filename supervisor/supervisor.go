@@ -33,11 +33,13 @@
 //
 // # State
 //
-// When every child is ready, the supervisor writes the project's [State]
-// to Dir/.wraith/up.json, atomically, and rewrites it whenever a child
-// crashes or comes back. It removes the file once every child has stopped.
-// [Lock] keeps two supervisors out of one folder; [Probe] tells readers
-// whether the supervisor that wrote the file is still alive.
+// As it starts, the supervisor writes the project's [State] to
+// Dir/.wraith/up.json, atomically, marked "starting" (replacing any file an
+// earlier run left); when every child is ready it rewrites it "ready", and
+// again whenever a child crashes or comes back. It removes the file once
+// every child has stopped. [Lock] keeps two supervisors out of one folder
+// and records who holds it. [Probe] and [Down] treat the file as a claim:
+// they trust or signal only the live wraith process that holds the lock.
 package supervisor
 
 import (
@@ -251,10 +253,21 @@ func (t *tracker) run(ctx context.Context) error {
 	cfg := t.s.cfg
 	st := State{
 		Version: StateVersion, WraithVersion: cfg.WraithVersion, Project: cfg.Project,
-		Manifest: cfg.Manifest, Dir: cfg.Dir, SupervisorPID: os.Getpid(), StartedAt: cfg.Now().UTC(),
+		Manifest: cfg.Manifest, Dir: cfg.Dir, Phase: StatusStarting,
+		SupervisorPID: os.Getpid(), StartedAt: cfg.Now().UTC(),
 	}
+	st.SupervisorStart, _ = procStart(st.SupervisorPID)
+	st.UpdatedAt = st.StartedAt
 	for _, c := range cfg.Children {
 		st.Twins = append(st.Twins, TwinState{Name: c.Name, Status: StatusStarting, ControlTokenEnv: c.ControlTokenEnv})
+	}
+	// A file left by an earlier run is replaced at once, so that no reader
+	// takes its dead addresses for this run's.
+	if cfg.StateFile != "" {
+		if err := WriteState(cfg.StateFile, st); err != nil {
+			return err
+		}
+		t.wrote = true
 	}
 	allReady := false
 	for {
@@ -275,6 +288,7 @@ func (t *tracker) run(ctx context.Context) error {
 				continue
 			}
 			allReady = true
+			st.Phase = StatusReady
 			t.s.logger.Named("supervisor").Info("all twins ready", "twins", len(st.Twins), "startup", ev.at.Sub(st.StartedAt).Round(time.Millisecond))
 		}
 		st.UpdatedAt = ev.at.UTC()

@@ -323,7 +323,13 @@ func TestStopKillsChildThatIgnoresTerm(t *testing.T) {
 // startHelper runs a supervisor in its own process (this test binary).
 func startHelper(tb testing.TB, dir, tag string, n int) *exec.Cmd {
 	tb.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	// Readers trust only a process whose program is wraith: run this test
+	// binary under that name.
+	wraith := filepath.Join(tb.TempDir(), "wraith")
+	if err := os.Symlink(os.Args[0], wraith); err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(wraith, "-test.run=^$")
 	cmd.Env = append(os.Environ(), "SUPERVISOR_TEST_HELPER=1", "SUP_BIN="+fakeBin, "SUP_DIR="+dir, "SUP_TAG="+tag, "SUP_CHILDREN="+strconv.Itoa(n))
 	logs := &testbin.Buffer{}
 	cmd.Stderr = logs
@@ -339,9 +345,9 @@ func startHelper(tb testing.TB, dir, tag string, n int) *exec.Cmd {
 			tb.Logf("helper log:\n%s", logs.String())
 		}
 	})
-	testbin.WaitUntil(tb, 15*time.Second, "helper's state file", func() bool {
-		_, err := os.Stat(StatePath(dir))
-		return err == nil
+	testbin.WaitUntil(tb, 15*time.Second, "helper's twins to be ready", func() bool {
+		st, err := ReadState(StatePath(dir))
+		return err == nil && st.Phase == StatusReady
 	})
 	return cmd
 }
@@ -402,19 +408,28 @@ func TestLockAndProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	var already *AlreadyUpError
-	if _, err := Lock(dir); !errors.As(err, &already) {
-		t.Fatalf("second lock: want AlreadyUpError, have %v", err)
+	if _, err := Lock(dir); !errors.As(err, &already) || already.PID != os.Getpid() {
+		t.Fatalf("second lock: want AlreadyUpError naming pid %d, have %v", os.Getpid(), err)
 	}
-	st := State{Version: StateVersion, SupervisorPID: os.Getpid()}
+	if pid, err := lockOwner(dir); err != nil || pid != os.Getpid() {
+		t.Fatalf("lock owner: want %d, have %d %v", os.Getpid(), pid, err)
+	}
+	// The lock's holder is this test binary, which is not wraith.
+	st := State{Version: StateVersion, Phase: StatusReady, SupervisorPID: os.Getpid()}
 	if err := WriteState(StatePath(dir), st); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Probe(dir); err != nil {
-		t.Fatalf("lock held: want alive, have %v", err)
+	var notOurs *NotOursError
+	if _, err := Probe(dir); !errors.As(err, &notOurs) || !strings.Contains(err.Error(), "not wraith") {
+		t.Fatalf("lock held by a process that is not wraith: want NotOursError, have %v", err)
 	}
 	unlock()
+	st.SupervisorPID = 999999999
+	if err := WriteState(StatePath(dir), st); err != nil {
+		t.Fatal(err)
+	}
 	var stale *StaleError
-	if _, err := Probe(dir); !errors.As(err, &stale) || !strings.Contains(err.Error(), "stale .wraith/up.json from pid") {
+	if _, err := Probe(dir); !errors.As(err, &stale) || !strings.Contains(err.Error(), "stale .wraith/up.json from pid 999999999") {
 		t.Fatalf("lock free: want StaleError, have %v", err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, StateDir, ".gitignore")); err != nil || !strings.Contains(string(b), "*") {
