@@ -56,6 +56,13 @@ type Options struct {
 	// MaxEntities bounds the entities a session creates, changes or
 	// deletes, and the idempotency keys it remembers (0 = no limit).
 	MaxEntities int
+	// MaxBody is the largest request body the server lets through, and so
+	// the largest an entity may grow to through any update (0 = no limit).
+	MaxBody int64
+	// MaxMemory is a soft limit on the live heap in bytes: past it, writes
+	// that would store more are refused with 507 memory-limit while reads
+	// keep working (0 = no limit).
+	MaxMemory int64
 	// RateLimit is a per-session limit, "N/s" or "N/m"; empty for none.
 	RateLimit string
 	// Now is the wall clock; nil means time.Now.
@@ -80,6 +87,7 @@ type Engine struct {
 	age      ageHeader
 	rate     rateLimit
 	scratch  sync.Pool // *[]byte buffers for encoding entities
+	heap     heapGauge
 }
 
 type kind int

@@ -1,9 +1,15 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -53,4 +59,95 @@ func (e *Engine) replaysFull(st *session.State, req *request, a *answer) bool {
 func (e *Engine) refuseFull(a *answer, code, message string) {
 	a.status, a.prov, a.wraith = StatusSessionFull, ProvFault, true
 	a.body = errorBody(code, message, map[string]any{"limit": e.opts.MaxEntities})
+}
+
+// overLimit answers a request whose parameters pass canon's limits: 400 in
+// the provider's invalid-request shape, the limit named in the message and
+// its code in X-Wraith-Limit (and in Wraith's own shape when the twin
+// declares no provider shape).
+func (e *Engine) overLimit(a *answer, err error) {
+	code := "invalid-params"
+	var le *canon.LimitError
+	if errors.As(err, &le) {
+		code = le.Code
+	}
+	e.invalid(a, "", "Invalid request: "+err.Error())
+	a.limit = code
+	if a.wraith {
+		a.body = errorBody(code, "Invalid request: "+err.Error(), map[string]any{"param": ""})
+	}
+}
+
+// tooLarge reports whether an entity's encoding passes Options.MaxBody,
+// answering 400 entity-too-large in the provider's invalid-request shape
+// when it does. Without it, updates that each add a little grow one entity
+// without bound, although every request is within --max-body.
+func (e *Engine) tooLarge(a *answer, id string, body []byte) bool {
+	max := e.opts.MaxBody
+	if max <= 0 || int64(len(body)) <= max {
+		return false
+	}
+	msg := fmt.Sprintf("Invalid request: %s would grow to %d bytes, past Wraith's limit of %d bytes per entity (--max-body): remove fields or metadata keys instead of adding more", id, len(body), max)
+	e.invalid(a, "", msg)
+	a.limit = "entity-too-large"
+	if a.wraith {
+		a.body = errorBody("entity-too-large", msg, map[string]any{"limit": max})
+	}
+	return true
+}
+
+// StatusMemoryFull is the status of a write refused because the process
+// passed --max-memory: like session-entity-limit, capacity ran out.
+const StatusMemoryFull = http.StatusInsufficientStorage
+
+// memoryFull reports whether the process's heap is past
+// Options.MaxMemory, answering 507 memory-limit when it is. Only writes
+// ask: reads, lists and replays store nothing and keep working.
+func (e *Engine) memoryFull(a *answer) bool {
+	max := e.opts.MaxMemory
+	if max <= 0 {
+		return false
+	}
+	heap := e.heap.read()
+	if heap <= uint64(max) {
+		return false
+	}
+	a.status, a.prov, a.wraith = StatusMemoryFull, ProvFault, true
+	a.body = errorBody("memory-limit", fmt.Sprintf(
+		"the twin holds %d bytes of live heap, past its soft limit of %d (--max-memory): reset or delete sessions you no longer need, or raise --max-memory", heap, max),
+		map[string]any{"limit": max, "heap": heap})
+	return true
+}
+
+// heapGauge reads the live heap through runtime/metrics at most once per
+// heapEvery, so a write costs an atomic load, not a runtime call.
+type heapGauge struct {
+	at    atomic.Int64 // unix nanoseconds of the last reading
+	bytes atomic.Uint64
+	mu    sync.Mutex // one reader refreshes; the others use the last value
+}
+
+const heapEvery = 50 * time.Millisecond
+
+func (g *heapGauge) read() uint64 {
+	now := time.Now().UnixNano() // the process's real time: this measures the process
+	if now-g.at.Load() < int64(heapEvery) || !g.mu.TryLock() {
+		return g.bytes.Load()
+	}
+	defer g.mu.Unlock()
+	// The live heap at the last collection is what sessions hold, without
+	// the garbage between collections; before the first collection there
+	// is no such figure, and all allocated objects stand in for it.
+	s := [2]metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s[:])
+	var v uint64
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		v = s[0].Value.Uint64()
+	}
+	if v == 0 && s[1].Value.Kind() == metrics.KindUint64 {
+		v = s[1].Value.Uint64()
+	}
+	g.bytes.Store(v)
+	g.at.Store(now)
+	return v
 }

@@ -76,20 +76,7 @@ func convertParam(name string, cur, v any) (any, error) {
 	case *object.Object:
 		switch t := v.(type) {
 		case map[string]any:
-			merged := c.Clone()
-			for _, k := range sortedKeys(t) {
-				if s, ok := t[k].(string); ok && s == "" {
-					merged.Delete(k)
-					continue
-				}
-				sub, _ := merged.Get(k)
-				nv, err := convertParam(name+"["+k+"]", sub, t[k])
-				if err != nil {
-					return nil, err
-				}
-				merged.Set(k, nv)
-			}
-			return merged, nil
+			return merge(name, c, t)
 		case string:
 			if t == "" {
 				if name == "metadata" {
@@ -138,6 +125,42 @@ func convertParam(name string, cur, v any) (any, error) {
 	default:
 		return paramValue(v), nil
 	}
+}
+
+// merge returns cur with the parameters of t merged in: a field t names
+// takes its converted value, an empty string removes it, fields t adds
+// follow cur's in sorted order. It builds the result in one pass over cur
+// and one over t, so a merge of n keys costs O(n log n) for the sort and
+// nothing quadratic. cur itself is left as it was.
+func merge(name string, cur *object.Object, t map[string]any) (*object.Object, error) {
+	merged := object.New(cur.Len() + len(t))
+	vals := cur.Values()
+	for i, k := range cur.Keys() {
+		v, named := t[k]
+		if !named {
+			merged.Set(k, object.CloneValue(vals[i]))
+			continue
+		}
+		if s, ok := v.(string); ok && s == "" {
+			continue
+		}
+		nv, err := convertParam(name+"["+k+"]", vals[i], v)
+		if err != nil {
+			return nil, err
+		}
+		merged.Set(k, nv)
+	}
+	for _, k := range sortedKeys(t) {
+		if s, ok := t[k].(string); (ok && s == "") || cur.Has(k) {
+			continue
+		}
+		nv, err := convertParam(name+"["+k+"]", nil, t[k])
+		if err != nil {
+			return nil, err
+		}
+		merged.Set(k, nv)
+	}
+	return merged, nil
 }
 
 // paramValue converts a decoded parameter into package object's value set,

@@ -22,7 +22,8 @@ type answer struct {
 	exchange []string
 	replayed bool
 	ignored  []string
-	wraith   bool // body is a Wraith error, not the provider's
+	limit    string // the code of a Wraith limit the request passed, for X-Wraith-Limit
+	wraith   bool   // body is a Wraith error, not the provider's
 }
 
 func (a *answer) fromRecorded(rec *recorded) {
@@ -70,7 +71,11 @@ func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoin
 		h["X-Wraith-Recorded-At"] = at
 		h[SessionHeader] = sess.HeaderValue()
 		if len(a.ignored) > 0 {
-			h["X-Wraith-Ignored-Params"] = []string{joinComma(a.ignored)}
+			h["X-Wraith-Ignored-Params"] = []string{ignoredHeader(a.ignored)}
+			h["X-Wraith-Ignored-Params-Count"] = []string{strconv.Itoa(len(a.ignored))}
+		}
+		if a.limit != "" {
+			h["X-Wraith-Limit"] = []string{a.limit}
 		}
 	}
 	w.WriteHeader(a.status)
@@ -89,6 +94,36 @@ func setLength(h http.Header, n int) {
 	if n >= countedBody {
 		h["Content-Length"] = []string{strconv.Itoa(n)}
 	}
+}
+
+// Bounds of X-Wraith-Ignored-Params: a request may ignore tens of
+// thousands of names, and common clients refuse header lines of more than
+// a few KiB. X-Wraith-Ignored-Params-Count says how many there were.
+const (
+	maxIgnoredNames = 50
+	maxIgnoredBytes = 1024
+)
+
+// ignoredHeader lists the first ignored names, in sorted order, that fit
+// in maxIgnoredBytes, at most maxIgnoredNames of them; a name longer than
+// the whole budget is cut short and ends in "...".
+func ignoredHeader(names []string) string {
+	b := make([]byte, 0, min(maxIgnoredBytes, 64*len(names)))
+	for i, s := range names {
+		if i == maxIgnoredNames {
+			break
+		}
+		if i > 0 {
+			if len(b)+1+len(s) > maxIgnoredBytes {
+				break
+			}
+			b = append(b, ',')
+		} else if len(s) > maxIgnoredBytes {
+			s = s[:maxIgnoredBytes-3] + "..."
+		}
+		b = append(b, s...)
+	}
+	return string(b)
 }
 
 func joinComma(l []string) string {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -26,6 +27,7 @@ const (
 
 // request is what a handler sees of an application request.
 type request struct {
+	ctx    context.Context // the client's: done when it hangs up
 	method string
 	path   string
 	query  string
@@ -45,6 +47,14 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "invalid-session", err.Error()+": send a "+SessionHeader+" of 1 to 128 characters of A-Z a-z 0-9 . _ : -", nil)
 			return
 		}
+		for _, other := range v[1:] {
+			// Repeats of the same name are what some proxies produce and
+			// are harmless; two names would leave the session to chance.
+			if other != name {
+				writeError(w, http.StatusBadRequest, "invalid-session", "the request names two sessions, "+strconv.Quote(name)+" and "+strconv.Quote(other)+", in "+SessionHeader+" headers: send one", nil)
+				return
+			}
+		}
 	}
 	m, ok := e.router.Match(r.Method, r.URL.Path)
 	if !ok {
@@ -57,13 +67,14 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := request{
+		ctx:    r.Context(),
 		method: r.Method,
 		path:   r.URL.Path,
 		query:  r.URL.RawQuery,
 		match:  &m,
 	}
 	if r.Body != nil && r.Body != http.NoBody {
-		body, err := readBody(r)
+		body, err := e.readBody(r)
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
@@ -82,13 +93,26 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.idem = v[0]
 	}
 	var a answer
-	sess.Do(func(st *session.State) {
+	if err := canon.CheckLimits(req.ctype, req.body, req.query); err != nil {
+		// Refused before the session's lock: nothing is built from the
+		// request, and the session's clock does not move.
+		e.overLimit(&a, err)
+		e.write(w, sess, m.Value, &a)
+		return
+	}
+	err = sess.DoContext(req.ctx, func(st *session.State) {
 		if e.limited(st, &a) {
 			return
 		}
 		req.now = st.Begin(e.now)
 		e.dispatch(st, &req, &a)
 	})
+	if err != nil {
+		// The client went away (or the server is stopping) while another
+		// request of this session held it: nobody reads this answer.
+		writeError(w, http.StatusServiceUnavailable, "request-canceled", "the request ended before its session was free: "+err.Error(), nil)
+		return
+	}
 	e.write(w, sess, m.Value, &a)
 }
 
@@ -117,7 +141,7 @@ func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 
 // mutate runs the handler of a state-changing request.
 func (e *Engine) mutate(st *session.State, req *request, a *answer) {
-	if e.full(st, req, a) {
+	if e.full(st, req, a) || e.memoryFull(a) {
 		return
 	}
 	switch req.match.Value.kind {
@@ -166,9 +190,11 @@ func (e *Engine) plain(_ *session.State, req *request, a *answer) {
 }
 
 // readBody reads a request body, sizing the buffer from Content-Length
-// when the client sent one (the server has already bounded it).
-func readBody(r *http.Request) ([]byte, error) {
-	if n := r.ContentLength; n > 0 && n <= 1<<20 {
+// when the client sent one (the server has already bounded it by
+// MaxBody), so a large body is one allocation rather than a doubling
+// series of them.
+func (e *Engine) readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= max(1<<20, e.opts.MaxBody) {
 		buf := make([]byte, n)
 		if _, err := io.ReadFull(r.Body, buf); err != nil {
 			return nil, err

@@ -45,19 +45,42 @@ func (e *Engine) paramFailed(a *answer, err error) {
 	e.invalid(a, "", err.Error())
 }
 
-// save saves o as the session's version of ent and answers with it. o is
-// scrubbed already (see scrubbed).
-func (e *Engine) save(st *session.State, o *object.Object, ent *world.Entity, a *answer) {
+// save saves o as the session's version of ent and answers with it, and
+// reports whether it did. o is scrubbed already (see scrubbed). It saves
+// nothing when the client went away meanwhile, or when o's encoding is
+// past Options.MaxBody (answering 400).
+func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *world.Entity, a *answer) bool {
+	if e.gone(req, a) {
+		return false
+	}
+	body := e.encode(o)
+	if e.tooLarge(a, ent.ID, body) {
+		return false
+	}
 	ne := &world.Entity{
 		ID:         ent.ID,
 		Resource:   ent.Resource,
-		Body:       e.encode(o),
+		Body:       body,
 		Created:    ent.Created,
 		Seq:        ent.Seq,
 		Provenance: world.Handler,
 	}
 	st.Put(ne)
 	a.status, a.body, a.prov = http.StatusOK, ne.Body, ProvHandler
+	return true
+}
+
+// gone reports whether the request's client went away, answering 503
+// request-canceled (which nobody reads) so the caller stops its work.
+// Writes ask before they store: a request whose client hung up changes
+// nothing.
+func (e *Engine) gone(req *request, a *answer) bool {
+	if req.ctx == nil || req.ctx.Err() == nil {
+		return false
+	}
+	a.status, a.prov, a.wraith = http.StatusServiceUnavailable, ProvHandler, true
+	a.body = errorBody("request-canceled", "the request ended before it was answered: "+req.ctx.Err().Error(), nil)
+	return true
 }
 
 // encode returns o's encoding in a slice of exactly its length: sessions
@@ -99,8 +122,9 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		return
 	}
 	e.applyRules(res.create, o, req.now)
-	e.save(st, o, &world.Entity{ID: id, Resource: res.name, Created: req.now, Seq: st.NextSeq()}, a)
-	a.ignored = ignored
+	if e.save(st, req, o, &world.Entity{ID: id, Resource: res.name, Created: req.now, Seq: st.NextSeq()}, a) {
+		a.ignored = ignored
+	}
 }
 
 // update answers POST/PUT/PATCH {item}.
@@ -119,8 +143,9 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 		e.paramFailed(a, err)
 		return
 	}
-	e.save(st, o, ent, a)
-	a.ignored = ignored
+	if e.save(st, req, o, ent, a) {
+		a.ignored = ignored
+	}
 }
 
 // act answers POST {item}/{action}: a state-machine transition.
@@ -145,8 +170,9 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		return
 	}
 	e.applyRules(act.rules, o, req.now)
-	e.save(st, o, ent, a)
-	a.ignored = ignored
+	if e.save(st, req, o, ent, a) {
+		a.ignored = ignored
+	}
 }
 
 func (e *Engine) unexpectedState(a *answer, res *resource, id, status string, act *action) {
@@ -201,12 +227,20 @@ func (e *Engine) idempotent(st *session.State, req *request, a *answer) {
 	}
 }
 
+// fingerprint identifies what a POST asked for: method, path, canonical
+// query and canonical body. The query is part of it because query
+// parameters are applied on POST as body parameters are: the same key
+// with other query values is another request.
 func fingerprint(req *request) string {
 	body, err := canon.Body(req.ctype, req.body)
 	if err != nil {
 		body = string(req.body)
 	}
-	sum := sha256.Sum256([]byte(req.method + " " + req.path + "\x00" + body))
+	query, err := canon.Query(req.query)
+	if err != nil {
+		query = req.query
+	}
+	sum := sha256.Sum256([]byte(req.method + " " + req.path + "?" + query + "\x00" + body))
 	return hex.EncodeToString(sum[:])
 }
 
