@@ -51,7 +51,7 @@ that they are the same. Errors exit 1 (or 2 for a usage error) either way.`,
 			return runDiff(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output `FORMAT`: text or json")
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when the twins differ, 0 when they are the same")
 	return cmd
 }

@@ -53,7 +53,7 @@ TWIN is anything serve takes: a folder, a .twin file, ./twins/NAME,
 			return runInspect(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output `FORMAT`: text or json")
 	return cmd
 }
 
@@ -95,6 +95,13 @@ func resolveTwin(f *factory, arg string) (resolve.Source, error) {
 	src, err := resolve.New(dir, f.Getenv("WRAITH_TWINS_PATH"), embedded.FS()).Resolve(arg)
 	if errors.Is(err, resolve.ErrNotFound) {
 		return resolve.Source{}, &usageError{err}
+	}
+	if w := src.ShadowWarning(); w != "" && !f.warned[w] {
+		if f.warned == nil {
+			f.warned = map[string]bool{}
+		}
+		f.warned[w] = true
+		fmt.Fprintf(f.Stderr, "wraith: warning: %s\n", w)
 	}
 	return src, err
 }

@@ -34,6 +34,8 @@ type factory struct {
 	// Signals, when set, replaces the process's SIGINT/SIGTERM as the
 	// reason to stop long-running commands.
 	Signals context.Context
+	// warned holds the warnings already given, so each is given once.
+	warned map[string]bool
 }
 
 func newFactory() *factory {
@@ -43,7 +45,7 @@ func newFactory() *factory {
 		Stdin:   os.Stdin,
 		Getenv:  os.Getenv,
 		Getwd:   os.Getwd,
-		Version: version,
+		Version: buildVersion(version, readBuildInfo()).Version,
 	}
 }
 
@@ -66,9 +68,7 @@ by the X-Wraith-Session header. Every answer says where it came from.`,
 	root.SetOut(f.Stdout)
 	root.SetErr(f.Stderr)
 	root.SetIn(f.Stdin)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &usageError{err}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newServeCmd(f, nil),
 		newTwinsCmd(f, nil),
@@ -81,7 +81,10 @@ by the X-Wraith-Session header. Every answer says where it came from.`,
 		newImportCmd(f, nil),
 		newInspectCmd(f, nil),
 		newDiffCmd(f, nil),
+		newVersionCmd(f, nil),
+		newCompletionCmd(f),
 	)
+	registerCompletions(root, f)
 	return root
 }
 
