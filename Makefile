@@ -4,13 +4,32 @@ GO       ?= go
 FUZZTIME ?= 2m
 PKGS     := ./...
 
-.PHONY: run test check build fuzz bench soak clean
+# Stripe's OpenAPI description and fixtures come from the stripe-mock Go
+# module, pinned in one place: [source] of twin/openapi/overlays/stripe.toml.
+STRIPE_OVERLAY := twin/openapi/overlays/stripe.toml
+stripe_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(STRIPE_OVERLAY))
+
+.PHONY: run test check build fuzz bench soak clean specs twins
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
 
-test: check
+test: check specs
 	$(GO) test -race -count=1 $(PKGS)
+
+# Download the pinned API descriptions into the module cache and print
+# where they are. Offline, the tests that need them skip and say why.
+specs:
+	@$(GO) mod download -json $(call stripe_source,module) | sed -n 's/.*"Dir": "\(.*\)",*/\1/p' \
+	  || echo "specs: could not download $(call stripe_source,module); the regeneration and conformance tests will skip" >&2
+
+# Regenerate the embedded twins imported from API descriptions
+# (docs/import.md); TestStripeRegenerates checks the committed result.
+twins:
+	@set -e; dir=$$($(GO) mod download -json $(call stripe_source,module) | sed -n 's/.*"Dir": "\(.*\)",*/\1/p'); \
+	rm -rf twin/embedded/stripe; \
+	$(GO) run ./cmd/wraith import openapi "$$dir/$(call stripe_source,spec)" -o twin/embedded/stripe \
+	  --fixtures "$$dir/$(call stripe_source,fixtures)" --overlay $(STRIPE_OVERLAY)
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
