@@ -49,19 +49,17 @@ fuzz:
 	done
 
 # Go benchmarks of every package (kept in bench/out/gobench.txt), then the
-# side-by-side run against the ceiling and the peers: bench/README.md.
-# The side-by-side run goes on when a Go benchmark fails; make still fails.
+# side-by-side run against the ceiling and the peers, summarised by
+# benchstat into bench/RESULTS.md: bench/README.md. The side-by-side run
+# goes on when a Go benchmark fails; make still fails.
+# `make bench BENCH_SMOKE=1` is a quick check that it all works.
 bench:
-	@mkdir -p bench/out
-	@status=0; \
-	{ $(GO) test -run='^$$' -bench=. -benchmem $(PKGS) 2>&1; echo $$? >bench/out/gobench.status; } | tee bench/out/gobench.txt; \
-	[ "$$(cat bench/out/gobench.status)" = 0 ] || { status=1; echo "== go test -bench failed; going on with bench/run.sh" >&2; }; \
-	BENCH_GOBENCH=bench/out/gobench.txt bash bench/run.sh || status=$$?; \
-	exit $$status
+	bash bench/run.sh
 
-# A bounded soak of wraith serve (30 s of load by default): bench/README.md.
+# A bounded soak of wraith-twin (2 rounds of 15 s at 256 connections by
+# default; e.g. SOAK_FLAGS="-duration 5s -rounds 3"): bench/README.md.
 soak:
-	bash bench/soak.sh
+	$(GO) run ./bench/load $(SOAK_FLAGS)
 
 clean:
 	rm -rf bin

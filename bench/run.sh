@@ -2,14 +2,21 @@
 # bench/run.sh: Wraith against the plain net/http ceiling, stripe-mock,
 # WireMock and Mountebank, side by side in one run (issue 6). Installs what
 # it needs through the registries (wrk from Debian, stripe-mock with go
-# install, WireMock and Mountebank from npm) into bench/.cache, builds Wraith,
-# the ceiling and the harness, then lets bench/harness start each server in
-# turn and drive bounded wrk loads. Writes bench/out/results-<date>.md and
-# bench/RESULTS.md. A peer that cannot be installed is reported as such.
+# install, WireMock and Mountebank from npm, benchstat from the Go module
+# proxy) into bench/.cache, builds Wraith, the ceiling and the harness, then
+# lets bench/harness start the servers and drive bounded wrk loads. The
+# harness prints Go benchmark lines (bench/out/load.txt); benchstat computes
+# the medians, intervals and ratios; `harness report` writes them with the
+# targets of issue 6 to bench/RESULTS.md. A peer that cannot be installed is
+# reported as such and skipped.
 #
 # Settings (environment):
+#   BENCH_SMOKE     1: a quick check that the whole run works (1 pass of 2 s
+#                   loads, 1 s warm-up, 1,000 sessions, no profiles, no go test
+#                   -bench of every package), reported to bench/out/RESULTS-smoke.md
 #   BENCH_DURATION  length of each measured load, whole seconds (10s)
-#   PASSES          passes; the report gives medians (5, as issue 6 measured)
+#   PASSES          passes, one benchmark line each (6: benchstat's confidence
+#                   intervals need 6 samples)
 #   BENCH_WARMUP    unmeasured GET load before each server's loads (5s)
 #   BENCH_CONNS     keep-alive connection counts (32,256)
 #   BENCH_SERVERS   servers to run (ceiling,wraith,wraith-10k,stripe-mock,wiremock,mountebank)
@@ -20,20 +27,34 @@
 #                   kept more than 0.25 cores busy during it (1)
 #   BENCH_PROFILE   1 adds CPU profiles of Wraith serving the GET and create
 #                   loads, and of the engine's benchmarks (1)
-#   BENCH_GOBENCH   go test -bench output already taken (make bench sets it)
+#   BENCH_GOBENCH   1 runs go test -bench of every package first, into
+#                   bench/out/gobench.txt (1; make bench fails if it fails)
+#   BENCH_RESULTS   the report to write (bench/RESULTS.md)
+#   BENCHSTAT_VERSION  golang.org/x/perf version benchstat is installed from
 #   STRIPE_MOCK_VERSION (latest), WIREMOCK_VERSION (3.13.2), MOUNTEBANK_VERSION (2.9.1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
 
+if [ "${BENCH_SMOKE:-0}" = 1 ]; then
+	: "${BENCH_DURATION:=2s}" "${PASSES:=1}" "${BENCH_WARMUP:=1s}" "${BENCH_SESSIONS:=1000}"
+	: "${BENCH_PROFILE:=0}" "${BENCH_GOBENCH:=0}" "${BENCH_QUIET_WAIT:=2s}" "${BENCH_RETRIES:=0}"
+	: "${BENCH_RESULTS:=bench/out/RESULTS-smoke.md}"
+	SMOKE_BENCHTIME=100x
+	TITLE="a SMOKE run (BENCH_SMOKE=1: $PASSES pass of $BENCH_DURATION loads, $BENCH_SESSIONS sessions), which proves the run works and measures nothing worth quoting"
+fi
 DURATION=${BENCH_DURATION:-10s}
-PASSES=${PASSES:-5}
+PASSES=${PASSES:-6}
 WARMUP=${BENCH_WARMUP:-5s}
 CONNS=${BENCH_CONNS:-32,256}
 SERVERS=${BENCH_SERVERS:-ceiling,wraith,wraith-10k,stripe-mock,wiremock,mountebank}
 SESSIONS=${BENCH_SESSIONS:-10000}
 PROFILE=${BENCH_PROFILE:-1}
-GOBENCH=${BENCH_GOBENCH:-}
+GOBENCH=${BENCH_GOBENCH:-1}
+RESULTS=${BENCH_RESULTS:-bench/RESULTS.md}
+TITLE=${TITLE:-"a full run: $PASSES passes of $DURATION loads"}
+# Pinned: benchstat's output, which RESULTS.md quotes, changes between versions.
+BENCHSTAT_VERSION=${BENCHSTAT_VERSION:-v0.0.0-20260908200009-22c9c6c9d4da}
 CACHE=bench/.cache
 OUT=bench/out
 BIN=$CACHE/bin
@@ -70,7 +91,7 @@ if ! command -v wrk >/dev/null; then
 	say "installing wrk from Debian"
 	apt-get update -qq >/dev/null && apt-get install -y -qq wrk >/dev/null
 fi
-meta+=("$( (wrk -v 2>&1 || true) | head -1 | cut -d' ' -f1-2)")
+meta+=("wrk: $( (wrk -v 2>&1 || true) | head -1 | cut -d' ' -f2)")
 
 # --- Wraith, the ceiling and the harness -----------------------------------
 say "building wraith, the ceiling and the harness"
@@ -84,7 +105,7 @@ if ! go build -o "$BIN/" ./cmd/wraith 2>"$OUT/logs/build-wraith.log"; then
 fi
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -n "$(git status --porcelain -- . ':!bench' 2>/dev/null)" ] && rev="$rev+changes"
-meta+=("Wraith $rev ($(basename "$WRAITH"))" "$(go version | cut -d' ' -f3)")
+meta+=("wraith: $rev ($(basename "$WRAITH"))" "go: $(go version | cut -d' ' -f3)")
 
 # --- stripe-mock ------------------------------------------------------------
 STRIPE_MOCK=$BIN/stripe-mock
@@ -95,7 +116,7 @@ if [ ! -x "$STRIPE_MOCK" ]; then
 		STRIPE_MOCK=
 	fi
 fi
-[ -n "$STRIPE_MOCK" ] && meta+=("stripe-mock $(go version -m "$STRIPE_MOCK" | awk '$1=="mod"{print $3}')")
+[ -n "$STRIPE_MOCK" ] && meta+=("stripe-mock: $(go version -m "$STRIPE_MOCK" | awk '$1=="mod"{print $3}')")
 
 # --- WireMock and Mountebank from npm ----------------------------------------
 npm_get() { # package version
@@ -117,7 +138,7 @@ elif npm_get wiremock "${WIREMOCK_VERSION:-3.13.2}"; then
 	if [ -z "$WIREMOCK_JAR" ]; then
 		missing+=("-missing" "wiremock=the npm package ships no standalone jar")
 	else
-		meta+=("WireMock $(npm_version wiremock) on $("$JAVA" -version 2>&1 | head -1)")
+		meta+=("wiremock: $(npm_version wiremock) on $("$JAVA" -version 2>&1 | head -1)")
 	fi
 else
 	missing+=("-missing" "wiremock=npm install failed: $(tail -1 "$OUT/logs/install-wiremock.log")")
@@ -127,28 +148,42 @@ if [ -z "$NODE" ] || ! command -v npm >/dev/null; then
 	missing+=("-missing" "mountebank=no node or npm on this machine")
 elif npm_get mountebank "${MOUNTEBANK_VERSION:-2.9.1}"; then
 	MB=$CACHE/npm/node_modules/mountebank/bin/mb
-	meta+=("Mountebank $(npm_version mountebank) on node $("$NODE" -v)")
+	meta+=("mountebank: $(npm_version mountebank) on node $("$NODE" -v)")
 else
 	missing+=("-missing" "mountebank=npm install failed: $(tail -1 "$OUT/logs/install-mountebank.log")")
 fi
 
-# --- figures from go test -----------------------------------------------------
-# gobench_or_run FILE PATTERN PACKAGE: the lines of an earlier go test -bench
-# run when it has them, else a run of just that benchmark.
-gobench_or_run() {
-	if [ -n "$GOBENCH" ] && grep -q "^$2" "$GOBENCH" 2>/dev/null; then
-		{ grep -m1 '^cpu:' "$GOBENCH" || true; grep -E "^$2" "$GOBENCH"; } >"$1"
-	else
-		say "go test -bench $2 $3"
-		go test -run '^$' -bench "^$2\$" ${4:+-benchtime "$4"} "$3" >"$1" 2>&1 || say "$2 failed: see $1"
-	fi
-}
-gobench_or_run "$OUT/sessionmem.txt" BenchmarkSessionMemory ./twin/engine
-up10=
-if [ "$(basename "$WRAITH")" = wraith ]; then
-	gobench_or_run "$OUT/up10.txt" BenchmarkUp10Twins ./cmd/wraith 3x
-	up10=$OUT/up10.txt
+# --- benchstat, pinned, from the Go module proxy ------------------------------
+BENCHSTAT=$BIN/benchstat
+if [ "$(cat "$BIN/benchstat.version" 2>/dev/null)" != "$BENCHSTAT_VERSION" ]; then
+	say "installing benchstat@$BENCHSTAT_VERSION with go install"
+	GOFLAGS= GOBIN="$PWD/$BIN" go install "golang.org/x/perf/cmd/benchstat@$BENCHSTAT_VERSION"
+	echo "$BENCHSTAT_VERSION" >"$BIN/benchstat.version"
 fi
+
+# --- go test -bench -------------------------------------------------------------
+# Every package's benchmarks (bench/out/gobench.txt), unless BENCH_GOBENCH=0;
+# a failure is remembered and fails the run at the end, after the report.
+status=0
+if [ "$GOBENCH" = 1 ]; then
+	say "go test -bench . -benchmem ./..."
+	go test -run='^$' -bench=. -benchmem ./... 2>&1 | tee "$OUT/gobench.txt" || {
+		status=1
+		say "go test -bench failed; going on with the side-by-side run"
+	}
+fi
+# The two targets measured by go test: from the run above, or run alone.
+gostat=$OUT/gotargets.txt
+{
+	if [ "$GOBENCH" = 1 ]; then
+		grep -E '^(goos|goarch|pkg|cpu):|^Benchmark(SessionMemory|Up10Twins)' "$OUT/gobench.txt" || true
+	else
+		say "go test -bench BenchmarkSessionMemory, BenchmarkUp10Twins"
+		go test -run '^$' -bench '^BenchmarkSessionMemory$' ${SMOKE_BENCHTIME:+-benchtime "$SMOKE_BENCHTIME"} ./twin/engine 2>&1 || say "BenchmarkSessionMemory failed"
+		go test -run '^$' -bench '^BenchmarkUp10Twins$' -benchtime 3x ./cmd/wraith 2>&1 || say "BenchmarkUp10Twins failed"
+	fi
+} >"$gostat"
+
 # profile_one TITLE BENCH: a CPU profile of one engine benchmark (the engine
 # alone: no sockets, no net/http), as markdown for the report.
 profile_one() {
@@ -195,14 +230,28 @@ fi
 
 # --- the run --------------------------------------------------------------
 say "running: passes=$PASSES duration=$DURATION servers=$SERVERS"
-args=(bench -out "$OUT" -results bench/RESULTS.md -lua bench/load.lua
+args=(bench -out "$OUT" -lua bench/load.lua
 	-duration "$DURATION" -passes "$PASSES" -warmup "$WARMUP" -conns "$CONNS"
 	-servers "$SERVERS" -sessions "$SESSIONS" -quiet-wait "${BENCH_QUIET_WAIT:-10s}" -retries "${BENCH_RETRIES:-1}"
 	-wraith "$WRAITH" -ceiling "$BIN/ceiling"
 	-stripe-mock "$STRIPE_MOCK" -wiremock-jar "$WIREMOCK_JAR" -mountebank "$MB"
-	-java "$JAVA" -node "$NODE"
-	-session-mem "$OUT/sessionmem.txt" -up10 "$up10" -profile "$profile")
-[ -n "$GOBENCH" ] && args+=(-gobench "$GOBENCH")
+	-java "$JAVA" -node "$NODE")
 for m in "${meta[@]}"; do args+=(-meta "$m"); done
 args+=("${missing[@]}")
-run_harness "${args[@]}"
+run_harness "${args[@]}" >"$OUT/load.txt"
+
+# --- benchstat, then the report ---------------------------------------------
+# One column per server, the ceiling first: benchstat's "vs base" is then
+# each server against the ceiling of the same run.
+cols="/server@(${SERVERS//,/ })"
+"$BENCHSTAT" -col "$cols" "$OUT/load.txt" >"$OUT/load.stat.txt"
+"$BENCHSTAT" -col "$cols" -format csv "$OUT/load.txt" >"$OUT/load.stat.csv" 2>/dev/null
+"$BENCHSTAT" "$gostat" >"$OUT/gotargets.stat.txt"
+"$BENCHSTAT" -format csv "$gostat" >"$OUT/gotargets.stat.csv" 2>/dev/null
+report=(report -o "$RESULTS" -title "$TITLE" -sessions "$SESSIONS" -lines "$OUT/load.txt"
+	-stat "$OUT/load.stat.txt" -stat-csv "$OUT/load.stat.csv"
+	-go-stat "$OUT/gotargets.stat.txt" -go-stat-csv "$OUT/gotargets.stat.csv" -profile "$profile")
+[ "$GOBENCH" = 1 ] && report+=(-gobench "$OUT/gobench.txt")
+run_harness "${report[@]}"
+cp "$OUT/load.txt" "$OUT/load-$(date -u +%Y-%m-%dT%H%MZ).txt"
+exit "$status"

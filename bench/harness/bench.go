@@ -16,7 +16,7 @@ import (
 
 // benchConfig is everything `harness bench` is told.
 type benchConfig struct {
-	out, results, lua  string
+	out, lua           string
 	duration, warmup   time.Duration
 	passes, wrkThreads int
 	conns              []int
@@ -28,13 +28,7 @@ type benchConfig struct {
 	quietCores         float64       // "quiet": other processes keep fewer cores than this busy
 	retries            int           // measurements again of a disturbed load
 	peers              peers
-	meta               []string // "key=value" lines for the header
-	extras             extras
-}
-
-// extras are figures other tools measured, copied into the report.
-type extras struct {
-	sessionMem, up10, profile, gobench string // files; empty when not measured
+	meta               []string // "key: value" configuration lines for the output's header
 }
 
 // loadSpec is one measured load.
@@ -43,46 +37,41 @@ type loadSpec struct {
 	conns int
 }
 
-func (l loadSpec) String() string { return fmt.Sprintf("%s c=%d", strings.ToUpper(l.mode), l.conns) }
+func (l loadSpec) String() string { return fmt.Sprintf("%s-c%d", l.mode, l.conns) }
 
 // loadResult is one load in one pass.
 type loadResult struct {
 	Server, Load   string
-	Pass           int
-	RPS, P50, P99  float64 // requests/s; µs
 	Requests       int64
-	Non2xx, Errors int64 // status > 399; socket errors
-	CPUPerReq      float64
+	RPS, P50, P99  float64 // requests/s; µs
+	Non2xx, Errors int64   // status > 399; socket errors
+	CPUPerReq      float64 // µs of the server's CPU time per request
 	PeakRSS        int64   // KiB, VmHWM during this load
-	ClientCores    float64 // wrk's CPU time over the load's wall time
-	OtherCores     float64 // everything else's: neither the server nor wrk
+	OtherCores     float64 // cores that neither the server nor wrk kept busy
 	Disturbed      bool    // OtherCores > disturbedCores
 }
 
 // startResult is one server start in one pass.
 type startResult struct {
-	Server          string
-	Pass            int
-	Ready, Answer   time.Duration
-	IdleRSS         int64 // KiB, after start and a second idle
-	SeededRSS       int64 // KiB, after seeding sessions (wraith-10k)
-	Seed            time.Duration
-	SameBytes       bool // first answer equals Wraith's recorded body
-	BodyLen         int
-	Err             string
-	PeakIsLifetime  bool // clear_refs refused: peaks are since start
-	ThreadsAfterRun int64
+	Server         string
+	Pass           int
+	Ready, Answer  time.Duration
+	IdleRSS        int64 // KiB, after start and a second idle
+	SeededRSS      int64 // KiB, after seeding sessions (wraith-10k)
+	Seed           time.Duration
+	SameBytes      bool // first answer equals Wraith's recorded body
+	Err            string
+	PeakIsLifetime bool // clear_refs refused: peaks are since start
 }
 
 func parseBenchFlags(args []string) (benchConfig, error) {
 	var c benchConfig
 	fs := flag.NewFlagSet("harness bench", flag.ContinueOnError)
-	fs.StringVar(&c.out, "out", "bench/out", "folder for raw results, logs and dated reports")
-	fs.StringVar(&c.results, "results", "bench/RESULTS.md", "report to (over)write")
+	fs.StringVar(&c.out, "out", "bench/out", "folder for logs and the servers' scratch folders")
 	fs.StringVar(&c.lua, "lua", "bench/load.lua", "wrk script")
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "length of each measured load (whole seconds)")
 	fs.DurationVar(&c.warmup, "warmup", 5*time.Second, "unmeasured GET load before the measured ones; 0 for none")
-	fs.IntVar(&c.passes, "passes", 3, "interleaved passes over all servers; the report gives medians")
+	fs.IntVar(&c.passes, "passes", 3, "interleaved passes over all servers: one line per server, load and pass")
 	fs.IntVar(&c.wrkThreads, "threads", 2, "wrk threads")
 	fs.DurationVar(&c.quietWait, "quiet-wait", 10*time.Second, "before each load, wait up to this long for other processes to quiet down")
 	fs.Float64Var(&c.quietCores, "quiet-cores", 0.2, "quiet means everything else keeps fewer than this many cores busy")
@@ -101,11 +90,7 @@ func parseBenchFlags(args []string) (benchConfig, error) {
 	fs.StringVar(&c.peers.node, "node", "node", "node binary")
 	var missing, meta listFlag
 	fs.Var(&missing, "missing", "NAME=why a peer is not installed (repeatable)")
-	fs.Var(&meta, "meta", "KEY=VALUE line for the report's header (repeatable)")
-	fs.StringVar(&c.extras.sessionMem, "session-mem", "", "go test output of BenchmarkSessionMemory")
-	fs.StringVar(&c.extras.up10, "up10", "", "go test output of BenchmarkUp10Twins")
-	fs.StringVar(&c.extras.profile, "profile", "", "markdown with pprof -top output to include")
-	fs.StringVar(&c.extras.gobench, "gobench", "", "go test -bench output of all packages, linked from the report")
+	fs.Var(&meta, "meta", "KEY: VALUE configuration line printed before the results (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return c, usageError{err.Error()}
 	}
@@ -168,17 +153,6 @@ func (c benchConfig) loads() []loadSpec {
 	return ls
 }
 
-// runData is every raw measurement of a run.
-type runData struct {
-	Started time.Time
-	Config  map[string]string
-	Starts  []startResult
-	Loads   []loadResult
-	Notes   []string
-	// Load averages (/proc/loadavg) when the run started and ended.
-	LoadAvgStart, LoadAvgEnd string
-}
-
 func runBench(ctx context.Context, args []string) error {
 	cfg, err := parseBenchFlags(args)
 	if err != nil {
@@ -187,30 +161,18 @@ func runBench(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(filepath.Join(cfg.out, "logs"), 0o755); err != nil {
 		return err
 	}
-	data := &runData{Started: time.Now(), Config: map[string]string{
-		"duration": cfg.duration.String(), "passes": strconv.Itoa(cfg.passes),
-		"warmup": cfg.warmup.String(), "wrk threads": strconv.Itoa(cfg.wrkThreads),
-	}}
-	data.LoadAvgStart = loadAvg()
+	out := newLines(os.Stdout)
+	out.header(cfg)
 	b, err := takeBodies(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("take Wraith's answers for the other servers: %w", err)
 	}
 	for pass := 1; pass <= cfg.passes; pass++ {
-		if err := runPass(ctx, cfg, pass, b, data); err != nil {
+		if err := runPass(ctx, cfg, pass, b, out); err != nil {
 			return err
 		}
 	}
-	data.LoadAvgEnd = loadAvg()
-	return writeReport(cfg, data, b)
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
+	return out.err
 }
 
 // takeBodies starts Wraith once and keeps its answers to the two routes,
@@ -252,8 +214,8 @@ func takeBodies(ctx context.Context, cfg benchConfig) (bodies, error) {
 // machine, rather than minutes apart. Idle servers wait meanwhile; what
 // they use counts among the "others" of each load. Every server is
 // stopped when the pass ends.
-func runPass(ctx context.Context, cfg benchConfig, pass int, b bodies, data *runData) error {
-	var all, live []*liveServer
+func runPass(ctx context.Context, cfg benchConfig, pass int, b bodies, out *lines) error {
+	var live []*liveServer
 	defer func() {
 		for _, ls := range live {
 			ls.p.stop()
@@ -265,13 +227,14 @@ func runPass(ctx context.Context, cfg benchConfig, pass int, b bodies, data *run
 		}
 		fmt.Fprintf(os.Stderr, "== pass %d/%d: starting %s\n", pass, cfg.passes, name)
 		ls := startServer(ctx, cfg, name, pass, b)
-		all = append(all, ls)
 		if ls.p != nil {
 			live = append(live, ls)
 		}
 		if ls.st.Err != "" {
-			fmt.Fprintf(os.Stderr, "   %s\n", ls.st.Err)
+			out.note("%s, pass %d: %s", name, pass, ls.st.Err)
+			continue
 		}
+		out.start(*ls.st)
 	}
 	for _, l := range cfg.loads() {
 		for _, ls := range live {
@@ -283,16 +246,11 @@ func runPass(ctx context.Context, cfg benchConfig, pass int, b bodies, data *run
 			}
 			r, ok := ls.run(ctx, cfg, l)
 			if !ok {
-				fmt.Fprintf(os.Stderr, "   %s: %s\n", ls.st.Server, ls.st.Err)
+				out.note("%s, pass %d: %s", ls.st.Server, pass, ls.st.Err)
 				continue
 			}
-			data.Loads = append(data.Loads, r)
-			fmt.Fprintf(os.Stderr, "   %-26s %-10s %9.0f req/s  p50 %7.2f ms  p99 %7.2f ms  cpu %6.1f µs/req  peak %6.1f MiB  non2xx %d  errors %d  wrk %.2f cores  others %.2f cores\n",
-				r.Server, r.Load, r.RPS, r.P50/1000, r.P99/1000, r.CPUPerReq, float64(r.PeakRSS)/1024, r.Non2xx, r.Errors, r.ClientCores, r.OtherCores)
+			out.load(r)
 		}
-	}
-	for _, ls := range all {
-		data.Starts = append(data.Starts, *ls.st)
 	}
 	return nil
 }
@@ -333,7 +291,7 @@ func startServer(ctx context.Context, cfg benchConfig, name string, pass int, b 
 		return ls
 	}
 	ls.p = p
-	st.Ready, st.Answer, st.BodyLen = su.Ready, su.Answer, len(su.Body)
+	st.Ready, st.Answer = su.Ready, su.Answer
 	st.SameBytes = bytes.Equal(su.Body, b.get)
 	sleep(ctx, time.Second)
 	if m, err := procStatus(p.pid); err == nil {
@@ -388,7 +346,7 @@ func (ls *liveServer) run(ctx context.Context, cfg benchConfig, l loadSpec) (kep
 			ls.st.Err = err.Error()
 			return kept, false
 		}
-		r.Server, r.Load, r.Pass = ls.st.Server, l.String(), ls.st.Pass
+		r.Server, r.Load = ls.st.Server, l.String()
 		non2xx, errs = non2xx+r.Non2xx, errs+r.Errors
 		if attempt == 0 || r.OtherCores < kept.OtherCores {
 			kept = r
@@ -421,7 +379,6 @@ func measure(ctx context.Context, w wrkRun, p *proc, st *startResult) (loadResul
 	r = loadResult{RPS: res.rps(), P50: res.P50US, P99: res.P99US,
 		Requests: res.Requests, Non2xx: res.Status, Errors: res.socketErrors()}
 	if wall := res.Wall.Seconds(); wall > 0 {
-		r.ClientCores = res.CPU.Seconds() / wall
 		r.OtherCores = max(0, (time.Duration(b1-b0-(c1-c0))*clockTick-res.CPU).Seconds()/wall)
 	}
 	r.Disturbed = r.OtherCores > disturbedCores
@@ -430,14 +387,12 @@ func measure(ctx context.Context, w wrkRun, p *proc, st *startResult) (loadResul
 	}
 	if m, err := procStatus(p.pid); err == nil {
 		r.PeakRSS = m["VmHWM"]
-		st.ThreadsAfterRun = m["Threads"]
 	}
 	return r, nil
 }
 
 // disturbedCores: a load during which other processes kept more cores
-// than this busy is disturbed; medians leave it out when a pass has an
-// undisturbed figure for the same load.
+// than this busy is disturbed and measured again.
 const disturbedCores = 0.25
 
 // waitQuiet waits, up to limit, for a second in which the machine's other

@@ -1,15 +1,16 @@
-// Command harness runs Wraith's side-by-side benchmark and its soak; it is
-// what bench/run.sh and bench/soak.sh call once they have installed wrk and
-// the peers. It starts one server at a time on loopback (the plain net/http
-// ceiling, Wraith with one session and with 10,000 sessions alive,
-// stripe-mock, WireMock, Mountebank), measures exec → ready, idle and peak
-// RSS, and drives bounded wrk loads through bench/load.lua, reading each
-// server's CPU time from /proc. Every process it starts runs in its own
-// process group and is stopped by that pid, on success, on failure and on
-// SIGINT or SIGTERM.
+// Command harness runs Wraith's side-by-side benchmark; it is what
+// bench/run.sh calls once it has installed wrk and the peers. `harness
+// bench` starts the servers on loopback (the plain net/http ceiling, Wraith
+// with one session and with 10,000 sessions alive, stripe-mock, WireMock,
+// Mountebank), measures exec → ready and idle RSS, drives bounded wrk loads
+// through bench/load.lua, reads each server's CPU time and peak RSS from
+// /proc, and prints one Go benchmark line per server, load and pass, for
+// benchstat. `harness report` turns benchstat's output into RESULTS.md.
+// Every process it starts runs in its own process group and is stopped by
+// that pid, on success, on failure and on SIGINT or SIGTERM.
 //
-//	harness bench -out bench/out -results bench/RESULTS.md -wraith bin/wraith ...
-//	harness soak -wraith bin/wraith -duration 15s -rounds 2
+//	harness bench -wraith bin/wraith -ceiling bin/ceiling ... >load.txt
+//	harness report -lines load.txt -stat stat.txt -stat-csv stat.csv -o bench/RESULTS.md
 //	harness profile -wraithprof bin/wraithprof -mode get -cpuprofile get.prof
 package main
 
@@ -24,7 +25,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness bench|soak|profile [flags] (see bench/README.md)")
+		fmt.Fprintln(os.Stderr, "usage: harness bench|report|profile [flags] (see bench/README.md)")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -33,12 +34,12 @@ func main() {
 	switch os.Args[1] {
 	case "bench":
 		err = runBench(ctx, os.Args[2:])
-	case "soak":
-		err = runSoak(ctx, os.Args[2:])
+	case "report":
+		err = runReport(os.Args[2:])
 	case "profile":
 		err = runProfile(ctx, os.Args[2:])
 	default:
-		err = usageError{fmt.Sprintf("unknown subcommand %q: want bench, soak or profile", os.Args[1])}
+		err = usageError{fmt.Sprintf("unknown subcommand %q: want bench, report or profile", os.Args[1])}
 	}
 	var ue usageError
 	switch {

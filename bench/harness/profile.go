@@ -59,7 +59,7 @@ func runProfile(ctx context.Context, args []string) error {
 		return err
 	}
 	p.stop() // the profile is written on the way out
-	fmt.Printf("%s c=%d under the CPU profile: %.0f req/s, p99 %s, %d non-2xx, %d errors\n",
-		*mode, *conns, res.rps(), fUS(res.P99US), res.Status, res.socketErrors())
+	fmt.Printf("%s c=%d under the CPU profile: %.0f req/s, p99 %.2f ms, %d non-2xx, %d errors\n",
+		*mode, *conns, res.rps(), res.P99US/1000, res.Status, res.socketErrors())
 	return nil
 }

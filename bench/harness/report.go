@@ -1,290 +1,226 @@
 package main
 
 import (
-	"encoding/json"
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"math"
 	"os"
-	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 )
 
-// target is one line of the issue's targets, as measured.
-type target struct {
-	what, measured, ratio, goal string
-	met                         int // 1 met, 0 not, -1 not measured, -2 for information only
+// reportConfig is everything `harness report` is told: the files that
+// bench/run.sh has written, benchstat's among them.
+type reportConfig struct {
+	out       string // the report to write
+	lines     string // harness bench output: benchmark lines and "# note:" lines
+	statText  string // benchstat's text tables of lines
+	statCSV   string // the same as CSV, for the targets' medians
+	goText    string // benchstat of the go test benchmarks behind two targets
+	goCSV     string
+	profile   string // markdown with pprof output, optional
+	gobench   string // go test -bench of every package, named in the report
+	title     string // what produced this report (full run or smoke)
+	sessions  int    // sessions alive in the wraith-10k run
+	noteLines []string
 }
 
-func (t target) verdict() string {
-	switch t.met {
-	case 1:
-		return "met"
-	case 0:
-		return "**not met**"
-	case -2:
-		return "(information)"
+func runReport(args []string) error {
+	var c reportConfig
+	fs := flag.NewFlagSet("harness report", flag.ContinueOnError)
+	fs.StringVar(&c.out, "o", "bench/RESULTS.md", "report to (over)write")
+	fs.StringVar(&c.lines, "lines", "", "harness bench output")
+	fs.StringVar(&c.statText, "stat", "", "benchstat text output of -lines")
+	fs.StringVar(&c.statCSV, "stat-csv", "", "benchstat -format csv output of -lines")
+	fs.StringVar(&c.goText, "go-stat", "", "benchstat text output of BenchmarkSessionMemory and BenchmarkUp10Twins")
+	fs.StringVar(&c.goCSV, "go-stat-csv", "", "the same as CSV")
+	fs.StringVar(&c.profile, "profile", "", "markdown with pprof -top output to include")
+	fs.StringVar(&c.gobench, "gobench", "", "go test -bench output of every package, named in the report")
+	fs.StringVar(&c.title, "title", "a full run of make bench", "what produced this report")
+	fs.IntVar(&c.sessions, "sessions", 10000, "sessions alive in the wraith-10k run")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
 	}
-	return "not measured"
-}
-
-// atLeast and atMost judge a ratio against a goal; NaN is "not measured".
-func atLeast(r, goal float64) int {
-	if na(r) {
-		return -1
+	if c.lines == "" || c.statText == "" || c.statCSV == "" {
+		return usageError{"want -lines, -stat and -stat-csv (bench/run.sh passes them)"}
 	}
-	if r >= goal {
-		return 1
-	}
-	return 0
-}
-
-func atMost(r, goal float64) int {
-	if na(r) {
-		return -1
-	}
-	if r <= goal {
-		return 1
-	}
-	return 0
-}
-
-func writeReport(cfg benchConfig, d *runData, b bodies) error {
-	stamp := d.Started.UTC().Format("2006-01-02T1504Z")
-	raw, err := json.MarshalIndent(d, "", "  ")
+	m, err := readMedians(c.statCSV)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(cfg.out, "raw-"+stamp+".json"), raw, 0o644); err != nil {
+	if c.goCSV != "" {
+		gm, err := readMedians(c.goCSV)
+		if err != nil {
+			return err
+		}
+		m.merge(gm)
+	}
+	if c.noteLines, err = notes(c.lines); err != nil {
 		return err
 	}
-	md := render(cfg, d, b)
-	dated := filepath.Join(cfg.out, "results-"+stamp+".md")
-	if err := os.WriteFile(dated, []byte(md), 0o644); err != nil {
+	var w strings.Builder
+	render(&w, c, m)
+	if err := os.WriteFile(c.out, []byte(w.String()), 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(cfg.results, []byte(md), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "wrote %s and %s\n", cfg.results, dated)
+	fmt.Fprintf(os.Stderr, "wrote %s\n", c.out)
 	return nil
 }
 
-func render(cfg benchConfig, d *runData, b bodies) string {
-	m := medians{d}
-	var w strings.Builder
-	p := func(format string, a ...any) { fmt.Fprintf(&w, format, a...) }
-	loads := cfg.loads()
-	maxC := cfg.conns[len(cfg.conns)-1]
-	getMax, postFirst := fmt.Sprintf("GET c=%d", maxC), fmt.Sprintf("POST c=%d", cfg.conns[0])
+// medians are the center figures of benchstat's CSV, by row (benchmark
+// name less its /server key), column (the server, or the file for go test
+// output) and unit. benchstat computed them; this only looks them up.
+type medians map[[3]string]float64
 
-	p("# Wraith side-by-side benchmark\n\n")
-	p("Written by bench/run.sh (`make bench`, through bench/harness) on %s. ", d.Started.UTC().Format("2006-01-02 15:04 MST"))
-	p("Medians of %d passes. In each pass every server is started (and warmed up for %s), then each load runs on every server in turn, ",
-		cfg.passes, cfg.warmup)
-	p("so the figures a ratio compares are taken seconds apart; a load runs %s with wrk (%d threads, keep-alive) against one server at a time on loopback, ",
-		cfg.duration, cfg.wrkThreads)
-	p("while the others wait idle; wrk and the server share the machine's cores. ")
-	p("Every figure is also given as a ratio to the plain net/http ceiling (bench/ceiling) measured in the same run. ")
-	p("How to run and read it: bench/README.md.\n\n")
-	p("Machine: %s; load average %s at the start, %s at the end.\n\n", strings.Join(machine(), "; "), d.LoadAvgStart, d.LoadAvgEnd)
-	if len(cfg.meta) > 0 {
-		p("Versions: %s.\n\n", strings.Join(cfg.meta, "; "))
+func (m medians) get(row, col, unit string) float64 {
+	if v, ok := m[[3]string{row, col, unit}]; ok {
+		return v
 	}
+	return math.NaN()
+}
 
-	p("## Targets (issue 6)\n\n")
-	p("| target | measured | ratio | goal | verdict |\n|---|---|---|---|---|\n")
-	for _, t := range targets(cfg, m) {
-		p("| %s | %s | %s | %s | %s |\n", t.what, t.measured, t.ratio, t.goal, t.verdict())
+// any is the figure of a row and unit in whichever column has it: go test
+// output has one column, named after its file, and its rows keep go test's
+// -GOMAXPROCS suffix.
+func (m medians) any(row, unit string) float64 {
+	for k, v := range m {
+		if k[2] == unit && (k[0] == row || procsSuffix.MatchString(strings.TrimPrefix(k[0], row))) {
+			return v
+		}
 	}
+	return math.NaN()
+}
 
-	p("\n## Side by side\n\n")
-	p("Throughput as %% of the ceiling; p99 and CPU time per request as a multiple of the ceiling's. ")
-	p("Start is exec → ready JSON written for Wraith, exec → first successful answer for the others. ")
-	p("Peak RSS is the highest VmHWM over all loads, creates included.\n\n")
-	p("| server |")
-	for _, l := range loads {
-		p(" %s |", l)
+var procsSuffix = regexp.MustCompile(`^-[0-9]+$`)
+
+func (m medians) merge(o medians) {
+	for k, v := range o {
+		m[k] = v
 	}
-	p(" GET p99 c=%d | CPU per GET c=%d | CPU per create %s | start | idle RSS | peak RSS | non-2xx / errors |\n|---|", maxC, maxC, strings.TrimPrefix(postFirst, "POST "))
-	for range loads {
-		p("---|")
+}
+
+// readMedians parses benchstat -format csv: tables apart by blank lines,
+// each with a row of column names, a row of units ("CI", "vs base" and "P"
+// between them), then one row per benchmark. Configuration lines before
+// the first table are skipped.
+func readMedians(path string) (medians, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	p("---|---|---|---|---|---|---|\n")
-	for _, s := range cfg.servers {
-		p("| %s |", label(s, cfg))
-		if errs := m.startErrors(s); len(errs) == len(filter(d.Starts, s)) {
-			p(" %s |\n", strings.Repeat(" — |", len(loads)+6)+" "+short(errs[0]))
+	defer f.Close()
+	m := medians{}
+	var cols, units []string
+	r := csv.NewReader(bufio.NewReader(f))
+	r.FieldsPerRecord = -1
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return m, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: not benchstat CSV: %w", path, err)
+		}
+		switch {
+		case len(rec) < 2:
 			continue
-		}
-		for _, l := range loads {
-			r := m.load(s, l.String(), rpsOf)
-			p(" %s (%s) |", fRPS(r), fPct(r/m.load(sCeiling, l.String(), rpsOf)))
-		}
-		p99 := m.load(s, getMax, p99Of)
-		cpuG, cpuP := m.load(s, getMax, cpuOf), m.load(s, postFirst, cpuOf)
-		p(" %s (%s) | %s (%s) | %s (%s) |", fUS(p99), fX(p99/m.load(sCeiling, getMax, p99Of)),
-			fCPU(cpuG), fX(cpuG/m.load(sCeiling, getMax, cpuOf)), fCPU(cpuP), fX(cpuP/m.load(sCeiling, postFirst, cpuOf)))
-		startMs := m.start(s, func(r startResult) float64 { return ms(r.Answer) })
-		if s == sWraith || s == sWraith10k {
-			startMs = m.start(s, func(r startResult) float64 { return ms(r.Ready) })
-		}
-		non2xx, errs, _ := m.failures(s)
-		p(" %s | %s | %s | %d / %d |\n", fMs(startMs), fMiB(m.start(s, func(r startResult) float64 { return float64(r.IdleRSS) })),
-			fMiB(m.peak(s, "")), non2xx, errs)
-	}
-
-	p("\n## Every load\n\n")
-	p("Medians; the req/s of each pass in the last column. Non-2xx counts responses with status ≥ 400 (all passes); errors are socket errors and timeouts (all passes). ")
-	p("Peak RSS is VmHWM during that load alone (reset through /proc/PID/clear_refs before it). ")
-	p("The one-session runs send `X-Wraith-Session: b-0` on every GET and spread creates over %d sessions b-0…; ", cfg.postSessions)
-	p("the %d-session run spreads both over s-0…s-%d, each seeded with %d customers first. Every server gets the same request bytes.\n\n",
-		cfg.sessions, cfg.sessions-1, cfg.seedEntities)
-	p("wrk and others are the cores that wrk and everything else on the machine (neither wrk nor the server) kept busy during the load (medians). ")
-	p("A load during which the others kept more than %.2f cores busy is disturbed, marked * in the last column, and measured again up to %d times, keeping the least disturbed attempt; ", disturbedCores, cfg.retries)
-	p("every median leaves out the disturbed passes of a load unless all of them were.\n\n")
-	p("| server | load | req/s | vs ceiling | p50 | p99 | p99 vs ceiling | CPU/req | CPU vs ceiling | peak RSS | non-2xx | errors | wrk, others (cores) | req/s per pass |\n")
-	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, s := range cfg.servers {
-		for _, l := range loads {
-			ls := l.String()
-			var per []string
-			var non2xx, errs int64
-			for _, r := range d.Loads {
-				if r.Server == s && r.Load == ls {
-					mark := ""
-					if r.Disturbed {
-						mark = "*"
-					}
-					per = append(per, fmt.Sprintf("%.0f%s", r.RPS, mark))
-					non2xx += r.Non2xx
-					errs += r.Errors
+		case rec[0] == "" && cols != nil && units == nil:
+			units = rec
+		case rec[0] == "":
+			cols, units = fill(rec), nil
+		case units == nil || rec[0] == "geomean":
+			continue // configuration lines, geomeans
+		default:
+			for i := 1; i < len(rec) && i < len(units) && i < len(cols); i++ {
+				if units[i] == "" || units[i] == "CI" || units[i] == "vs base" || units[i] == "P" {
+					continue
+				}
+				if v, err := strconv.ParseFloat(rec[i], 64); err == nil {
+					m[[3]string{rec[0], cols[i], units[i]}] = v
 				}
 			}
-			if len(per) == 0 {
-				continue
-			}
-			rps, p99, cpu := m.load(s, ls, rpsOf), m.load(s, ls, p99Of), m.load(s, ls, cpuOf)
-			p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %.2f, %.2f | %s |\n", label(s, cfg), ls,
-				fRPS(rps), fPct(rps/m.load(sCeiling, ls, rpsOf)), fUS(m.load(s, ls, p50Of)), fUS(p99),
-				fX(p99/m.load(sCeiling, ls, p99Of)), fCPU(cpu), fX(cpu/m.load(sCeiling, ls, cpuOf)),
-				fMiB(m.load(s, ls, func(r loadResult) float64 { return float64(r.PeakRSS) })), non2xx, errs,
-				m.load(s, ls, func(r loadResult) float64 { return r.ClientCores }), m.load(s, ls, func(r loadResult) float64 { return r.OtherCores }),
-				strings.Join(per, ", "))
 		}
-	}
-
-	p("\n## Starting\n\n")
-	p("| server | exec → ready JSON | exec → first answer | idle RSS | RSS with sessions seeded | seeding | first GET body | same bytes as Wraith's |\n|---|---|---|---|---|---|---|---|\n")
-	for _, s := range cfg.servers {
-		f := func(g func(startResult) float64) float64 { return m.start(s, g) }
-		same := "—"
-		for _, r := range d.Starts {
-			if r.Server == s && r.Answer > 0 {
-				same = map[bool]string{true: "yes", false: "no"}[r.SameBytes]
-			}
-		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", label(s, cfg),
-			fMs(f(func(r startResult) float64 { return ms(r.Ready) })), fMs(f(func(r startResult) float64 { return ms(r.Answer) })),
-			fMiB(f(func(r startResult) float64 { return float64(r.IdleRSS) })), fMiB(f(func(r startResult) float64 { return float64(r.SeededRSS) })),
-			fMs(f(func(r startResult) float64 { return ms(r.Seed) })), bytesLen(f(func(r startResult) float64 { return float64(r.BodyLen) })), same)
-	}
-
-	renderExtras(&w, cfg)
-
-	var notes []string
-	for _, s := range cfg.servers {
-		for _, e := range m.startErrors(s) {
-			notes = append(notes, fmt.Sprintf("%s, %s", s, e))
-		}
-	}
-	for _, r := range d.Starts {
-		if r.PeakIsLifetime {
-			notes = append(notes, fmt.Sprintf("%s pass %d: /proc/PID/clear_refs was refused, so its per-load peaks are peaks since start", r.Server, r.Pass))
-		}
-	}
-	notes = append(notes,
-		fmt.Sprintf("Wraith runs as `%s` (seed 42, deterministic clock, no rate limit); its GET answer is %d bytes, the create answer %d bytes; the ceiling, WireMock and Mountebank return exactly those bytes. stripe-mock answers from its own fixtures.", strings.Join(cfg.peers.wraithArgv("READY", cfg.sessions*2)[1:], " "), len(b.get), len(b.post)),
-		"WireMock runs with --no-request-journal on the default JVM settings; Mountebank with --loglevel warn (at info it logs every request) and Connection: keep-alive on its stubs (its default closes connections).",
-		"Creates are stateful in Wraith and in nothing else here: every create is kept in its session, so Wraith's memory grows with the creates of the POST loads (see the peak RSS rows of the targets).",
-		"Raw measurements of every pass: bench/out/raw-*.json; server logs: bench/out/logs/.")
-	p("\n## Notes\n\n")
-	for _, n := range notes {
-		p("- %s\n", n)
-	}
-	return w.String()
-}
-
-func renderExtras(w *strings.Builder, cfg benchConfig) {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	if cfg.extras.sessionMem != "" {
-		if b, err := os.ReadFile(cfg.extras.sessionMem); err == nil {
-			p("\n## Memory per session (`go test -run '^$' -bench BenchmarkSessionMemory ./twin/engine`)\n\n```\n%s\n```\n", benchLines(string(b)))
-		}
-	}
-	if cfg.extras.up10 != "" {
-		if b, err := os.ReadFile(cfg.extras.up10); err == nil {
-			p("\n## `wraith up` with 10 twins (`go test -run '^$' -bench BenchmarkUp10Twins ./cmd/wraith`)\n\n```\n%s\n```\n", benchLines(string(b)))
-		}
-	}
-	if cfg.extras.profile != "" {
-		if b, err := os.ReadFile(cfg.extras.profile); err == nil {
-			p("\n## Where Wraith's time goes\n\n%s", string(b))
-		}
-	}
-	if cfg.extras.gobench != "" {
-		p("\nThe Go benchmarks of every package (`go test -bench . -benchmem ./...`) of this run: %s.\n", cfg.extras.gobench)
 	}
 }
 
-// benchLines keeps the result lines of go test output.
-func benchLines(s string) string {
-	var out []string
-	for _, line := range strings.Split(s, "\n") {
-		if strings.HasPrefix(line, "Benchmark") || strings.HasPrefix(line, "cpu:") {
-			out = append(out, strings.TrimRight(line, " \t"))
+// fill carries each column name over the empty cells after it.
+func fill(rec []string) []string {
+	out := make([]string, len(rec))
+	for i, s := range rec {
+		if s == "" && i > 0 {
+			s = out[i-1]
 		}
-	}
-	return strings.Join(out, "\n")
-}
-
-func filter(starts []startResult, server string) []startResult {
-	var out []startResult
-	for _, s := range starts {
-		if s.Server == server {
-			out = append(out, s)
-		}
+		out[i] = s
 	}
 	return out
 }
 
-func short(s string) string {
-	s = strings.ReplaceAll(strings.SplitN(s, "\n", 2)[0], "|", "/")
-	if len(s) > 160 {
-		s = s[:160] + "…"
+// notes returns the "# note:" lines of harness bench output.
+func notes(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
-	return s
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if n, ok := strings.CutPrefix(line, "# note: "); ok {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
-func bytesLen(x float64) string {
-	if na(x) || x == 0 {
-		return "—"
+func render(w io.Writer, c reportConfig, m medians) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("# Wraith side-by-side benchmark\n\n")
+	p("Written by bench/run.sh (`make bench`) on %s, from %s. ", time.Now().UTC().Format("2006-01-02 15:04 MST"), c.title)
+	p("bench/harness ran every server and load and printed one Go benchmark line per server, load and pass (`%s`); ", c.lines)
+	p("benchstat computed every median, confidence interval and ratio below. How to run and read it: bench/README.md.\n\n")
+
+	p("## Targets (issue 6)\n\n")
+	p("Medians as benchstat gives them; the ratio is Wraith's median over the other server's.\n\n")
+	p("| target | measured | ratio | goal | verdict |\n|---|---|---|---|---|\n")
+	for _, t := range targets(m, c.sessions) {
+		p("| %s | %s | %s | %s | %s |\n", t.what, t.measured, t.ratio, t.goal, t.verdict())
 	}
-	return fmt.Sprintf("%.0f B", x)
+
+	p("\n## Side by side (benchstat)\n\n")
+	p("`benchstat -col '/server@(ceiling wraith …)'`: one column per server, the plain net/http ceiling first, so every \"vs base\" is a change against the ceiling measured in the same run ")
+	p("(~ when benchstat cannot tell it from noise, which takes at least 4 passes; intervals take 6). ")
+	p("Units: req/s; p50-ms and p99-ms, wrk's latency percentiles; cpu-us/op, the server's CPU time per request (`/proc/PID/stat`); ")
+	p("peak-rss-MiB, VmHWM during that load alone; non2xx and sock-errors per load; other-cores, the cores that neither the server nor wrk kept busy meanwhile; ")
+	p("for Start: ready-ms (exec → ready JSON, Wraith only), answer-ms (exec → first 2xx), idle-rss-MiB, and for wraith-10k seeded-rss-MiB and seed-ms.\n\n")
+	p("```\n%s```\n", readOr(c.statText))
+
+	if c.goText != "" {
+		p("\n## Go benchmarks behind two targets (benchstat)\n\n")
+		p("`go test -run '^$' -bench BenchmarkSessionMemory ./twin/engine` and `-bench BenchmarkUp10Twins ./cmd/wraith`:\n\n```\n%s```\n", readOr(c.goText))
+	}
+	if c.profile != "" {
+		p("\n## Where Wraith's time goes\n\n%s", readOr(c.profile))
+	}
+	if c.gobench != "" {
+		p("\nThe Go benchmarks of every package (`go test -bench . -benchmem ./...`) of this run: %s; compare two runs with `benchstat old.txt new.txt`.\n", c.gobench)
+	}
+	p("\n## Notes\n\n")
+	for _, n := range c.noteLines {
+		p("- %s\n", n)
+	}
+	p("- Wraith runs as `serve checkout --seed 42 --clock deterministic` with no rate limit; the ceiling, WireMock and Mountebank return Wraith's own bytes for both routes. stripe-mock answers from its own fixtures.\n")
+	p("- Creates are stateful in Wraith and in nothing else here: every create is kept in its session, so Wraith's memory grows with the creates of the post loads.\n")
+	p("- Server logs: bench/out/logs/.\n")
 }
 
-func label(s string, cfg benchConfig) string {
-	switch s {
-	case sCeiling:
-		return "plain net/http (ceiling)"
-	case sWraith:
-		return "Wraith"
-	case sWraith10k:
-		return fmt.Sprintf("Wraith, %d sessions alive", cfg.sessions)
-	case sStripeMock:
-		return "stripe-mock"
-	case sWireMock:
-		return "WireMock"
-	case sMountebank:
-		return "Mountebank"
+func readOr(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(%v)\n", err)
 	}
-	return s
+	return string(b)
 }

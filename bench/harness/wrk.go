@@ -37,10 +37,6 @@ type wrkResult struct {
 	P99US      float64 `json:"p99_us"`
 	MaxUS      float64 `json:"max_us"`
 	MeanUS     float64 `json:"mean_us"`
-	S2xx       int64   `json:"s2xx"`
-	S3xx       int64   `json:"s3xx"`
-	S4xx       int64   `json:"s4xx"`
-	S5xx       int64   `json:"s5xx"`
 
 	CPU  time.Duration `json:"-"` // wrk's own user+system time
 	Wall time.Duration `json:"-"`

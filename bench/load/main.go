@@ -1,12 +1,14 @@
-// Command load is Wraith's bounded load test: it builds wraith-twin, starts
-// it on 127.0.0.1:0, drives it with many connections for a fixed time
-// (recorded GETs, creates spread over many sessions, lists, a few control
-// reads), and fails unless every answer is one the twin gives by design,
-// no 5xx among them, and the twin's goroutine count returns to where it
-// started once the clients hang up.
+// Command load is Wraith's bounded load test and soak (make soak): it
+// builds wraith-twin, starts it on 127.0.0.1:0, drives it with many
+// connections for a fixed time per round (recorded GETs, creates spread
+// over many sessions, lists, a few control reads), resets every session
+// after each round, and fails unless every answer is one the twin gives by
+// design, no 5xx among them, the twin's goroutine count returns to where
+// it started once the clients hang up, and its idle resident memory after
+// the last round's reset is not much above the first's.
 //
-//	go run ./bench/load                         # 256 connections, 30 s
-//	go run ./bench/load -conns 64 -duration 5s  # a quick look
+//	go run ./bench/load                          # 256 connections, 2 rounds of 15 s
+//	go run ./bench/load -conns 64 -duration 5s   # a quick look
 //
 // It is not part of `go test ./...`: it takes half a minute and both cores.
 // Exit status: 0 pass, 1 a check failed or the twin misbehaved, 2 bad flags.
@@ -28,6 +30,8 @@ import (
 type config struct {
 	conns     int
 	duration  time.Duration
+	rounds    int
+	rssGrowth float64 // idle RSS may grow this fraction (plus 4 MiB) from the first round to the last
 	sessions  int
 	twin      string
 	bin       string
@@ -51,7 +55,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var c config
 	fs.IntVar(&c.conns, "conns", 256, fmt.Sprintf("concurrent connections, 1 to %d", maxConns))
-	fs.DurationVar(&c.duration, "duration", 30*time.Second, fmt.Sprintf("how long to drive load, up to %s", maxDuration))
+	fs.DurationVar(&c.duration, "duration", 15*time.Second, fmt.Sprintf("how long each round drives load, up to %s", maxDuration))
+	fs.IntVar(&c.rounds, "rounds", 2, "rounds of load; every session is reset after each")
+	fs.Float64Var(&c.rssGrowth, "rss-growth", 0.20, "idle RSS may grow this fraction, plus 4 MiB, from the first round's reset to the last")
 	fs.IntVar(&c.sessions, "sessions", 1000, "sessions the creates and lists spread over")
 	fs.StringVar(&c.twin, "twin", "checkout", "embedded twin to serve (the request mix is checkout's)")
 	fs.StringVar(&c.bin, "bin", "", "a built wraith-twin to use instead of building one")
@@ -83,6 +89,9 @@ func (c config) validate() error {
 	if c.duration <= 0 || c.duration > maxDuration {
 		errs = append(errs, fmt.Errorf("-duration %s: want more than 0 and at most %s", c.duration, maxDuration))
 	}
+	if c.rounds < 1 || c.rounds > 100 {
+		errs = append(errs, fmt.Errorf("-rounds %d: want 1 to 100", c.rounds))
+	}
 	if c.sessions < 1 || c.sessions > 10000 {
 		errs = append(errs, fmt.Errorf("-sessions %d: want 1 to 10000 (the twin's default --max-sessions)", c.sessions))
 	}
@@ -108,11 +117,38 @@ func loadTest(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("read goroutines before the load: %w", err)
 	}
-	fmt.Fprintf(stdout, "load: wraith-twin %s at %s (pid %d); %d connections for %s over %d sessions\n",
-		c.twin, tw.url, tw.cmd.Process.Pid, c.conns, c.duration, c.sessions)
+	fmt.Fprintf(stdout, "load: wraith-twin %s at %s (pid %d); %d round(s) of %d connections for %s over %d sessions\n",
+		c.twin, tw.url, tw.cmd.Process.Pid, c.rounds, c.conns, c.duration, c.sessions)
 
-	res := drive(ctx, tw.url, c)
-	res.print(stdout)
+	res := result{byKind: map[string]int{}, byStatus: map[int]int{}}
+	var rss []int64 // KiB, idle after each round's reset
+	var fails []error
+	for r := 1; r <= c.rounds && ctx.Err() == nil; r++ {
+		round := drive(ctx, tw.url, c)
+		fmt.Fprintf(stdout, "load: round %d\n", r)
+		round.print(stdout)
+		res.merge(&round)
+		// Drop what the round created, so that what stays is what leaks.
+		if err := tw.reset(); err != nil {
+			fails = append(fails, fmt.Errorf("after round %d: %w", r, err))
+		}
+		if _, err := tw.settled(before+c.slack, c.settle); err != nil {
+			return fmt.Errorf("read goroutines after round %d: %w", r, err)
+		}
+		kib, err := tw.rss()
+		if err != nil {
+			return fmt.Errorf("read the twin's RSS after round %d: %w", r, err)
+		}
+		rss = append(rss, kib)
+		fmt.Fprintf(stdout, "load: idle RSS after round %d and a reset: %.1f MiB\n", r, float64(kib)/1024)
+	}
+	if len(rss) > 1 {
+		first, last := rss[0], rss[len(rss)-1]
+		if limit := int64(float64(first)*(1+c.rssGrowth)) + 4096; last > limit {
+			fails = append(fails, fmt.Errorf("idle RSS grew from %.1f MiB after round 1 to %.1f MiB after round %d (limit %.1f MiB): something leaks",
+				float64(first)/1024, float64(last)/1024, len(rss), float64(limit)/1024))
+		}
+	}
 
 	after, err := tw.settled(before+c.slack, c.settle)
 	if err != nil {
@@ -120,7 +156,6 @@ func loadTest(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "load: goroutines before %d, after %d (allowed %d)\n", before, after, before+c.slack)
 
-	var fails []error
 	if err := ctx.Err(); err != nil {
 		fails = append(fails, errors.New("interrupted"))
 	}

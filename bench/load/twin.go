@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -111,6 +112,35 @@ func (t *twin) goroutines() (int, error) {
 		return 0, fmt.Errorf("GET /__wraith/info: status %d without a goroutines field (is the twin older than this test?)", resp.StatusCode)
 	}
 	return *info.Goroutines, nil
+}
+
+// reset asks the twin to reset every session (POST /__wraith/reset).
+func (t *twin) reset() error {
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Post(t.url+"/__wraith/reset", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		return fmt.Errorf("POST /__wraith/reset: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("POST /__wraith/reset: status %d: %s", resp.StatusCode, b)
+	}
+	return nil
+}
+
+// rss reads the twin's resident memory (VmRSS, KiB) from /proc.
+func (t *twin) rss() (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", t.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status has no VmRSS line", t.cmd.Process.Pid)
 }
 
 // settled waits up to d for the goroutine count to come down to limit and
