@@ -6,25 +6,42 @@ import (
 )
 
 // Query returns the raw URL query (without "?") with credential keys
-// dropped and the values of personal keys tokenized. Pairs keep their order
+// dropped, the values of personal keys tokenized, and card numbers and
+// known credential shapes replaced in every value. Pairs keep their order
 // and, when untouched, their bytes; an unchanged query is returned as is.
 //
 // A key is personal when one of its bracket segments is a personal field and
 // none is Verbatim, as in JSON: "customer[email]" and
-// "customer[address][country]" are, "metadata[order_id]" is not.
+// "customer[address][country]" are, "metadata[order_id]" is not. A key is
+// a credential when one of its segments is ("card[cvc]", "refresh_token").
 func (s *Scrubber) Query(raw string) string {
-	return s.pairs(raw)
+	return s.NewPass().Query(raw)
 }
 
-// Form is Query for an application/x-www-form-urlencoded body.
+// Form is Query for an application/x-www-form-urlencoded request body.
 //
-// Credential keys are dropped from bodies too, although recordings of
-// Stripe-style APIs never carry them there: an OAuth token exchange posts
-// client_secret and password in its form body, and a recording must not
-// keep them.
+// Credential keys are dropped from bodies too: an OAuth token exchange
+// posts client_secret and password in its form body, and a recording must
+// not keep them.
 func (s *Scrubber) Form(body string) string {
-	return s.pairs(body)
+	return s.NewPass().Form(body)
 }
+
+// Query is Scrubber.Query, remembering what it removed or replaced.
+func (p *Pass) Query(raw string) string { return p.pairs(raw, true, false) }
+
+// Form is Scrubber.Form, remembering what it removed or replaced.
+func (p *Pass) Form(body string) string { return p.pairs(body, true, false) }
+
+// ResponseForm scrubs a form-encoded response body (an OAuth token answer
+// such as "access_token=…&scope=repo"): credential values are replaced by
+// their SecretToken instead of being dropped.
+func (p *Pass) ResponseForm(body string) string { return p.pairs(body, false, false) }
+
+// EchoPairs replaces, in the decoded values of a scrubbed query or form,
+// every value this pass has removed or tokenized so far. It scrubs as
+// ResponseForm does, which changes nothing already scrubbed.
+func (p *Pass) EchoPairs(raw string) string { return p.pairs(raw, false, true) }
 
 type action uint8
 
@@ -32,42 +49,64 @@ const (
 	keep action = iota
 	tokenize
 	drop
+	secretize
 )
 
-func (s *Scrubber) pairs(raw string) string {
-	changed := false
-	for rest := raw; rest != "" && !changed; {
-		var pair string
-		pair, rest, _ = strings.Cut(rest, "&")
-		changed = s.act(pair) != keep
-	}
-	if !changed {
+func (p *Pass) pairs(raw string, request, echo bool) string {
+	if raw == "" {
 		return raw
 	}
 	var b strings.Builder
 	b.Grow(len(raw))
-	first := true
+	changed, first := false, true
 	for rest := raw; ; {
 		pair, more, found := strings.Cut(rest, "&")
-		switch s.act(pair) {
-		case keep:
-			sep(&b, &first)
-			b.WriteString(pair)
-		case tokenize:
-			sep(&b, &first)
-			key, value, _ := strings.Cut(pair, "=")
-			if v, err := url.QueryUnescape(value); err == nil {
-				value = v
+		key, value, hasValue := strings.Cut(pair, "=")
+		v := value
+		if strings.ContainsAny(v, "%+") {
+			if u, err := url.QueryUnescape(v); err == nil {
+				v = u
 			}
-			b.WriteString(key)
-			b.WriteByte('=')
-			b.WriteString(url.QueryEscape(s.Token("", value)))
 		}
+		nv := v
+		switch p.s.act(key, v, request) {
+		case drop:
+			p.noteSecret(v)
+			changed = true
+			goto next
+		case tokenize:
+			nv = p.s.Token("", v)
+			p.note(v, nv)
+		case secretize:
+			nv = p.s.SecretToken(v)
+			p.note(v, nv)
+		default:
+			nv = p.value(v)
+			if echo {
+				nv = p.Echo(nv)
+			}
+		}
+		sep(&b, &first)
+		if nv == v {
+			b.WriteString(pair)
+		} else {
+			changed = true
+			b.WriteString(key)
+			if hasValue || nv != "" {
+				b.WriteByte('=')
+			}
+			b.WriteString(url.QueryEscape(nv))
+		}
+	next:
 		if !found {
-			return b.String()
+			break
 		}
 		rest = more
 	}
+	if !changed {
+		return raw
+	}
+	return b.String()
 }
 
 // sep writes the "&" before every pair but the first.
@@ -78,16 +117,27 @@ func sep(b *strings.Builder, first *bool) {
 	*first = false
 }
 
-// act decides what happens to one key=value pair.
-func (s *Scrubber) act(pair string) action {
-	key, value, _ := strings.Cut(pair, "=")
+// act decides what happens to one pair, given its key and decoded value.
+func (s *Scrubber) act(key, value string, request bool) action {
 	if strings.ContainsAny(key, "%+") {
 		if k, err := url.QueryUnescape(key); err == nil {
 			key = k
 		}
 	}
-	if isCredentialKey(key) {
-		return drop
+	switch isCredentialKey(key) {
+	case countable:
+		if allDigits(value) {
+			break // "max_tokens=100"
+		}
+		fallthrough
+	case credential:
+		if request {
+			return drop
+		}
+		if value == "" {
+			return keep
+		}
+		return secretize
 	}
 	if value == "" {
 		return keep
@@ -110,21 +160,4 @@ func (s *Scrubber) act(pair string) action {
 		return tokenize
 	}
 	return keep
-}
-
-// isCredentialKey reports whether a whole query or form key, in any case,
-// names a credential: key, api_key, apikey, access_token, token,
-// client_secret, password or secret. Bracketed keys are not credentials
-// ("card[token]" is a Stripe card token, not an API secret).
-func isCredentialKey(key string) bool {
-	if len(key) > len("client_secret") {
-		return false
-	}
-	var buf [len("client_secret")]byte
-	switch string(lower(buf[:0], key)) {
-	case "key", "api_key", "apikey", "access_token", "token",
-		"client_secret", "password", "secret":
-		return true
-	}
-	return false
 }

@@ -34,8 +34,10 @@ func TestQuery(t *testing.T) {
 		{"credential case", Policy{}, "API_KEY=x&Password=y&Secret=z&Key=k&apikey=a&client_secret=c", ""},
 		{"credential without value", Policy{}, "token&a=1", "a=1"},
 		{"encoded credential", Policy{}, "api%5Fkey=x&a=1", "a=1"},
-		{"bracketed token kept", Policy{}, "card[token]=tok_visa", "card[token]=tok_visa"},
-		{"credential-like names kept", Policy{}, "idempotency_key=1&token_type=bearer", "idempotency_key=1&token_type=bearer"},
+		{"bracketed credential", Policy{}, "card[token]=tok_visa&card[cvc]=123&a=1", "a=1"},
+		{"credential by pattern", Policy{}, "refresh_token=r&X-Amz-Signature=s&X-Amz-Credential=c&db_passwd=p&oauth_verifier=v&sig=s&a=1", "a=1"},
+		{"credential-like names kept", Policy{}, "idempotency_key=1&token_type=bearer&author=me&max_tokens=100", "idempotency_key=1&token_type=bearer&author=me&max_tokens=100"},
+		{"countable name with a secret", Policy{}, "tokens=abc&a=1", "a=1"},
 		{"empty pairs kept", Policy{}, "a=1&&email=x", "a=1&&email=<<x>>"},
 		{"already scrubbed", Policy{}, "email=tok_0123456789ab%40example.invalid", "email=tok_0123456789ab%40example.invalid"},
 	} {

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// FuzzJSON checks that JSON never panics, keeps valid documents valid, and
-// is idempotent. Run it with
+// FuzzJSON checks that JSON and RequestJSON never panic, keep valid
+// documents valid, and are idempotent. Run it with
 //
 //	go test ./twin/scrub/ -run '^$' -fuzz FuzzJSON -fuzztime 30s
 func FuzzJSON(f *testing.F) {
@@ -22,6 +22,7 @@ func FuzzJSON(f *testing.F) {
 		`{"em\u0061il":"\ud83d\ude00","phone":"+1 (415) 555-0199"}`,
 		`[{"address":{"line1":null,"city":"Paris"}},true,"s",-0.5]`,
 		`{"metadata":{"EMAIL":"tok_0123456789ab"}}`,
+		`{"password":"x","a":[{"refresh_token":"y"},"4242 4242 4242 4242"],"max_tokens":3,"b":"sk_live_0123456789ab"}`,
 		`{"a":`,
 		`"\u0000"`,
 	} {
@@ -46,6 +47,13 @@ func FuzzJSON(f *testing.F) {
 		twice, err := s.JSON(once)
 		if err != nil || !bytes.Equal(once, twice) {
 			t.Errorf("JSON twice on %q: want %q, have %q (%v)", in, once, twice, err)
+		}
+		req, err := s.NewPass().RequestJSON(in)
+		if err != nil || !json.Valid(req) {
+			t.Fatalf("RequestJSON(%q): want valid JSON, have %q (%v)", in, req, err)
+		}
+		if again, err := s.NewPass().RequestJSON(req); err != nil || !bytes.Equal(again, req) {
+			t.Errorf("RequestJSON twice on %q: want %q, have %q (%v)", in, req, again, err)
 		}
 	})
 }

@@ -1,15 +1,18 @@
 package scrub
 
 import (
+	"encoding/base64"
 	"net/http"
 	"strings"
 )
 
-// Headers returns a copy of h without credentials: Authorization,
-// Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key, Api-Key and any header
-// whose name contains "token" or "secret", in any case. Stripe-Account is
-// kept: it names a connected account and grants nothing by itself. The copy
-// shares no memory with h. A nil h gives nil.
+// Headers returns a copy of h without credential headers: any whose name
+// IsCredential finds (Authorization, Proxy-Authorization, Cookie,
+// Set-Cookie, X-Api-Key, X-Goog-Api-Key, X-Auth-Token, Stripe-Signature,
+// …), session headers (X-Session-Id) and a bare "Key". Stripe-Account and
+// Idempotency-Key are kept: they grant nothing by themselves. The copy
+// shares no memory with h. A nil h gives nil. Values are not searched: see
+// Pass.Headers for that.
 func Headers(h http.Header) http.Header {
 	if h == nil {
 		return nil
@@ -24,12 +27,104 @@ func Headers(h http.Header) http.Header {
 	return out
 }
 
-func isCredentialHeader(name string) bool {
-	switch http.CanonicalHeaderKey(name) {
-	case "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
-		"X-Api-Key", "Api-Key":
-		return true
+// IsCredentialHeader reports whether Headers removes the header name.
+func IsCredentialHeader(name string) bool { return isCredentialHeader(name) }
+
+// Headers is the package's Headers, and more: the values of removed
+// headers are remembered (a bearer token, the parts of Basic credentials,
+// cookie values) so that their echoes are replaced; in the values kept,
+// URL queries and fragments lose their credential keys and have their
+// personal values tokenized (a Location such as
+// "/cb?code=…&access_token=…"), and card numbers and known credential
+// shapes are replaced.
+func (p *Pass) Headers(h http.Header) http.Header {
+	return p.headers(h, false)
+}
+
+// EchoHeaders replaces, in the values of scrubbed headers, every value
+// this pass has removed or tokenized so far.
+func (p *Pass) EchoHeaders(h http.Header) http.Header {
+	return p.headers(h, true)
+}
+
+func (p *Pass) headers(h http.Header, echo bool) http.Header {
+	if h == nil {
+		return nil
 	}
-	name = strings.ToLower(name)
-	return strings.Contains(name, "token") || strings.Contains(name, "secret")
+	out := make(http.Header, len(h))
+	for name, values := range h {
+		if isCredentialHeader(name) {
+			for _, v := range values {
+				p.noteHeader(v)
+			}
+			continue
+		}
+		kept := make([]string, len(values))
+		for i, v := range values {
+			v = p.value(p.urls(v))
+			if echo {
+				v = p.Echo(v)
+			}
+			kept[i] = v
+		}
+		out[name] = kept
+	}
+	return out
+}
+
+// noteHeader remembers the secrets in a removed header's value.
+func (p *Pass) noteHeader(v string) {
+	v = strings.TrimSpace(v)
+	p.noteSecret(v)
+	scheme, cred, ok := strings.Cut(v, " ")
+	if ok {
+		cred = strings.TrimSpace(cred)
+		p.noteSecret(cred)
+		if strings.EqualFold(scheme, "Basic") {
+			if b, err := base64.StdEncoding.DecodeString(cred); err == nil {
+				user, pass, _ := strings.Cut(string(b), ":")
+				p.noteSecret(string(b))
+				p.noteSecret(user)
+				p.noteSecret(pass)
+			}
+		}
+	}
+	// Cookie and Set-Cookie: name=value pairs.
+	for _, part := range strings.Split(v, ";") {
+		if _, val, ok := strings.Cut(strings.TrimSpace(part), "="); ok {
+			p.noteSecret(strings.Trim(val, `"`))
+		}
+	}
+}
+
+// urls scrubs every query and fragment inside v as a request query is
+// scrubbed: from each "?" or "#" to the next space, quote or angle bracket
+// (a Location, or a Link header's "<…?page=2&access_token=…>").
+func (p *Pass) urls(v string) string {
+	if !strings.ContainsAny(v, "?#") {
+		return v
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] != '?' && v[i] != '#' {
+			continue
+		}
+		end := i + 1
+		for end < len(v) && !strings.ContainsRune(" \t\"'<>#", rune(v[end])) {
+			end++
+		}
+		q := v[i+1 : end]
+		if nq := p.pairs(q, true, false); nq != q {
+			b.WriteString(v[last : i+1])
+			b.WriteString(nq)
+			last = end
+		}
+		i = end - 1
+	}
+	if last == 0 {
+		return v
+	}
+	b.WriteString(v[last:])
+	return b.String()
 }

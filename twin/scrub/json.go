@@ -6,17 +6,42 @@ import (
 	"fmt"
 )
 
-// JSON returns body, compacted, with every string under a personal field
-// replaced by its token (see the package doc for the scope of a field).
-// Keys keep their order and everything else keeps its bytes: numbers are not
-// reformatted and strings not re-escaped. Invalid JSON is an error.
+// JSON returns body, compacted, scrubbed as a response body: every string
+// under a personal field replaced by its token, every string under a
+// credential name by its SecretToken (see the package doc), and card
+// numbers and known credential shapes replaced in every string. Keys keep
+// their order and everything else keeps its bytes: numbers are not
+// reformatted and untouched strings not re-escaped. Invalid JSON is an
+// error.
 func (s *Scrubber) JSON(body []byte) ([]byte, error) {
+	return s.NewPass().ResponseJSON(body)
+}
+
+// ResponseJSON is JSON, remembering what it replaced.
+func (p *Pass) ResponseJSON(body []byte) ([]byte, error) {
+	return p.json(body, false, false)
+}
+
+// RequestJSON scrubs a request body: as ResponseJSON, except that members
+// under credential names are removed, not tokenized.
+func (p *Pass) RequestJSON(body []byte) ([]byte, error) {
+	return p.json(body, true, false)
+}
+
+// EchoJSON replaces, in the strings of a scrubbed document, every value
+// this pass has removed or tokenized so far (see Echo). It scrubs again as
+// ResponseJSON does, which changes nothing that is already scrubbed.
+func (p *Pass) EchoJSON(body []byte) ([]byte, error) {
+	return p.json(body, false, true)
+}
+
+func (p *Pass) json(body []byte, request, echo bool) ([]byte, error) {
 	if !json.Valid(body) {
 		// Compact reports where the document breaks; Valid only says that it does.
 		err := json.Compact(new(bytes.Buffer), body)
 		return nil, fmt.Errorf("scrub json: %w", err)
 	}
-	w := walker{s: s, in: body, out: make([]byte, 0, len(body))}
+	w := walker{s: p.s, p: p, request: request, echo: echo, in: body, out: make([]byte, 0, len(body))}
 	w.value(plain)
 	return w.out, nil
 }
@@ -25,18 +50,22 @@ func (s *Scrubber) JSON(body []byte) ([]byte, error) {
 type mode uint8
 
 const (
-	plain    mode = iota // look for personal fields
+	plain    mode = iota // look for personal and credential fields
 	personal             // tokenize every string
-	verbatim             // copy as is
+	verbatim             // copy as is, but for credentials
+	secret               // every string is a credential
 )
 
 // walker copies a document that json.Valid accepted, so it checks nothing.
 // Its recursion is bounded by the nesting json.Valid allows (10,000).
 type walker struct {
-	s   *Scrubber
-	in  []byte
-	i   int
-	out []byte
+	s       *Scrubber
+	p       *Pass
+	request bool // remove credential members instead of tokenizing them
+	echo    bool // replace the pass's values in every string
+	in      []byte
+	i       int
+	out     []byte
 }
 
 func (w *walker) value(m mode) {
@@ -47,12 +76,7 @@ func (w *walker) value(m mode) {
 	case '[':
 		w.array(m)
 	case '"':
-		raw := w.str()
-		if m == personal {
-			w.token(raw)
-		} else {
-			w.out = append(w.out, raw...)
-		}
+		w.leaf(w.str(), m)
 	default: // number, true, false, null
 		start := w.i
 		for w.i < len(w.in) && !isDelim(w.in[w.i]) {
@@ -71,43 +95,64 @@ func (w *walker) object(m mode) {
 		w.i++
 		return
 	}
+	first := true
 	for {
 		w.space()
 		key := w.str()
+		mark := len(w.out)
+		if !first {
+			w.out = append(w.out, ',')
+		}
 		w.out = append(w.out, key...)
 		w.out = append(w.out, ':')
 		w.space()
 		w.i++ // ':'
-		w.value(w.child(m, key))
+		w.space()
+		cm, drop := w.child(m, key)
+		w.value(cm)
+		if drop {
+			w.out = w.out[:mark] // walked for its values, which the pass notes
+		} else {
+			first = false
+		}
 		w.space()
 		c := w.in[w.i]
-		w.out = append(w.out, c)
 		w.i++
 		if c == '}' {
+			w.out = append(w.out, '}')
 			return
 		}
 	}
 }
 
-// child is the mode of the value under key in an object walked in mode m.
-func (w *walker) child(m mode, key []byte) mode {
-	if m == verbatim {
-		return verbatim
+// child is the mode of the value under key in an object walked in mode m,
+// and whether that member is removed.
+func (w *walker) child(m mode, key []byte) (mode, bool) {
+	if m == secret {
+		return secret, false
 	}
-	var ex, pii bool
-	if name := key[1 : len(key)-1]; bytes.IndexByte(name, '\\') < 0 {
-		ex, pii = exempt(w.s, name), m == plain && listed(w.s, name)
+	var name string
+	if inner := key[1 : len(key)-1]; bytes.IndexByte(inner, '\\') < 0 {
+		name = string(inner)
 	} else {
-		name := unquote(key)
-		ex, pii = exempt(w.s, name), m == plain && listed(w.s, name)
+		name = unquote(key)
 	}
+	switch classify(name) {
+	case credential:
+		return secret, w.request
+	case countable:
+		// "max_tokens": 100 is a count, "tokens": ["…"] are secrets.
+		c := w.in[w.i]
+		return secret, w.request && c != '-' && !isDigit(c)
+	}
+	ex, pii := exempt(w.s, name), m == plain && listed(w.s, name)
 	switch {
-	case ex:
-		return verbatim
+	case m == verbatim || ex:
+		return verbatim, false
 	case pii:
-		return personal
+		return personal, false
 	}
-	return m
+	return m, false
 }
 
 func (w *walker) array(m mode) {
@@ -131,6 +176,79 @@ func (w *walker) array(m mode) {
 	}
 }
 
+// leaf writes the quoted JSON string raw as mode m wants it.
+func (w *walker) leaf(raw []byte, m mode) {
+	inner := raw[1 : len(raw)-1]
+	switch m {
+	case personal:
+		v := w.decode(raw)
+		tok := w.s.Token("", v)
+		w.p.note(v, tok)
+		w.writeString(tok) // tokens need no escaping
+		return
+	case secret:
+		v := w.decode(raw)
+		tok := w.s.SecretToken(v)
+		w.p.note(v, tok)
+		w.writeString(tok)
+		return
+	}
+	if !w.echo && !mayHoldValue(inner) {
+		w.out = append(w.out, raw...)
+		return
+	}
+	v := w.decode(raw)
+	nv := w.p.value(v)
+	if w.echo {
+		nv = w.p.Echo(nv)
+	}
+	if nv == v {
+		w.out = append(w.out, raw...)
+		return
+	}
+	w.writeString(nv)
+}
+
+// mayHoldValue reports whether a raw string can hold a card number or a
+// known credential: most strings are copied without being decoded.
+func mayHoldValue(inner []byte) bool {
+	digits := 0
+	for _, c := range inner {
+		if isDigit(c) {
+			if digits++; digits >= cardMin {
+				return true
+			}
+		}
+	}
+	for _, a := range knownAnchors {
+		if bytes.Contains(inner, []byte(a)) {
+			return true
+		}
+	}
+	return bytes.IndexByte(inner, '\\') >= 0
+}
+
+func (w *walker) decode(raw []byte) string {
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
+	}
+	return unquote(raw)
+}
+
+// writeString writes v as a JSON string.
+func (w *walker) writeString(v string) {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			b, _ := json.Marshal(v)
+			w.out = append(w.out, b...)
+			return
+		}
+	}
+	w.out = append(w.out, '"')
+	w.out = append(w.out, v...)
+	w.out = append(w.out, '"')
+}
+
 // str consumes the string at w.i and returns it with its quotes.
 func (w *walker) str() []byte {
 	start := w.i
@@ -146,18 +264,6 @@ func (w *walker) str() []byte {
 			w.i++
 		}
 	}
-}
-
-// token writes the token of the quoted JSON string raw. Tokens need no
-// escaping.
-func (w *walker) token(raw []byte) {
-	w.out = append(w.out, '"')
-	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
-		w.out = w.s.appendToken(w.out, string(inner)) // short values convert on the stack
-	} else {
-		w.out = w.s.appendToken(w.out, unquote(raw))
-	}
-	w.out = append(w.out, '"')
 }
 
 func (w *walker) space() {

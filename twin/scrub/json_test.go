@@ -48,7 +48,7 @@ func TestJSON(t *testing.T) {
 			`{"address":{"line1":"<<1 Main St>>","state":"<<CA>>","country":"<<US>>","geo":{"lat":1.5,"label":"<<home>>"}},"state":"open"}`},
 		{"array under pii", Policy{},
 			`{"emails":["a"],"email":["a@b.co","c@d.co",7,null,["nested"]]}`,
-			`{"emails":["a"],"email":["<<a@b.co>>","<<c@d.co>>",7,null,["<<nested>>"]]}`},
+			`{"emails":["<<a>>"],"email":["<<a@b.co>>","<<c@d.co>>",7,null,["<<nested>>"]]}`},
 		{"suffix", Policy{},
 			`{"billing_email":"a@b.co","receipt_email":"a@b.co","email_verified":"yes"}`,
 			`{"billing_email":"<<a@b.co>>","receipt_email":"<<a@b.co>>","email_verified":"yes"}`},

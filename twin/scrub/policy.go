@@ -44,7 +44,7 @@ type Scrubber struct {
 	pii      map[string]struct{}
 	verbatim map[string]struct{}
 	// tail is how many trailing bytes of a field name can take part in a
-	// match: the longest listed name plus its "_".
+	// match: the longest listed name plus its "_" and a plural "es".
 	tail int
 	// vlen is the longest Verbatim name; longer fields are not looked up.
 	vlen int
@@ -67,7 +67,7 @@ func New(key []byte, p Policy) *Scrubber {
 			continue
 		}
 		s.pii[f] = struct{}{}
-		s.tail = max(s.tail, len(f)+1)
+		s.tail = max(s.tail, len(f)+3) // "_" before, "es" after
 	}
 	for _, f := range p.Verbatim {
 		s.verbatim[string(lower(nil, f))] = struct{}{}
@@ -111,6 +111,29 @@ func listed[T string | []byte](s *Scrubber, field T) bool {
 		if _, ok := s.pii[string(b)]; ok {
 			return true
 		}
+	}
+	for i, c := range b {
+		if c != '_' {
+			continue
+		}
+		if _, ok := s.pii[string(b[i+1:])]; ok {
+			return true
+		}
+	}
+	// Plurals name lists of the same data: "emails", "phone_numbers",
+	// "addresses", "ips".
+	if n := len(b); n > 1 && b[n-1] == 's' {
+		if listedExact(s, b[:n-1]) || n > 2 && b[n-2] == 'e' && listedExact(s, b[:n-2]) {
+			return true
+		}
+	}
+	return false
+}
+
+// listedExact is listed for an already lowercased name that fits the tail.
+func listedExact(s *Scrubber, b []byte) bool {
+	if _, ok := s.pii[string(b)]; ok {
+		return true
 	}
 	for i, c := range b {
 		if c != '_' {

@@ -1,0 +1,115 @@
+package scrub
+
+import (
+	"encoding/base64"
+	"sort"
+	"strings"
+)
+
+// MinEcho is the shortest value searched for elsewhere in an exchange once
+// it has been removed or tokenized somewhere. Shorter values ("1", "CA",
+// a 4-digit ssn_last_4) are replaced only where their field name finds
+// them: replacing every "CA" in an exchange would mangle it.
+const MinEcho = 6
+
+// A Pass scrubs the parts of one exchange and remembers every value it
+// removed or replaced, so that Echoes can replace the same values wherever
+// else the provider echoed them (an error message quoting the request, a
+// request_body field, a header). It is not safe for concurrent use.
+type Pass struct {
+	s     *Scrubber
+	found map[string]string
+	rep   *strings.Replacer
+}
+
+// NewPass starts scrubbing one exchange.
+func (s *Scrubber) NewPass() *Pass {
+	return &Pass{s: s, found: map[string]string{}}
+}
+
+// note remembers that orig was replaced by repl.
+func (p *Pass) note(orig, repl string) {
+	if p == nil || len(orig) < MinEcho || orig == repl {
+		return
+	}
+	if _, ok := p.found[orig]; !ok {
+		p.found[orig] = repl
+		p.rep = nil
+	}
+}
+
+// noteSecret remembers a removed credential: its echoes become its
+// SecretToken.
+func (p *Pass) noteSecret(orig string) {
+	if p == nil || len(orig) < MinEcho {
+		return
+	}
+	p.note(orig, p.s.SecretToken(orig))
+}
+
+// Secret registers a live credential, such as the key the recorder
+// injects: it and its base64 forms (Basic auth with it as user or
+// password) are replaced wherever they occur, whatever their length.
+func (p *Pass) Secret(v string) {
+	if v == "" {
+		return
+	}
+	tok := p.s.SecretToken(v)
+	p.found[v] = tok
+	for _, form := range liveForms(v) {
+		p.found[form] = tok
+	}
+	p.rep = nil
+}
+
+// liveForms are the encodings in which a credential travels: base64 of
+// it alone and as a Basic-auth user or password, standard and URL-safe.
+func liveForms(v string) []string {
+	var out []string
+	for _, raw := range []string{v, v + ":", ":" + v} {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			out = append(out, enc.EncodeToString([]byte(raw)))
+		}
+	}
+	return out
+}
+
+// LiveForms returns v and the encodings of it that must never be written.
+func LiveForms(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return append([]string{v}, liveForms(v)...)
+}
+
+// Echo returns v with every value found so far replaced, longest first.
+func (p *Pass) Echo(v string) string {
+	if p == nil || len(p.found) == 0 || v == "" {
+		return v
+	}
+	if p.rep == nil {
+		olds := make([]string, 0, len(p.found))
+		for o := range p.found {
+			olds = append(olds, o)
+		}
+		// strings.Replacer tries its pairs in order at each position.
+		sort.Slice(olds, func(i, j int) bool {
+			if len(olds[i]) != len(olds[j]) {
+				return len(olds[i]) > len(olds[j])
+			}
+			return olds[i] < olds[j]
+		})
+		args := make([]string, 0, 2*len(olds))
+		for _, o := range olds {
+			args = append(args, o, p.found[o])
+		}
+		p.rep = strings.NewReplacer(args...)
+	}
+	return p.rep.Replace(v)
+}
+
+// value scrubs one string by its shape alone: card numbers and known
+// credential formats, remembering what it replaced.
+func (p *Pass) value(v string) string {
+	return p.s.known(p.s.cards(v, p.note), p.note)
+}
