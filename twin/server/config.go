@@ -43,6 +43,7 @@ type Config struct {
 	MaxSessions      int
 	MaxEntities      int
 	MaxBody          int64
+	MaxMemory        int64
 	Grace            time.Duration
 }
 
@@ -99,7 +100,8 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log `LEVEL`: trace, debug, info, warn or error")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 10000, "most sessions alive at once (`N`); past it new sessions get 503 session-limit")
 	fs.IntVar(&c.MaxEntities, "max-entities", engine.DefaultMaxEntities, "most entities (`N`) one session may create, change or delete; past it writes get 507 session-entity-limit")
-	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "largest request body in `BYTES`; larger ones get 413 body-too-large")
+	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "largest request body in `BYTES`, and largest entity; larger bodies get 413 body-too-large")
+	fs.Int64Var(&c.MaxMemory, "max-memory", 0, "soft limit on the live heap in `BYTES`; past it writes get 507 memory-limit and reads keep working (0: none)")
 	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second, "how long (a `DURATION`) in-flight requests may finish after SIGINT or SIGTERM")
 	return c
 }
@@ -142,6 +144,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxBody < 1 {
 		bad("--max-body %d: want 1 or more bytes", c.MaxBody)
+	}
+	if c.MaxMemory < 0 {
+		bad("--max-memory %d: want 0 (no limit) or a number of bytes, such as 536870912 for 512 MiB", c.MaxMemory)
 	}
 	if c.Digest != "" && !strings.HasPrefix(c.Digest, "sha256:") {
 		bad("--digest %q: want sha256:<hex>, as wraith inspect prints", c.Digest)

@@ -125,6 +125,8 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		},
 		MaxSessions: cfg.MaxSessions,
 		MaxEntities: cfg.MaxEntities,
+		MaxBody:     cfg.MaxBody,
+		MaxMemory:   cfg.MaxMemory,
 		RateLimit:   cfg.RateLimit,
 		Now:         deps.Now,
 		Logger:      log.Named("engine"),
