@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wraithdev/wraith/internal/gctune"
+	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/server"
 )
 
@@ -65,9 +66,11 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	}
 	deps := server.Deps{Logger: log, Getenv: os.Getenv, Dir: dir, Version: version}
 	if cfg.ReadyFD >= 0 {
-		f := os.NewFile(uintptr(cfg.ReadyFD), "ready-fd")
-		if f == nil {
-			fmt.Fprintf(stderr, "wraith-twin: --ready-fd %d is not an open descriptor\n", cfg.ReadyFD)
+		// Checked before binding: a parent that passed a wrong descriptor
+		// must hear so at once, not wait for a ready line that cannot come.
+		f, err := ipc.ReadyFD(cfg.ReadyFD)
+		if err != nil {
+			fmt.Fprintf(stderr, "wraith-twin: --ready-fd %d: %v\n", cfg.ReadyFD, err)
 			return 2
 		}
 		deps.ReadyWriter = f

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"os"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/wraithdev/wraith/internal/gctune"
+	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/server"
 )
 
@@ -55,10 +55,11 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	}
 	deps := server.Deps{Logger: log, Getenv: f.Getenv, Dir: dir, Version: f.Version}
 	if fd := opts.Config.ReadyFD; fd >= 0 {
-		deps.ReadyWriter = os.NewFile(uintptr(fd), "ready-fd")
-		if deps.ReadyWriter == nil {
-			return usagef("--ready-fd %d is not an open descriptor", fd)
+		w, err := ipc.ReadyFD(fd)
+		if err != nil {
+			return usagef("--ready-fd %d: %v", fd, err)
 		}
+		deps.ReadyWriter = w
 		deps.ParentAlive = f.Stdin
 	}
 	srv, err := server.Open(*opts.Config, deps)

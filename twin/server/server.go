@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -227,9 +228,18 @@ func (s *Server) handler() http.Handler {
 // then drains in-flight requests within the grace period. A stop by signal
 // or context is a clean exit (nil).
 func (s *Server) Run(ctx context.Context) error {
+	// Once any actor ends, the server is shutting down: the gate then
+	// keeps a late ready line from telling a parent it serves.
+	gate := &readyGate{}
 	var g run.Group
-	{
+	add := func(execute func() error, interrupt func(error)) {
 		g.Add(func() error {
+			defer gate.shut()
+			return execute()
+		}, interrupt)
+	}
+	{
+		add(func() error {
 			err := s.srv.Serve(s.ln)
 			if errors.Is(err, http.ErrServerClosed) {
 				return nil
@@ -246,13 +256,14 @@ func (s *Server) Run(ctx context.Context) error {
 		})
 	}
 	{
-		g.Add(run.SignalHandler(ctx, os.Interrupt, syscall.SIGTERM))
+		add(run.SignalHandler(ctx, os.Interrupt, syscall.SIGTERM))
 	}
 	{
-		// Publish readiness once the serve loop is running.
+		// Publish readiness once the serve loop is running, unless a stop
+		// was already decided (a signal, the parent gone, ctx done).
 		done := make(chan struct{})
-		g.Add(func() error {
-			if err := s.publish(); err != nil {
+		add(func() error {
+			if err := gate.publish(ctx, s.publish); err != nil {
 				return err
 			}
 			<-done
@@ -261,7 +272,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	if s.deps.ParentAlive != nil {
 		done := make(chan struct{})
-		g.Add(func() error {
+		add(func() error {
 			eof := make(chan struct{})
 			go func() {
 				io.Copy(io.Discard, s.deps.ParentAlive)
@@ -299,7 +310,8 @@ func (s *Server) publish() error {
 	}
 	if s.deps.ReadyWriter != nil {
 		if err := ipc.Write(s.deps.ReadyWriter, doc); err != nil {
-			return err
+			// Whoever waits for the line would wait in vain: stop now.
+			return fmt.Errorf("--ready-fd: %w: the parent closed its end of the descriptor or went away, so nobody can learn that this twin serves; stopping", err)
 		}
 		if c, ok := s.deps.ReadyWriter.(io.Closer); ok {
 			c.Close()
@@ -307,6 +319,30 @@ func (s *Server) publish() error {
 	}
 	s.log.Info("serving", "twin", s.twin.Name(), "url", s.URL(), "digest", s.twin.Digest)
 	return nil
+}
+
+// readyGate orders publishing the ready document against the decision to
+// shut down, so a twin never announces itself after it began stopping.
+type readyGate struct {
+	mu     sync.Mutex
+	closed bool
+}
+
+// shut records that the server is shutting down.
+func (g *readyGate) shut() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// publish runs pub unless the server is shutting down or ctx has ended.
+func (g *readyGate) publish(ctx context.Context, pub func() error) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed || ctx.Err() != nil {
+		return nil
+	}
+	return pub()
 }
 
 // Ready returns the ready document.
