@@ -25,13 +25,13 @@ func (im *importer) emit() (*Result, error) {
 	}
 	trie.assign(map[string]bool{})
 
-	m := format.Manifest{
+	m := tomlManifest{
 		Format:      format.Version,
 		Name:        firstOf(im.opts.Name, im.ov.Twin.Name, "imported"),
 		Provider:    firstOf(im.opts.Provider, im.ov.Twin.Provider, slug(im.doc.Info.Title), "api"),
 		Upstream:    firstOf(im.ov.Twin.Upstream, im.server()),
 		Description: firstOf(im.ov.Twin.Description, strings.TrimSpace(fmt.Sprintf("imported from %s %s", im.doc.Info.Title, im.doc.Info.Version))),
-		Errors:      im.errorShapes(),
+		Errors:      toErrors(im.errorShapes()),
 	}
 	if !format.ValidName(m.Name) {
 		return nil, fmt.Errorf("twin name %q must match %s: pass --name", m.Name, format.NamePattern)
@@ -48,7 +48,7 @@ func (im *importer) emit() (*Result, error) {
 			rep.Counts.Stateful++
 			continue
 		}
-		rt := format.Route{Method: o.method, Path: trie.rename(o.path)}
+		rt := tomlRoute{Method: o.method, Path: trie.rename(o.path)}
 		if status, s, _ := success(o.op); s != nil && s.Value != nil {
 			rt.Body = compact(im.templateBody(s, o.path))
 			if status != 200 {
@@ -75,8 +75,8 @@ func (im *importer) emit() (*Result, error) {
 }
 
 // manifestResource is r as twin.toml declares it, the overlay merged in.
-func (im *importer) manifestResource(r *resource) format.Resource {
-	fr := format.Resource{
+func (im *importer) manifestResource(r *resource) tomlResource {
+	fr := tomlResource{
 		Name:       r.name,
 		Collection: r.collection,
 		Item:       r.collection + "/{id}",
@@ -108,7 +108,7 @@ func (im *importer) manifestResource(r *resource) format.Resource {
 			a = *o
 			delete(overridden, verb)
 		}
-		fr.Actions = append(fr.Actions, a)
+		fr.Actions = append(fr.Actions, toAction(a))
 	}
 	im.report.inferred(r.name, "routes", r.collection+" "+strings.Join(r.actions, ","), "collection/item pair", 1)
 	if ov == nil {
@@ -117,9 +117,12 @@ func (im *importer) manifestResource(r *resource) format.Resource {
 	for _, name := range sortedKeysOf(overridden) {
 		im.report.unresolved(r.name, "overlay action "+name+" has no POST "+r.collection+"/{id}/"+name+" in the description: not served", "high")
 	}
-	fr.Create = ov.Create
+	fr.Create = toRules(ov.Create)
 	if ov.Delete != "" {
-		fr.Delete, fr.OnDelete = ov.Delete, ov.OnDelete
+		fr.Delete = ov.Delete
+	}
+	if ov.OnDelete != nil {
+		fr.OnDelete = toAction(*ov.OnDelete)
 	}
 	fr.Immutable = mergeSorted(fr.Immutable, ov.Immutable)
 	return fr

@@ -2,7 +2,9 @@
 //
 // A TWIN argument resolves to the first of:
 //
-//  1. a path to a twin folder (one holding twin.toml) or to a packed .twin file;
+//  1. a path to a twin folder (one holding twin.toml), to a packed .twin file,
+//     or to an OpenAPI 3.0/3.1 document (.json, .yaml, .yml), imported in
+//     memory (package openapi);
 //  2. ./twins/NAME, a folder under the working directory;
 //  3. ./NAME.twin, a packed twin in the working directory;
 //  4. NAME in each folder of WRAITH_TWINS_PATH (a colon-separated list), as a
@@ -175,7 +177,7 @@ func (r *Resolver) embeddedNames() []string {
 }
 
 func looksLikePath(arg string) bool {
-	return strings.ContainsRune(arg, filepath.Separator) || strings.HasSuffix(arg, ".twin") || arg == "." || arg == ".."
+	return strings.ContainsRune(arg, filepath.Separator) || strings.HasSuffix(arg, ".twin") || isSpecFile(arg) || arg == "." || arg == ".."
 }
 
 func (r *Resolver) abs(p string) string {
@@ -203,6 +205,9 @@ func (r *Resolver) fromPath(name, p string) (Source, bool, error) {
 			return Source{}, true, err
 		}
 		return Source{Name: name, Where: p, FS: fsys}, true, nil
+	}
+	if isSpecFile(p) {
+		return fromSpec(p)
 	}
 	return Source{}, false, nil
 }

@@ -1,0 +1,94 @@
+package openapi
+
+import (
+	"github.com/wraithdev/wraith/twin/format"
+)
+
+// The twin.toml an import writes. These mirror format.Manifest with every
+// field optional, so the file holds only what the import decided (an
+// empty list in twin.toml means "none", which is not what an absent field
+// means), and so a field added to the format later does not change the
+// bytes, and the digest, of an import.
+type tomlManifest struct {
+	Format      int            `toml:"format"`
+	Name        string         `toml:"name"`
+	Provider    string         `toml:"provider,omitempty"`
+	Upstream    string         `toml:"upstream,omitempty"`
+	Description string         `toml:"description,omitempty"`
+	Errors      tomlErrors     `toml:"errors"`
+	Routes      []tomlRoute    `toml:"routes,omitempty"`
+	Resources   []tomlResource `toml:"resources,omitempty"`
+}
+
+type tomlErrors struct {
+	NotFound        *format.Answer `toml:"not_found,omitempty"`
+	InvalidRequest  *format.Answer `toml:"invalid_request,omitempty"`
+	Idempotency     *format.Answer `toml:"idempotency,omitempty"`
+	RateLimited     *format.Answer `toml:"rate_limited,omitempty"`
+	UnexpectedState *format.Answer `toml:"unexpected_state,omitempty"`
+}
+
+type tomlRoute struct {
+	Method string `toml:"method"`
+	Path   string `toml:"path"`
+	Status int    `toml:"status,omitempty"`
+	Body   string `toml:"body,omitempty"`
+}
+
+type tomlResource struct {
+	Name        string     `toml:"name"`
+	Collection  string     `toml:"collection"`
+	Item        string     `toml:"item"`
+	IDPrefix    string     `toml:"id_prefix"`
+	Skeleton    string     `toml:"skeleton"`
+	Timestamps  []string   `toml:"timestamps,omitempty"`
+	Immutable   []string   `toml:"immutable,omitempty"`
+	Delete      string     `toml:"delete,omitempty"`
+	DeletedBody string     `toml:"deleted_body,omitempty"`
+	Create      []tomlRule `toml:"create,omitempty"`
+	Actions     []any      `toml:"actions,omitempty"`   // tomlAction or tomlActionNone
+	OnDelete    any        `toml:"on_delete,omitempty"` // tomlAction or tomlActionNone
+}
+
+// tomlAction copies the parameters it lists, or, without a list, every
+// parameter that names a field.
+type tomlAction struct {
+	Name   string     `toml:"name"`
+	From   []string   `toml:"from,omitempty"`
+	Params []string   `toml:"params,omitempty"`
+	Rules  []tomlRule `toml:"rules,omitempty"`
+}
+
+// tomlActionNone copies no parameter: params = [].
+type tomlActionNone struct {
+	Name   string     `toml:"name"`
+	From   []string   `toml:"from,omitempty"`
+	Params []string   `toml:"params"`
+	Rules  []tomlRule `toml:"rules,omitempty"`
+}
+
+type tomlRule struct {
+	When map[string]any `toml:"when,omitempty"`
+	Set  map[string]any `toml:"set,omitempty"`
+}
+
+func toRules(rs []format.Rule) []tomlRule {
+	var out []tomlRule
+	for _, r := range rs {
+		out = append(out, tomlRule{When: r.When, Set: r.Set})
+	}
+	return out
+}
+
+// toAction converts an action; nil Params (copy every parameter that
+// names a field) is written by leaving the key out.
+func toAction(a format.Action) any {
+	if a.Params != nil && len(a.Params) == 0 {
+		return tomlActionNone{Name: a.Name, From: a.From, Params: []string{}, Rules: toRules(a.Rules)}
+	}
+	return tomlAction{Name: a.Name, From: a.From, Params: a.Params, Rules: toRules(a.Rules)}
+}
+
+func toErrors(e format.Errors) tomlErrors {
+	return tomlErrors{NotFound: e.NotFound, InvalidRequest: e.InvalidRequest, Idempotency: e.Idempotency, RateLimited: e.RateLimited, UnexpectedState: e.UnexpectedState}
+}

@@ -1,0 +1,53 @@
+package resolve
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/openapi"
+)
+
+// isSpecFile reports a path named like an API description.
+func isSpecFile(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	return ext == ".json" || ext == ".yaml" || ext == ".yml"
+}
+
+var notName = regexp.MustCompile(`[^a-z0-9._-]+`)
+
+// specTwinName is the name of a twin imported from a file:
+// "specs/Pet Store.yaml" -> "pet-store".
+func specTwinName(p string) string {
+	base := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+	name := strings.Trim(notName.ReplaceAllString(strings.ToLower(base), "-"), "-._")
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	if name == "" || !format.ValidName(name) {
+		return "imported"
+	}
+	return name
+}
+
+// fromSpec imports an OpenAPI document at p in memory. A file that is not
+// an OpenAPI 3.x document does not resolve (ErrNotFound, with the reason).
+func fromSpec(p string) (Source, bool, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return Source{}, true, fmt.Errorf("read %s: %w", p, err)
+	}
+	name := specTwinName(p)
+	res, err := openapi.Import(b, openapi.Options{Name: name})
+	switch {
+	case errors.Is(err, openapi.ErrSwagger2):
+		return Source{}, true, fmt.Errorf("%w: %s: %v", ErrNotFound, p, err)
+	case err != nil:
+		return Source{}, true, fmt.Errorf("%w: %s is not an OpenAPI description wraith can serve: %v", ErrNotFound, p, err)
+	}
+	return Source{Name: name, Where: p, FS: res.FS()}, true, nil
+}
