@@ -18,7 +18,7 @@ type shaped struct {
 // errorShapes are the twin's provider-shaped error answers; nil where the
 // twin does not declare one, and Wraith's own shape is used instead.
 type errorShapes struct {
-	notFound, invalid, idempotency, rateLimited, unexpectedState *shaped
+	notFound, invalid, idempotency, rateLimited, unexpectedState, validation *shaped
 }
 
 func compileShaped(a *format.Answer, status int) (*shaped, error) {
@@ -43,7 +43,7 @@ func compileErrorShapes(e format.Errors) (errorShapes, error) {
 		src *format.Answer
 	}{
 		{&s.notFound, e.NotFound}, {&s.invalid, e.InvalidRequest}, {&s.idempotency, e.Idempotency},
-		{&s.rateLimited, e.RateLimited}, {&s.unexpectedState, e.UnexpectedState},
+		{&s.rateLimited, e.RateLimited}, {&s.unexpectedState, e.UnexpectedState}, {&s.validation, e.Validation},
 	} {
 		if *c.dst, err = compileShaped(c.src, 400); err != nil {
 			return s, err

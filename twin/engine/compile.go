@@ -100,6 +100,7 @@ const (
 	kindUpdate
 	kindDelete
 	kindAction
+	kindMember
 )
 
 // endpoint is what a route resolves to.
@@ -108,6 +109,7 @@ type endpoint struct {
 	route    []string // X-Wraith-Route value, "GET /v1/customers/{id}"
 	res      *resource
 	action   *action
+	member   *member
 	template *recorded // the route's response shape, from its first 2xx recording
 	notFound *recorded // a recorded 404 on this route, the provider's not-found shape
 }
@@ -202,36 +204,13 @@ func (e *Engine) compileResources() (map[string]*resource, error) {
 			}
 			return nil
 		}
-		if err := add("GET", spec.Collection, &endpoint{kind: kindList}); err != nil {
-			return nil, err
-		}
-		if err := add("POST", spec.Collection, &endpoint{kind: kindCreate}); err != nil {
-			return nil, err
-		}
-		if err := add("GET", spec.Item, &endpoint{kind: kindRetrieve}); err != nil {
-			return nil, err
-		}
-		for _, m := range r.update {
-			if err := add(m, spec.Item, &endpoint{kind: kindUpdate}); err != nil {
-				return nil, err
-			}
-		}
-		switch {
-		case r.onDelete != nil:
-			if err := add("DELETE", spec.Item, &endpoint{kind: kindAction, action: r.onDelete}); err != nil {
-				return nil, err
-			}
-		case r.delete != "none":
-			if err := add("DELETE", spec.Item, &endpoint{kind: kindDelete}); err != nil {
-				return nil, err
-			}
-		}
-		for _, a := range r.actions {
-			if err := add("POST", spec.Item+"/"+a.name, &endpoint{kind: kindAction, action: a}); err != nil {
+		for _, op := range spec.Operations() {
+			if err := add(op.Method, op.Path, r.endpointFor(op)); err != nil {
 				return nil, err
 			}
 		}
 	}
+	linkMembers(resources)
 	for _, rt := range e.twin.Manifest.Routes {
 		if _, ok := e.router.Match(rt.Method, rt.Path); ok {
 			continue

@@ -14,7 +14,7 @@ import (
 // the unknown-entity policy (template or miss).
 func (e *Engine) retrieve(st *session.State, req *request, a *answer) {
 	res := req.match.Value.res
-	id := req.match.Param("id")
+	id := res.address(req.match)
 	ent := st.Get(id)
 	if ent != nil && ent.Resource == res.name {
 		switch {
@@ -48,7 +48,7 @@ func (e *Engine) unknown(req *request, res *resource, id string, a *answer) {
 		return
 	}
 	o := res.template().Clone()
-	o.Set("id", e.scrubbed("id", id))
+	setKey(o, res, req, e.scrubbed)
 	a.status, a.body, a.prov = http.StatusOK, o.AppendJSON(nil), ProvTemplate
 }
 
@@ -89,7 +89,7 @@ func (e *Engine) afterDelete(res *resource, id string, read bool, a *answer) {
 // the resource's shape.
 func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Object, *world.Entity, bool) {
 	res := req.match.Value.res
-	id := req.match.Param("id")
+	id := res.address(req.match)
 	ent := st.Get(id)
 	if ent != nil && ent.Resource == res.name {
 		if ent.Deleted {
@@ -112,6 +112,6 @@ func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Ob
 		return nil, nil, false
 	}
 	o := res.template().Clone()
-	o.Set("id", e.scrubbed("id", id))
-	return o, &world.Entity{ID: id, Resource: res.name, Created: createdOf(o), Seq: st.NextSeq()}, true
+	setKey(o, res, req, e.scrubbed)
+	return o, &world.Entity{ID: id, Resource: res.name, Created: createdOf(o), Seq: st.NextSeq(), Scope: res.scopeText(req)}, true
 }

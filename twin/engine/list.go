@@ -16,13 +16,17 @@ const (
 
 // listParams are the pagination parameters; every other query parameter
 // that names a top-level field of the resource filters by equality.
-var listParams = map[string]bool{"limit": true, "starting_after": true, "ending_before": true, "expand": true}
+var listParams = map[string]bool{"limit": true, "starting_after": true, "ending_before": true, "expand": true, "page": true, "per_page": true}
 
 // list answers GET {collection} from the session's world, in the
 // provider's list envelope. A session that has no fixture and changed
 // nothing of this resource gets a recorded list verbatim when one matches.
 func (e *Engine) list(st *session.State, req *request, a *answer) {
 	res := req.match.Value.res
+	if res.ext != nil && (res.ext.array || len(res.ext.parents) > 0) {
+		e.listExt(st, req, a)
+		return
+	}
 	if st.World() == e.worlds[""] && !st.HasChanges(res.name) {
 		if rec := e.recordedFor(req); rec != nil {
 			a.fromRecorded(rec)
@@ -81,7 +85,9 @@ func (e *Engine) listFilters(res *resource, p map[string]any) ([]fieldFilter, []
 		}
 		s, isString := p[k].(string)
 		cur, isField := res.skeleton.Get(k)
-		if _, nested := cur.(*object.Object); !isString || !isField || nested {
+		_, nested := cur.(*object.Object)
+		_, array := cur.([]any)
+		if !isString || !isField || nested || array {
 			ignored = append(ignored, k)
 			continue
 		}

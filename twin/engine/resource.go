@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/object"
@@ -28,6 +29,7 @@ type resource struct {
 	actions    []*action
 	immutable  map[string]bool
 	listURL    string
+	ext        *ext // nil for a Stripe-shaped resource; see keys.go
 }
 
 type action struct {
@@ -53,6 +55,7 @@ type assign struct {
 	field string
 	value any          // literal, in package object's value set
 	expr  *format.Expr // computed
+	rfc   bool         // $now is written as RFC 3339 text (time_format)
 }
 
 func compileResource(spec *format.Resource, errs errorShapes) (*resource, error) {
@@ -101,6 +104,16 @@ func compileResource(spec *format.Resource, errs errorShapes) (*resource, error)
 		}
 		r.actions = append(r.actions, ca)
 	}
+	if r.ext, err = compileExt(spec); err != nil {
+		return nil, err
+	}
+	if r.ext != nil && r.ext.rfc3339 {
+		markRFC3339(r.create)
+		markRFC3339(r.ext.updateRules)
+		for _, a := range r.actions {
+			markRFC3339(a.rules)
+		}
+	}
 	if spec.OnDelete != nil {
 		if r.onDelete, err = compileAction(spec.OnDelete); err != nil {
 			return nil, err
@@ -110,6 +123,15 @@ func compileResource(spec *format.Resource, errs errorShapes) (*resource, error)
 		}
 	}
 	return r, nil
+}
+
+// markRFC3339 makes the rules write $now as RFC 3339 text.
+func markRFC3339(rules []rule) {
+	for i := range rules {
+		for j := range rules[i].set {
+			rules[i].set[j].rfc = true
+		}
+	}
 }
 
 func compileAction(a *format.Action) (*action, error) {
@@ -218,6 +240,10 @@ func (e *Engine) applyRules(rules []rule, o *object.Object, now int64) {
 			switch {
 			case a.expr == nil:
 				o.Set(a.field, e.scrubbed(a.field, object.CloneValue(a.value)))
+			case a.expr.Null:
+				o.Set(a.field, nil)
+			case a.expr.Now && a.rfc:
+				o.Set(a.field, time.Unix(now+a.expr.Offset, 0).UTC().Format(time.RFC3339))
 			case a.expr.Now:
 				o.Set(a.field, json.Number(strconv.FormatInt(now+a.expr.Offset, 10)))
 			case a.expr.Secret:

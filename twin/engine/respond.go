@@ -22,8 +22,9 @@ type answer struct {
 	exchange []string
 	replayed bool
 	ignored  []string
-	limit    string // the code of a Wraith limit the request passed, for X-Wraith-Limit
-	wraith   bool   // body is a Wraith error, not the provider's
+	limit    string   // the code of a Wraith limit the request passed, for X-Wraith-Limit
+	wraith   bool     // body is a Wraith error, not the provider's
+	link     []string // a Link header, for lists paged GitHub's way
 }
 
 func (a *answer) fromRecorded(rec *recorded) {
@@ -54,6 +55,9 @@ func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoin
 	if a.header == nil {
 		h["Content-Type"] = jsonType
 		setLength(h, len(a.body))
+	}
+	if a.link != nil {
+		h["Link"] = a.link
 	}
 	if a.replayed {
 		h["Idempotent-Replayed"] = trueVal

@@ -31,6 +31,8 @@ type request struct {
 	method string
 	path   string
 	query  string
+	host   string // the Host the request was sent to, for Link headers and computed fields
+	tls    bool
 	ctype  string
 	body   []byte
 	idem   string
@@ -71,6 +73,8 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		method: r.Method,
 		path:   r.URL.Path,
 		query:  r.URL.RawQuery,
+		host:   r.Host,
+		tls:    r.TLS != nil,
 		match:  &m,
 	}
 	if r.Body != nil && r.Body != http.NoBody {
@@ -132,7 +136,7 @@ func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 		e.retrieve(st, req, a)
 	case kindList:
 		e.list(st, req, a)
-	case kindCreate, kindUpdate, kindAction, kindDelete:
+	case kindCreate, kindUpdate, kindAction, kindDelete, kindMember:
 		e.idempotent(st, req, a)
 	default:
 		e.plain(st, req, a)
@@ -151,6 +155,8 @@ func (e *Engine) mutate(st *session.State, req *request, a *answer) {
 		e.update(st, req, a)
 	case kindAction:
 		e.act(st, req, a)
+	case kindMember:
+		e.addMembers(st, req, a)
 	case kindDelete:
 		e.remove(st, req, a)
 	}

@@ -64,6 +64,7 @@ func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *wo
 		Created:    ent.Created,
 		Seq:        ent.Seq,
 		Provenance: world.Handler,
+		Scope:      ent.Scope,
 	}
 	st.Put(ne)
 	a.status, a.body, a.prov = http.StatusOK, ne.Body, ProvHandler
@@ -105,6 +106,10 @@ func (e *Engine) encode(o *object.Object) []byte {
 // create answers POST {collection}.
 func (e *Engine) create(st *session.State, req *request, a *answer) {
 	res := req.match.Value.res
+	if res.ext != nil {
+		e.createExt(st, req, a)
+		return
+	}
 	p, ok := e.params(req, a)
 	if !ok {
 		return
@@ -141,6 +146,9 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 	ignored, err := applyParams(o, p, res.immutable, nil, e.scrubbed)
 	if err != nil {
 		e.paramFailed(a, err)
+		return
+	}
+	if res.ext != nil && !e.afterUpdate(res, o, ent, req, a) {
 		return
 	}
 	if e.save(st, req, o, ent, a) {
@@ -195,6 +203,10 @@ func (e *Engine) remove(st *session.State, req *request, a *answer) {
 	}
 	st.Delete(ent)
 	a.prov, a.status = ProvHandler, http.StatusOK
+	if res.ext != nil && res.ext.deleteStatus == http.StatusNoContent {
+		a.status = http.StatusNoContent
+		return
+	}
 	if res.deleted != nil {
 		res.deleted.set(a, map[string]string{"id": ent.ID, "object": res.name})
 		return

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/wraithdev/wraith/twin/world"
@@ -15,6 +16,7 @@ type Session struct {
 	hdr  []string
 
 	mu          lock
+	waiting     atomic.Int32 // requests in DoContext waiting for mu
 	settings    Settings
 	provisioned bool
 	st          State
@@ -42,13 +44,19 @@ func (s *Session) Do(fn func(st *State)) {
 // fn when ctx ends first (the client went away, so nobody would read the
 // answer).
 func (s *Session) DoContext(ctx context.Context, fn func(st *State)) error {
-	if err := s.mu.LockContext(ctx); err != nil {
+	s.waiting.Add(1)
+	err := s.mu.LockContext(ctx)
+	s.waiting.Add(-1)
+	if err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
 	fn(&s.st)
 	return nil
 }
+
+// Waiting returns how many requests wait in DoContext for the session.
+func (s *Session) Waiting() int { return int(s.waiting.Load()) }
 
 // lock is a mutex that a waiter can give up on, which sync.Mutex cannot:
 // a buffered channel of one slot, full while held.
@@ -132,6 +140,7 @@ type State struct {
 	rateEnd   int64 // end of the current rate-limit window, unix nanoseconds
 	rateCount int
 	removed   int // world entities the overlay deletes
+	counters  map[string]int64
 }
 
 // Replay is a cached response for an Idempotency-Key.
@@ -269,6 +278,17 @@ func (st *State) Delete(e *world.Entity) {
 	t := *e
 	t.Deleted = true
 	st.overlay[e.ID] = &t
+}
+
+// Next returns the next value of the named counter, 1 first. Counters
+// number entities per parent (GitHub's issue numbers per repository); like
+// ids they belong to the session and start over on reset.
+func (st *State) Next(counter string) int64 {
+	if st.counters == nil {
+		st.counters = map[string]int64{}
+	}
+	st.counters[counter]++
+	return st.counters[counter]
 }
 
 // NextSeq returns a sequence number for a new entity version.

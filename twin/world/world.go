@@ -33,6 +33,10 @@ type Entity struct {
 	Exchange string
 	// Deleted marks a tombstone in a session overlay.
 	Deleted bool
+	// Scope is the values of the entity's parent keys, joined by "/"
+	// (GitHub's "octocat/hello" for an issue): lists under a parent show
+	// only the entities of its scope. Empty for unparented resources.
+	Scope string
 }
 
 // World is an immutable set of entities.

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/session"
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// addMembers answers POST {item}/{member}: it adds entities of the member
+// resource, named by key, to an array field of the item, creating in the
+// item's scope those that do not exist yet (GitHub creates a label it is
+// asked to add to an issue), and answers the field's new value.
+func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
+	ep := req.match.Value
+	res, mem := ep.res, ep.member
+	keys, ok := e.memberKeys(req, mem, a)
+	if !ok {
+		return
+	}
+	o, ent, ok := e.current(st, req, a)
+	if !ok {
+		return
+	}
+	mr := mem.res
+	mx := mr.ext
+	scope := mx.scopeOf(req.match)
+	cur, _ := o.Get(mem.field)
+	list, _ := cur.([]any)
+	have := make(map[string]bool, len(list)+len(keys))
+	for _, el := range list {
+		if so, ok := el.(*object.Object); ok {
+			v, _ := so.Get(mx.keyField)
+			have[keyText(v)] = true
+		}
+	}
+	list = append([]any(nil), list...)
+	for _, k := range keys {
+		if have[k] {
+			continue
+		}
+		have[k] = true
+		list = append(list, e.memberEntity(st, mr, scope, k, req))
+	}
+	o.Set(mem.field, list)
+	if res.ext != nil {
+		e.compute(res, o, res.ext.scopeOf(req.match), req)
+	}
+	if !e.save(st, req, o, ent, a) {
+		return
+	}
+	a.body = object.AppendValue(nil, list)
+}
+
+// memberKeys reads the keys a member request names: a bare JSON array of
+// strings, or the member's parameter in an object or form body.
+func (e *Engine) memberKeys(req *request, mem *member, a *answer) ([]string, bool) {
+	if body := bytes.TrimSpace(req.body); len(body) > 0 && body[0] == '[' {
+		var keys []string
+		if err := json.Unmarshal(body, &keys); err != nil {
+			e.invalid(a, mem.param, "Invalid request: want a JSON array of names")
+			return nil, false
+		}
+		return keys, true
+	}
+	p, ok := e.params(req, a)
+	if !ok {
+		return nil, false
+	}
+	raw, _ := p[mem.param].([]any)
+	keys := make([]string, 0, len(raw))
+	for _, v := range raw {
+		switch t := v.(type) {
+		case string:
+			keys = append(keys, t)
+		case map[string]any: // [{"name":"bug"}]
+			if s, ok := t[mem.res.ext.keyField].(string); ok {
+				keys = append(keys, s)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		e.validation(a, mem.res, mem.param, "missing_field")
+		return nil, false
+	}
+	return keys, true
+}
+
+// memberEntity returns the member with key in scope, creating it from the
+// member resource's skeleton when the session has none.
+func (e *Engine) memberEntity(st *session.State, mr *resource, scope []string, key string, req *request) *object.Object {
+	x := mr.ext
+	if x.keyPrefix != "" && !strings.HasPrefix(key, x.keyPrefix) {
+		key = x.keyPrefix + key
+	}
+	addr := mr.addressOf(scope, key)
+	if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == mr.name {
+		if o, err := object.Parse(cur.Body); err == nil {
+			return o
+		}
+	}
+	o := mr.skeleton.Clone()
+	e.fillIDs(st, mr, scope, o)
+	for _, f := range mr.timestamps {
+		o.Set(f, x.timeValue(req.now))
+	}
+	o.Set(x.keyField, e.scrubbed(x.keyField, key))
+	e.applyRules(mr.create, o, req.now)
+	e.compute(mr, o, scope, req)
+	st.Put(&world.Entity{ID: addr, Resource: mr.name, Body: e.encode(o), Created: req.now, Seq: st.NextSeq(), Provenance: world.Handler, Scope: joinSlash(scope)})
+	return o
+}
+
+func joinSlash(s []string) string { return strings.Join(s, "/") }
