@@ -51,6 +51,9 @@ func Down(ctx context.Context, dir string, timeout time.Duration) (State, error)
 	default:
 		return st, err
 	}
+	if st.SupervisorPID != pid { // found through the lock: say whom it stops
+		st = State{Dir: dir, SupervisorPID: pid}
+	}
 	if pid == os.Getpid() {
 		return st, fmt.Errorf("wraith up (pid %d) is this very process: stop it with SIGTERM or Ctrl-C", pid)
 	}

@@ -158,7 +158,7 @@ func (e *UnreadableError) Error() string {
 	if e.Holder == 0 {
 		return fmt.Sprintf("no wraith project is up in %s, and %v: wraith down removes it", e.Dir, e.Err)
 	}
-	return fmt.Sprintf("the wraith project in %s runs (wraith up, pid %d, holds its lock), but %v: wraith down stops it through its lock", e.Dir, e.Holder, e.Err)
+	return fmt.Sprintf("the wraith project in %s runs under wraith up (pid %d), which holds its lock, but %v: wraith down stops it through the lock", e.Dir, e.Holder, e.Err)
 }
 
 func (e *UnreadableError) Unwrap() error { return e.Err }

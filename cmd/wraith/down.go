@@ -30,6 +30,11 @@ SIGTERM to its supervisor, which drains and stops every twin and removes
 .wraith/up.json; down waits until it is gone. If it is still running after
 --timeout, down kills it (its twins die with it) and exits 1.
 
+down signals only the live wraith process that holds the project's lock.
+If .wraith/up.json is cut short or corrupt, down finds that process through
+the lock and stops it. If up.json names any other process (not wraith, not
+the lock's holder, a pid of 1 or less), down signals nothing and exits 1.
+
 Nothing up: exit 1. A stale .wraith/up.json (its supervisor was killed):
 down removes it and exits 0.`,
 		Args: noArgs,
@@ -61,15 +66,25 @@ func runDown(ctx context.Context, opts *downOptions) error {
 		return err
 	}
 	st, err := supervisor.Down(ctx, filepath.Dir(path), opts.Timeout)
-	var stale *supervisor.StaleError
-	if errors.As(err, &stale) {
+	var (
+		stale      *supervisor.StaleError
+		unreadable *supervisor.UnreadableError
+	)
+	switch {
+	case errors.As(err, &stale):
 		fmt.Fprintf(opts.f.Stdout, "nothing was running: removed a stale %s from pid %d (its twins died with it)\n",
 			filepath.Join(supervisor.StateDir, "up.json"), stale.PID)
 		return nil
-	}
-	if err != nil {
+	case errors.As(err, &unreadable) && unreadable.Holder == 0:
+		fmt.Fprintf(opts.f.Stdout, "nothing was running: removed an unreadable %s (%v)\n",
+			filepath.Join(supervisor.StateDir, "up.json"), unreadable.Err)
+		return nil
+	case err != nil:
 		return err
+	case st.Project == "":
+		fmt.Fprintf(opts.f.Stdout, "stopped the project in %s through its lock (supervisor pid %d)\n", st.Dir, st.SupervisorPID)
+	default:
+		fmt.Fprintf(opts.f.Stdout, "stopped project %s (%d twins, supervisor pid %d)\n", st.Project, len(st.Twins), st.SupervisorPID)
 	}
-	fmt.Fprintf(opts.f.Stdout, "stopped project %s (%d twins, supervisor pid %d)\n", st.Project, len(st.Twins), st.SupervisorPID)
 	return nil
 }

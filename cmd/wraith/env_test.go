@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wraithdev/wraith/internal/testbin"
 	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/supervisor"
 )
@@ -32,7 +33,7 @@ func fakeProject(tb testing.TB, alive bool, twins ...supervisor.TwinState) strin
 		pid = 999999999
 	}
 	now := time.Now().UTC()
-	st := supervisor.State{Version: supervisor.StateVersion, Project: "shop", Dir: dir, SupervisorPID: pid, StartedAt: now.Add(-time.Minute), UpdatedAt: now, Twins: twins}
+	st := supervisor.State{Version: supervisor.StateVersion, Project: "shop", Dir: dir, Phase: supervisor.StatusReady, SupervisorPID: pid, StartedAt: now.Add(-time.Minute), UpdatedAt: now, Twins: twins}
 	if err := supervisor.WriteState(supervisor.StatePath(dir), st); err != nil {
 		tb.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestUpTwoTwinsEnvNamesBoth(t *testing.T) {
 	p := newProject(t, twoTwins)
 	ready := filepath.Join(t.TempDir(), "ready.json")
 	u := p.startUp(t, "--ready-json", ready)
-	st := p.state(t, "both twins ready", func(supervisor.State) bool { return true })
+	st := p.state(t, "both twins ready", func(st supervisor.State) bool { return st.Phase == supervisor.StatusReady })
 	if len(st.Twins) != 2 {
 		t.Fatalf("state: %+v", st)
 	}
@@ -263,5 +264,60 @@ func TestUpTwoTwinsEnvNamesBoth(t *testing.T) {
 	}
 	if _, errOut, code := p.wraith(t, "env"); code != 1 || !strings.Contains(errOut, "no wraith project is up in "+p.dir) {
 		t.Errorf("env after stop: want exit 1 and a clear message, have %d %q", code, errOut)
+	}
+}
+
+// TestUpReplacesStaleState leaves an up.json from a dead run, then starts
+// a real wraith up whose twin is held at the gate: while it starts, env
+// says so and never prints the dead run's port; once ready, env prints
+// the new one.
+func TestUpReplacesStaleState(t *testing.T) {
+	twinBin := bins.Path(t, "./cmd/wraith-twin")
+	tmp := t.TempDir()
+	gate, started := filepath.Join(tmp, "gate"), filepath.Join(tmp, "started")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	held := script(t, "touch "+started+"\ncat "+gate+" >/dev/null\nexec "+twinBin+" \"$@\"\n")
+	p := newProject(t, oneTwin, "WRAITH_TWIN_BIN="+held, "PATH=/usr/bin:/bin")
+	p.bin = aloneWraith(t)
+
+	// The dead run: its lock file, free, and its state naming a dead port.
+	unlock, err := supervisor.Lock(p.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	const deadURL = "http://127.0.0.1:9"
+	dead := supervisor.State{Version: supervisor.StateVersion, Project: "shop", Dir: p.dir, Phase: supervisor.StatusReady, SupervisorPID: 999999999,
+		StartedAt: time.Now().UTC(), Twins: []supervisor.TwinState{readyTwin("billing", deadURL, 9, 999999998)}}
+	if err := supervisor.WriteState(supervisor.StatePath(p.dir), dead); err != nil {
+		t.Fatal(err)
+	}
+
+	u := p.startUp(t)
+	testbin.WaitUntil(t, 15*time.Second, "the twin to reach the gate", func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	})
+	for _, format := range []string{"json", "shell"} {
+		out, errOut, code := p.wraith(t, "env", "--format", format)
+		if code != exitRuntime || strings.Contains(out, ":9") || !strings.Contains(errOut, "starting") {
+			t.Errorf("env --format %s while starting: want exit 1 saying the project is starting, have %d %q %q", format, code, out, errOut)
+		}
+	}
+	if st, err := supervisor.ReadState(supervisor.StatePath(p.dir)); err != nil || st.SupervisorPID != u.cmd.Process.Pid {
+		t.Errorf("up.json was not replaced at start: %+v %v", st, err)
+	}
+
+	w, err := os.OpenFile(gate, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	p.state(t, "ready", func(st supervisor.State) bool { return st.Twins[0].Status == supervisor.StatusReady })
+	out, errOut, code := p.wraith(t, "env", "--format", "shell")
+	if code != 0 || strings.Contains(out, deadURL+"\n") || !strings.Contains(out, "WRAITH_BILLING_URL=http://127.0.0.1:") {
+		t.Errorf("env once ready: want the new URL, have %d %q %q", code, out, errOut)
 	}
 }

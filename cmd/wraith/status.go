@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,7 +34,9 @@ func newStatusCmd(f *factory, runF func(context.Context, *statusOptions) error) 
 		Long: `Describe the project that wraith up runs in this folder: per twin its pid,
 port, uptime (since its current process became ready), restarts, and a live
 health probe (GET /__wraith/health). Exit 0 when every twin is healthy, 1
-when one is not or when no project is up.`,
+when one is not, while the project is starting, or when no project is up.
+It trusts .wraith/up.json only when the live wraith process holding the
+project's lock is the one it names, and says what it found otherwise.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.check(); err != nil {
@@ -82,7 +85,8 @@ func (o *statusOptions) check() error {
 
 func runStatus(ctx context.Context, opts *statusOptions) error {
 	st, err := probeProject(opts.f, opts.File)
-	if err != nil {
+	var starting *supervisor.StartingError
+	if err != nil && !errors.As(err, &starting) {
 		return err
 	}
 	now := opts.now()
@@ -96,6 +100,10 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		if t.Status == supervisor.StatusReady {
 			doc.Twins[i].UptimeSeconds = int64(now.Sub(t.ReadyAt).Seconds())
 		}
+		if t.Status == supervisor.StatusStarting {
+			doc.Twins[i].Health = "-" // no address yet
+			continue
+		}
 		wg.Go(func() { doc.Twins[i].Health = probeHealth(ctx, client, s.URL+s.Control.Health) })
 	}
 	wg.Wait()
@@ -108,6 +116,10 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		opts.f.Stdout.Write(append(b, '\n'))
 	} else {
 		writeStatusText(opts.f.Stdout, doc)
+	}
+	if starting != nil {
+		fmt.Fprintf(opts.f.Stderr, "wraith: %v\n", starting)
+		return &silentError{code: exitRuntime}
 	}
 	unhealthy := 0
 	for _, t := range doc.Twins {

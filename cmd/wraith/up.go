@@ -307,7 +307,8 @@ const detachSlack = 10 * time.Second
 // first, the end of its log is the error.
 func runDetached(ctx context.Context, opts *upOptions, plan *upPlan) error {
 	f, proj := opts.f, plan.project
-	if st, err := supervisor.Probe(proj.Dir); err == nil {
+	var starting *supervisor.StartingError
+	if st, err := supervisor.Probe(proj.Dir); err == nil || errors.As(err, &starting) {
 		return &supervisor.AlreadyUpError{Dir: proj.Dir, PID: st.SupervisorPID}
 	}
 	exe, err := opts.executable()

@@ -394,7 +394,7 @@ func TestUpKilledChildComesBackOnSamePort(t *testing.T) {
 	if out, errOut, code := p.wraith(t, "up", "--detach"); code != 0 {
 		t.Fatalf("up --detach: exit %d\n%s%s", code, out, errOut)
 	}
-	before := p.state(t, "ready", func(supervisor.State) bool { return true }).Twins[0]
+	before := p.state(t, "ready", func(st supervisor.State) bool { return st.Phase == supervisor.StatusReady }).Twins[0]
 	if err := syscall.Kill(before.Ready.Serve.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func TestUpKilledChildComesBackOnSamePort(t *testing.T) {
 func TestUpSupervisorKilledLeavesNoChild(t *testing.T) {
 	p := newProject(t, twoTwins)
 	u := p.startUp(t)
-	st := p.state(t, "ready", func(supervisor.State) bool { return true })
+	st := p.state(t, "ready", func(st supervisor.State) bool { return st.Phase == supervisor.StatusReady })
 	children := []int{st.Twins[0].Ready.Serve.PID, st.Twins[1].Ready.Serve.PID}
 	if err := u.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -552,7 +552,7 @@ func TestUpRefusesSecondUpInSameFolder(t *testing.T) {
 	if _, errOut, code := p.wraith(t, "up", "--detach"); code != 0 {
 		t.Fatalf("first up: %d %s", code, errOut)
 	}
-	st := p.state(t, "ready", func(supervisor.State) bool { return true })
+	st := p.state(t, "ready", func(st supervisor.State) bool { return st.Phase == supervisor.StatusReady })
 	for _, args := range [][]string{{"up"}, {"up", "--detach"}} {
 		_, errOut, code := p.wraith(t, args...)
 		want := fmt.Sprintf("a wraith project is already up in %s, run by wraith up (pid %d): run wraith down first", p.dir, st.SupervisorPID)
