@@ -26,22 +26,26 @@ import (
 const OriginalTypeHeader = "X-Wraith-Original-Content-Type"
 
 // exchange builds the scrubbed exchange, with warnings about what could
-// not be kept.
+// not be kept. It scrubs in two rounds over one scrub.Pass: the first
+// scrubs every part by its names and shapes and collects each value it
+// removed or replaced, the live credential first; the second replaces
+// those values wherever else they appear in the exchange (see echo.go).
 func (r *Recorder) exchange(c *capture, resp *http.Response, raw []byte) (*format.Exchange, []string) {
-	s := r.opts.Scrubber
+	p := r.opts.Scrubber.NewPass()
+	p.Secret(r.opts.Credential)
 	var warnings []string
 	ex := &format.Exchange{
 		Format:     format.Version,
 		RecordedAt: r.opts.Now().UTC().Truncate(time.Second),
 		Request: format.Request{
 			Method:  c.method,
-			Path:    c.path,
-			Query:   s.Query(c.query),
-			Headers: storedHeaders(c.header, "Content-Length", "Accept-Encoding"),
+			Path:    p.Text(c.path),
+			Query:   p.Query(c.query),
+			Headers: storedHeaders(p, c.header, "Content-Length", "Accept-Encoding"),
 		},
 		Response: format.Response{
 			Status:  resp.StatusCode,
-			Headers: storedHeaders(resp.Header, "Content-Length", "Content-Encoding", ExchangeHeader),
+			Headers: storedHeaders(p, resp.Header, "Content-Length", "Content-Encoding", ExchangeHeader),
 		},
 	}
 
@@ -49,9 +53,9 @@ func (r *Recorder) exchange(c *capture, resp *http.Response, raw []byte) (*forma
 	if len(c.body) > 0 {
 		switch media := mediaType(c.contentType); {
 		case media == "application/x-www-form-urlencoded":
-			ex.Request.Form = s.Form(string(c.body))
+			ex.Request.Form = p.Form(string(c.body))
 		case isJSON(media, c.body):
-			b, err := s.JSON(c.body)
+			b, err := p.RequestJSON(c.body)
 			if err != nil {
 				warnings = append(warnings, "request body is not valid JSON; stored without it: "+err.Error())
 				break
@@ -71,7 +75,7 @@ func (r *Recorder) exchange(c *capture, resp *http.Response, raw []byte) (*forma
 		warnings = append(warnings, note)
 	case len(body) == 0:
 	case isJSON(media, body):
-		b, err := s.JSON(body)
+		b, err := p.ResponseJSON(body)
 		if err != nil {
 			ex.Response.BodyText = fmt.Sprintf("[wraith: %d-byte body labelled %s is not valid JSON; not recorded]", len(body), media)
 			warnings = append(warnings, ex.Response.BodyText)
@@ -79,9 +83,9 @@ func (r *Recorder) exchange(c *capture, resp *http.Response, raw []byte) (*forma
 		}
 		ex.Response.Body = b
 	case media == "application/x-www-form-urlencoded" && utf8.Valid(body):
-		ex.Response.BodyText = s.Form(string(body))
+		ex.Response.BodyText = p.ResponseForm(string(body))
 	case utf8.Valid(body):
-		ex.Response.BodyText = string(body)
+		ex.Response.BodyText = p.Text(string(body))
 	default:
 		sum := sha256.Sum256(body)
 		ex.Response.BodyText = fmt.Sprintf("[wraith: binary body not recorded: %d bytes of %s, sha256:%s]",
@@ -91,6 +95,7 @@ func (r *Recorder) exchange(c *capture, resp *http.Response, raw []byte) (*forma
 		}
 		ex.Response.Headers.Set("Content-Type", "text/plain; charset=utf-8")
 	}
+	echo(p, ex, media == "application/x-www-form-urlencoded")
 	return ex, warnings
 }
 
@@ -124,9 +129,9 @@ func (r *Recorder) decode(resp *http.Response, raw []byte) ([]byte, string) {
 // hopHeaders are connection-level headers, never recorded.
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
-// storedHeaders returns h scrubbed, without hop-by-hop headers and those
-// named in drop.
-func storedHeaders(h http.Header, drop ...string) http.Header {
+// storedHeaders returns h scrubbed by p, without hop-by-hop headers and
+// those named in drop.
+func storedHeaders(p *scrub.Pass, h http.Header, drop ...string) http.Header {
 	out := http.Header{}
 	skip := map[string]bool{}
 	for _, name := range append(hopHeaders, drop...) {
@@ -142,7 +147,7 @@ func storedHeaders(h http.Header, drop ...string) http.Header {
 			out[http.CanonicalHeaderKey(name)] = append([]string(nil), values...)
 		}
 	}
-	out = scrub.Headers(out)
+	out = p.Headers(out)
 	if len(out) == 0 {
 		return nil
 	}
@@ -187,6 +192,9 @@ func (r *Recorder) write(ex *format.Exchange) (int, error) {
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(ex); err != nil {
 		return 0, fmt.Errorf("encode exchange: %w", err)
+	}
+	if err := r.holdsCredential(buf.Bytes()); err != nil {
+		return 0, err
 	}
 	// The temporary file is a dotfile in the twin folder: the loader and
 	// the digest ignore it if a crash leaves it behind.

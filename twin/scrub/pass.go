@@ -2,6 +2,7 @@ package scrub
 
 import (
 	"encoding/base64"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -35,6 +36,10 @@ func (p *Pass) note(orig, repl string) {
 	if _, ok := p.found[orig]; !ok {
 		p.found[orig] = repl
 		p.rep = nil
+		// A provider echoing a query string echoes it encoded.
+		if e := url.QueryEscape(orig); e != orig {
+			p.found[e] = url.QueryEscape(repl)
+		}
 	}
 }
 
@@ -113,3 +118,10 @@ func (p *Pass) Echo(v string) string {
 func (p *Pass) value(v string) string {
 	return p.s.known(p.s.cards(v, p.note), p.note)
 }
+
+// Text scrubs a text body or any other free string by shape: card numbers
+// and known credential formats. Text is not searched for personal data.
+func (p *Pass) Text(v string) string { return p.value(v) }
+
+// EchoText is Text followed by Echo.
+func (p *Pass) EchoText(v string) string { return p.Echo(p.value(v)) }

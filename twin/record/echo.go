@@ -1,0 +1,61 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/scrub"
+)
+
+// echo replaces, in every part of the scrubbed exchange ex, the values p
+// removed or replaced anywhere in it: providers echo what they were sent,
+// in error messages, in request_body-style fields and in headers, and the
+// live credential can come back in any of them. formBody says the answer's
+// body_text is form-encoded.
+func echo(p *scrub.Pass, ex *format.Exchange, formBody bool) {
+	ex.Request.Path = p.EchoText(ex.Request.Path)
+	ex.Request.Query = p.EchoPairs(ex.Request.Query)
+	ex.Request.Form = p.EchoPairs(ex.Request.Form)
+	ex.Request.Headers = nilIfEmpty(p.EchoHeaders(ex.Request.Headers))
+	ex.Response.Headers = nilIfEmpty(p.EchoHeaders(ex.Response.Headers))
+	// Bodies are valid JSON here: they passed the first round.
+	if b, err := p.EchoJSON(ex.Request.Body); err == nil && len(ex.Request.Body) > 0 {
+		ex.Request.Body = b
+	}
+	if b, err := p.EchoJSON(ex.Response.Body); err == nil && len(ex.Response.Body) > 0 {
+		ex.Response.Body = b
+	}
+	if formBody {
+		ex.Response.BodyText = p.EchoPairs(ex.Response.BodyText)
+	} else {
+		ex.Response.BodyText = p.EchoText(ex.Response.BodyText)
+	}
+}
+
+func nilIfEmpty[M ~map[K]V, K comparable, V any](m M) M {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// errLiveCredential is a recording that still holds the live credential
+// after scrubbing: it is never written.
+var errLiveCredential = errors.New("the exchange still holds the --auth-env credential after scrubbing, so it was not written")
+
+// holdsCredential is the last check before an exchange reaches the disk:
+// the encoded bytes must not contain the live credential, raw, JSON-escaped
+// or in a base64 form (Basic auth).
+func (r *Recorder) holdsCredential(encoded []byte) error {
+	for _, form := range scrub.LiveForms(r.opts.Credential) {
+		if bytes.Contains(encoded, []byte(form)) {
+			return errLiveCredential
+		}
+		if q, _ := json.Marshal(form); bytes.Contains(encoded, q[1:len(q)-1]) {
+			return errLiveCredential
+		}
+	}
+	return nil
+}
