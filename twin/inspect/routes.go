@@ -22,22 +22,13 @@ func compile(t *format.Twin) ([]Route, error) {
 	}
 	for _, res := range t.Manifest.Resources {
 		what := "resource " + res.Name
-		ops := []Route{
-			{Method: "GET", Template: res.Collection, Operation: "list"},
-			{Method: "POST", Template: res.Collection, Operation: "create"},
-			{Method: "GET", Template: res.Item, Operation: "retrieve"},
-		}
-		for _, m := range updateMethods(res) {
-			ops = append(ops, Route{Method: m, Template: res.Item, Operation: "update"})
-		}
-		if deleteMode(res) != "none" {
-			ops = append(ops, Route{Method: "DELETE", Template: res.Item, Operation: "delete"})
-		}
-		for i := range ops {
-			ops[i].Kind, ops[i].Resource = KindResource, res.Name
-		}
-		for _, a := range res.Actions {
-			ops = append(ops, Route{Method: "POST", Template: res.Item + "/" + a.Name, Kind: KindAction, Resource: res.Name, Operation: a.Name})
+		var ops []Route
+		for _, op := range res.Operations() {
+			rt := Route{Method: op.Method, Template: op.Path, Kind: KindResource, Resource: res.Name, Operation: op.Op}
+			if op.Op == "action" || op.Op == "member" {
+				rt.Kind, rt.Operation = KindAction, op.Name
+			}
+			ops = append(ops, rt)
 		}
 		for i := range ops {
 			if err := add(&ops[i], what); err != nil {
