@@ -1,12 +1,10 @@
 package record
 
 import (
-	"errors"
-
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/wraithdev/wraith/twin/format"
 	"io"
 	"io/fs"
 	"net/http"
@@ -16,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wraithdev/wraith/twin/format"
 )
 
 // planted are credentials and personal data sent through the recorder in
