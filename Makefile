@@ -9,12 +9,12 @@ PKGS     := ./...
 STRIPE_OVERLAY := twin/openapi/overlays/stripe.toml
 stripe_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(STRIPE_OVERLAY))
 
-.PHONY: run test check build fuzz bench soak clean specs twins
+.PHONY: run test check build fuzz bench soak clean specs twins nginx
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
 
-test: check specs
+test: check specs nginx
 	$(GO) test -race -count=1 $(PKGS)
 
 # Download the pinned API descriptions into the module cache and print
@@ -30,6 +30,19 @@ twins:
 	rm -rf twin/embedded/stripe; \
 	$(GO) run ./cmd/wraith import openapi "$$dir/$(call stripe_source,spec)" -o twin/embedded/stripe \
 	  --fixtures "$$dir/$(call stripe_source,fixtures)" --overlay $(STRIPE_OVERLAY)
+
+# nginx for the fleet test (docs/fleet.md): installed from Debian's packages
+# when missing, as root; a no-op when present. Where it cannot be installed
+# (not root, no apt-get, offline) it says so and the fleet test skips.
+NGINX ?= /usr/sbin/nginx
+nginx:
+	@if [ -x $(NGINX) ] || command -v nginx >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "nginx: not installed, and installing needs root and apt-get: apt-get install nginx; the fleet test will skip" >&2; exit 0; fi; \
+	echo "nginx: installing Debian's nginx package for the fleet test" >&2; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends nginx >/dev/null; } \
+	  || echo "nginx: apt-get could not install nginx; the fleet test will skip" >&2
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
