@@ -27,8 +27,11 @@ func newPackCmd(f *factory, runF func(context.Context, *packOptions) error) *cob
 		Long: `Pack a twin folder into one .twin file and print the twin's digest
 (sha256:...) on standard output.
 
-The twin is validated first: an invalid twin, or one whose recordings still
-hold credential headers, is refused with every problem listed. The same
+The twin is validated first: an invalid twin, one whose recordings still
+hold credential headers, or one with a known credential shape anywhere in
+its files (Stripe sk_/rk_ keys, GitHub ghp_ tokens, AWS AKIA ids, Google
+AIza keys, bearer tokens, private keys, JWTs) is refused with every problem
+listed, by file and JSON path, and exit status 1. The same
 files give the same bytes, wherever and whenever they are packed. The digest
 is the digest of the twin's files, the same for the folder and for its pack,
 so a --digest pin works for both (docs/recording.md).

@@ -68,6 +68,10 @@ type Marker struct {
 	Files   int    `json:"files"`
 }
 
+// rescrubHint is the way out of a refusal.
+const rescrubHint = "(revoke any live key listed; then delete those exchanges and record them again, " +
+	"which scrubs them, or replace each value by hand, and pack again; see docs/recording.md, \"Scrubbing\")"
+
 // epoch is every entry's modification time.
 var epoch = time.Unix(0, 0)
 
@@ -106,11 +110,18 @@ func pack(fsys fs.FS, where string) ([]byte, Marker, error) {
 		return nil, Marker{}, fmt.Errorf("refusing to pack an invalid twin: %w", err)
 	}
 	if probs := credentialProblems(t, where); len(probs) > 0 {
-		return nil, Marker{}, fmt.Errorf("refusing to pack a twin that holds credentials: %w", probs)
+		return nil, Marker{}, fmt.Errorf("refusing to pack a twin that holds credentials: %w\n%s", probs, rescrubHint)
 	}
 	paths, err := format.Files(fsys)
 	if err != nil {
 		return nil, Marker{}, fmt.Errorf("%s: %w", where, err)
+	}
+	probs, err := secretProblems(fsys, paths, where)
+	if err != nil {
+		return nil, Marker{}, err
+	}
+	if len(probs) > 0 {
+		return nil, Marker{}, fmt.Errorf("refusing to pack a twin that holds credentials: %w\n%s", probs, rescrubHint)
 	}
 	m := Marker{Version: Version, Twin: t.Name(), Digest: t.Digest, Files: len(paths)}
 	var buf bytes.Buffer

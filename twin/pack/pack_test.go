@@ -219,6 +219,18 @@ func TestWriteRefuses(t *testing.T) {
 			"request":{"method":"GET","path":"/v1/x","headers":{"Authorization":["Bearer sk_live_1"]}},
 			"response":{"status":200,"headers":{"Set-Cookie":["a=b"]},"body_text":"ok"}}`}),
 			[]string{"holds credentials", "recordings/r1/1.json: request header Authorization", "response header Set-Cookie"}},
+		{"planted credentials", with(map[string]string{
+			"recordings/r1/1.json": `{"format":1,"recorded_at":"2026-10-14T09:12:03Z",
+			"request":{"method":"GET","path":"/v1/x"},
+			"response":{"status":200,"body":{"data":[{"note":"key sk_live_51HplantedKey0123"}],"id_token":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig"}}}`,
+			"fixtures/base.json": `{"format":1,"entities":[{"id":"cus_1","object":"customer","metadata":{"aws":"AKIAIOSFODNN7EXAMPLE"}}]}`,
+			"README.md":          "notes\nuse ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
+		}), []string{"holds credentials",
+			"twins/mini/recordings/r1/1.json: $.response.body.data[0].note holds a credential (Stripe secret or restricted key)",
+			"twins/mini/recordings/r1/1.json: $.response.body.id_token holds a credential (JWT)",
+			"twins/mini/fixtures/base.json: $.entities[0].metadata.aws holds a credential (AWS access key id)",
+			"twins/mini/README.md: line 2 holds a credential (GitHub token)",
+			"record them again"}},
 		{"reserved name", with(map[string]string{MarkerName: "{}"}), []string{"reserved"}},
 		{"backslash", with(map[string]string{`notes\x.md`: "x"}), []string{`character '\\'`}},
 	} {
