@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,5 +41,26 @@ func TestVerifyRefuses(t *testing.T) {
 				t.Errorf("want %q, have %q", tt.want, have)
 			}
 		})
+	}
+}
+
+// TestLockTableNamesHolder checks the kernel's lock table, not the record
+// in the lock file, names the holder.
+func TestLockTableNamesHolder(t *testing.T) {
+	if _, err := os.Stat("/proc/locks"); err != nil {
+		t.Skip("needs /proc/locks")
+	}
+	dir := t.TempDir()
+	unlock, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(lockPath(dir), nil, 0o644) // the record is gone
+	if pid, ok := lockTableOwner(lockPath(dir)); !ok || pid != os.Getpid() {
+		t.Errorf("want pid %d from /proc/locks, have %d %v", os.Getpid(), pid, ok)
+	}
+	unlock()
+	if pid, err := lockOwner(dir); err != nil || pid != 0 {
+		t.Errorf("free lock: want no owner, have %d %v", pid, err)
 	}
 }

@@ -108,7 +108,7 @@ func ReadState(path string) (State, error) {
 	}
 	var st State
 	if err := json.Unmarshal(b, &st); err != nil {
-		return State{}, fmt.Errorf("%s is not valid: %w (remove it if no wraith up is running)", path, err)
+		return State{}, fmt.Errorf("%s is not valid: %w", path, err)
 	}
 	if st.Version != StateVersion {
 		return State{}, fmt.Errorf("%s has version %d, this build reads version %d: use the wraith build that ran wraith up", path, st.Version, StateVersion)
