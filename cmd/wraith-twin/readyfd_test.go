@@ -2,8 +2,11 @@ package main
 
 import (
 	"errors"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,4 +91,26 @@ func TestReadyFDChecked(t *testing.T) {
 			t.Errorf("want exit 1 naming --ready-fd and the broken pipe, have %d:\n%s", code, stderr)
 		}
 	})
+}
+
+// TestIPv6Host runs wraith-twin on the IPv6 loopback, --host bracketed as
+// in a URL, and calls it over HTTP at the URL of its ready line.
+func TestIPv6Host(t *testing.T) {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("this machine has no IPv6 loopback (%v)", err)
+	}
+	ln.Close()
+	tw := testbin.StartTwin(t, bins.Path(t, "./cmd/wraith-twin"), "checkout", "--host", "[::1]", "--port", "0")
+	if want := "http://[::1]:" + strconv.Itoa(tw.Ready.Serve.Port); tw.URL != want {
+		t.Fatalf("ready url: want %s, have %s", want, tw.URL)
+	}
+	resp, err := http.Get(tw.URL + "/__wraith/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET health over [::1]: want 200, have %d", resp.StatusCode)
+	}
 }
