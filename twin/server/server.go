@@ -62,8 +62,12 @@ type Server struct {
 }
 
 // Open resolves and loads the twin, builds its engine, and binds the
-// listener. Configuration mistakes are *UsageError.
+// listener. Configuration mistakes are *UsageError. Start from the
+// defaults that Flags fills in, not from a zero Config.
 func Open(cfg Config, deps Deps) (*Server, error) {
+	if err := checkInputs(cfg, deps); err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -178,6 +182,25 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		ErrorLog:          log.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
 	}
 	return s, nil
+}
+
+// checkInputs reports what an embedding program left out, which the
+// command-line shells always fill in, before anything would trip on it.
+func checkInputs(cfg Config, deps Deps) error {
+	var errs []error
+	if cfg.Twin == "" {
+		errs = append(errs, errors.New("Config.Twin is empty: name the twin to serve, as `wraith serve TWIN` takes it (checkout, a folder, a .twin file)"))
+	}
+	if cfg.Grace <= 0 {
+		errs = append(errs, fmt.Errorf("Config.Grace is %s: set how long in-flight requests may finish at shutdown (--shutdown-grace, 5s by default); start from the Config that server.Flags returns", cfg.Grace))
+	}
+	if deps.Getenv == nil {
+		errs = append(errs, errors.New("Deps.Getenv is nil: pass os.Getenv, or func(string) string { return \"\" } for an empty environment"))
+	}
+	if len(errs) > 0 {
+		return &UsageError{fmt.Errorf("server.Open: %w", errors.Join(errs...))}
+	}
+	return nil
 }
 
 // scrubKey is WRAITH_HMAC_KEY when set; otherwise a key derived from the
