@@ -212,7 +212,10 @@ func (e *Engine) compileResources() (map[string]*resource, error) {
 	}
 	linkMembers(resources)
 	for _, rt := range e.twin.Manifest.Routes {
-		if _, ok := e.router.Match(rt.Method, rt.Path); ok {
+		// Skip a route a resource already declares; a route a parameter
+		// of a resource's only matches (GET /v1/customers/search beside
+		// /v1/customers/{id}) is its own: static segments win.
+		if m, ok := e.router.Match(rt.Method, rt.Path); ok && m.Value.route[0] == rt.Method+" "+rt.Path {
 			continue
 		}
 		ep := &endpoint{kind: kindPlain, route: []string{rt.Method + " " + rt.Path}, template: routeTemplate(rt)}

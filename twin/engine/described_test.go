@@ -46,7 +46,13 @@ set = { status = "canceled", canceled_at = "$now" }
 
 func newDescribed(tb testing.TB) *Engine {
 	tb.Helper()
-	fsys := fstest.MapFS{"twin.toml": {Data: []byte(describedTwin)}}
+	return newDescribedWith(tb, "")
+}
+
+// newDescribedWith serves describedTwin with more TOML after it.
+func newDescribedWith(tb testing.TB, more string) *Engine {
+	tb.Helper()
+	fsys := fstest.MapFS{"twin.toml": {Data: []byte(describedTwin + more)}}
 	tw, err := format.Load(fsys, "described")
 	if err != nil {
 		tb.Fatal(err)
@@ -96,5 +102,18 @@ func TestDeleteAsAction(t *testing.T) {
 	_, other := serve(t, e, "POST", "/v1/subscriptions", "t", "")
 	if other["client_secret"] != sub["client_secret"] {
 		t.Errorf("two sessions alike: want the same secret, have %v and %v", sub["client_secret"], other["client_secret"])
+	}
+}
+
+func TestDeclaredRouteBesideItem(t *testing.T) {
+	e := newDescribedWith(t, `
+[[routes]]
+method = "GET"
+path = "/v1/subscriptions/search"
+body = '{"object":"search_result","data":[]}'
+`)
+	w, m := serve(t, e, "GET", "/v1/subscriptions/search", "s", "")
+	if w.Code != 200 || m["object"] != "search_result" || w.Header().Get("X-Wraith-Route") != "GET /v1/subscriptions/search" {
+		t.Errorf("want the declared search route, not the item's, have %d %s (%s)", w.Code, w.Body, w.Header().Get("X-Wraith-Route"))
 	}
 }
