@@ -39,9 +39,67 @@
 // Scrubber.Token for the shapes. Tokens are recognised on sight and returned
 // unchanged, so scrubbing scrubbed data changes nothing.
 //
+// Lists are personal too: a name that is a listed name plus "s" or "es"
+// ("emails", "phones", "phone_numbers", "addresses") is personal, so every
+// string in ["a@b.com","c@d.com"] is tokenized.
+//
 // # Credentials
 //
-// Headers drops credential headers; Query and Form drop credential keys
-// (see isCredentialKey). Response bodies are not searched for secrets: a
-// provider that echoes a secret in a body needs a field policy.
+// A name is a credential by pattern, not by list (IsCredential). It is
+// lowercased and its separators removed; it is a credential when that holds
+// "secret", "password", "passwd", "passphrase", "credential", "apikey",
+// "privatekey", "accesskey", "signingkey", "authkey", "signature" or
+// "cookie"; or when one of its words (split at separators and camelCase)
+// contains "token", or is "auth", "oauth", "authn", "authz",
+// "authorization", "pwd", "sig", "otp", "cvc", "cvv", "csc", "csrf" or
+// "xsrf", or starts with "auth". False positives are weighed one by one:
+// words starting with "author" ("author", "authority", "authored") or
+// "authentic" ("authenticated", "authentication_flow") name no secret, nor
+// does "tokeniz…" ("tokenization_method"), nor "token" followed by "type",
+// "hint", "endpoint", "url", "uri", "count", "limit" or "usage"
+// ("token_type": "bearer"). The plural "tokens" is countable: in LLM APIs it
+// names counts ("max_tokens", "tokens_used"), so its numbers are kept and
+// its strings are credentials. "idempotency_key" and "publishable_key" are
+// not credentials; "session_id" is not either in bodies and queries (it
+// names checkout sessions), but session headers and cookies are.
+//
+// Query and form keys are checked per bracket segment ("card[cvc]" and
+// "card[token]" are credentials), plus the bare URL names "key" (Google's
+// ?key=), "sid", "sessionid", "phpsessid" and "jsessionid". Header names add
+// any word starting with "session" and a bare "Key"; X-Wraith-Session is
+// kept.
+//
+// What happens to a credential depends on where it is, as the product
+// contract says: in request parts (headers, query, form, JSON members at
+// any depth) it is removed; in response bodies (JSON, form-encoded token
+// answers) its strings become SecretTokens that keep the value's shape, so
+// a Stripe client_secret still reads "pi_tok…_secret_tok…". Response
+// headers lose credential headers, as requests do. Credential names win over
+// Verbatim: a policy can exempt personal data, never a secret.
+//
+// # Values found by shape
+//
+// In every string, whatever its field name — JSON strings (not numbers),
+// query and form values, header values, text bodies — two shapes are
+// replaced: card numbers (13 to 19 digits, Luhn-valid, alone or in groups
+// split by single spaces or dashes, not touching a letter, digit or "_")
+// by a card token of the same layout that is Luhn-valid and starts with
+// 0000, which no issuer uses; and known credential formats
+// (FindKnownCredential: Stripe sk_/rk_ keys and whsec_ secrets, GitHub
+// ghp_/gho_/ghs_/ghu_/ghr_ and github_pat_ tokens, AWS AKIA/ASIA ids,
+// Google AIza keys, Slack xox tokens, "Bearer" and a long token, private key
+// blocks, JWTs) by their SecretToken (a private key block by
+// PrivateKeyMarker). URLs inside header values (Location, Link) have their
+// query and fragment scrubbed as a request query.
+//
+// # One exchange, one Pass
+//
+// A Pass scrubs the parts of one exchange and remembers every value it
+// removed or replaced, with its replacement (a removed credential's is its
+// SecretToken), and the URL-encoded form of each. Echo then replaces those
+// values wherever else they occur: providers echo what they were sent.
+// Values shorter than MinEcho (6 bytes) are not searched for, so that a
+// removed "1" or a tokenized "CA" does not rewrite every "1" and "CA". A
+// live credential registered with Pass.Secret is searched for at any
+// length, with its base64 forms.
 package scrub
