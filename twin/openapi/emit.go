@@ -32,6 +32,10 @@ func (im *importer) emit() (*Result, error) {
 		Upstream:    firstOf(im.ov.Twin.Upstream, im.server()),
 		Description: firstOf(im.ov.Twin.Description, strings.TrimSpace(fmt.Sprintf("imported from %s %s", im.doc.Info.Title, im.doc.Info.Version))),
 		Errors:      toErrors(im.errorShapes()),
+		PII:         tomlPII{Verbatim: im.verbatim()},
+	}
+	if v := m.PII.Verbatim; len(v) > 0 {
+		im.report.inferred("pii", "verbatim", strings.Join(v, ","), "PII-shaped names whose schema a token would break (enums, patterns)", 1)
 	}
 	if !format.ValidName(m.Name) {
 		return nil, fmt.Errorf("twin name %q must match %s: pass --name", m.Name, format.NamePattern)
@@ -93,7 +97,15 @@ func (im *importer) manifestResource(r *resource) tomlResource {
 		}
 	}
 	if r.delete == "tombstone" {
-		fr.DeletedBody = compact(map[string]any{"id": "{id}", "object": r.deletedObj, "deleted": true})
+		body, _ := sample(r.deleted).(map[string]any)
+		if body == nil {
+			body = map[string]any{}
+		}
+		body["id"], body["deleted"] = "{id}", true
+		if o := objectEnum(r.deleted.Value); o != "" {
+			body["object"] = o
+		}
+		fr.DeletedBody = compact(body)
 	}
 	ov := im.ov.resource(r.name)
 	overridden := map[string]*format.Action{}

@@ -19,6 +19,7 @@ type importer struct {
 	byName    map[string]*resource // resource name -> resource
 	claimed   map[string]string    // "METHOD path" -> what serves it statefully
 	examples  []any                // objects from the spec's examples
+	repaired  map[string]bool      // types whose fixture needed conform
 	report    *Report
 }
 
@@ -30,7 +31,7 @@ type resource struct {
 	itemParam  string // the item path's parameter name in the spec
 	ref        *openapi3.SchemaRef
 	delete     string // "tombstone", "not_found", "none"
-	deletedObj string
+	deleted    *openapi3.SchemaRef
 	actions    []string // verbs, sorted
 	idPrefix   string
 	skeleton   map[string]any
@@ -40,10 +41,11 @@ type resource struct {
 func newImporter(doc *openapi3.T, fx fixtures, ov *Overlay, opts Options) *importer {
 	return &importer{
 		doc: doc, fx: fx, ov: ov, opts: opts,
-		ops:     operations(doc),
-		byName:  map[string]*resource{},
-		claimed: map[string]string{},
-		report:  newReport(),
+		ops:      operations(doc),
+		byName:   map[string]*resource{},
+		claimed:  map[string]string{},
+		repaired: map[string]bool{},
+		report:   newReport(),
 	}
 }
 
@@ -145,7 +147,7 @@ func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*
 	if del := it["DELETE"]; del != nil {
 		_, ds, _ := success(del)
 		if d := deletedBranch(ds); d != nil {
-			r.delete, r.deletedObj = "tombstone", objectEnum(d.Value)
+			r.delete, r.deleted = "tombstone", d
 		} else {
 			r.delete = "not_found"
 		}

@@ -15,9 +15,14 @@ type tomlManifest struct {
 	Provider    string         `toml:"provider,omitempty"`
 	Upstream    string         `toml:"upstream,omitempty"`
 	Description string         `toml:"description,omitempty"`
+	PII         tomlPII        `toml:"pii"`
 	Errors      tomlErrors     `toml:"errors"`
 	Routes      []tomlRoute    `toml:"routes,omitempty"`
 	Resources   []tomlResource `toml:"resources,omitempty"`
+}
+
+type tomlPII struct {
+	Verbatim []string `toml:"verbatim,omitempty"`
 }
 
 type tomlErrors struct {

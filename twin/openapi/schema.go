@@ -78,6 +78,9 @@ func pick(s *openapi3.SchemaRef, want string) *openapi3.SchemaRef {
 			return b
 		}
 	}
+	if len(bs) > 0 {
+		return bs[0] // every branch is a tombstone: a delete's answer
+	}
 	return nil
 }
 

@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"fmt"
+
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -24,7 +26,7 @@ func (im *importer) instance(ref *openapi3.SchemaRef, name string) (map[string]a
 			continue
 		}
 		if o, ok := im.fx[key]; ok {
-			return cloneMap(o), "fixture"
+			return im.conformed(cloneMap(o), ref, name), "fixture"
 		}
 	}
 	var found map[string]any
@@ -35,7 +37,7 @@ func (im *importer) instance(ref *openapi3.SchemaRef, name string) (map[string]a
 			}
 		})
 		if found != nil {
-			return cloneMap(found), "example"
+			return im.conformed(cloneMap(found), ref, name), "example"
 		}
 	}
 	m, _ := sample(ref).(map[string]any)
@@ -49,6 +51,18 @@ func (im *importer) instance(ref *openapi3.SchemaRef, name string) (map[string]a
 		m["id"] = ""
 	}
 	return m, "sampler"
+}
+
+// conformed repairs o against its schema, reporting each repair once per
+// type.
+func (im *importer) conformed(o map[string]any, ref *openapi3.SchemaRef, name string) map[string]any {
+	v, n := conform(o, ref, 0)
+	if n > 0 && !im.repaired[name] {
+		im.repaired[name] = true
+		im.report.unresolved(name, fmt.Sprintf("the fixture or example contradicts the schema in %d values; they were replaced by the schema's first enum value or a sampled value", n), "medium")
+	}
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // resourceID is a schema's x-resourceId (Stripe names fixtures by it).

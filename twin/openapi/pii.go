@@ -1,0 +1,71 @@
+package openapi
+
+import (
+	"sort"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wraithdev/wraith/twin/scrub"
+)
+
+// verbatim lists the PII-shaped property names (by the default policy)
+// whose values a token would make invalid: an enum, a pattern, or an
+// object or array holding one (Stripe's payment_method_configuration.zip
+// is an object of enums). A twin serves these verbatim, so its answers
+// stay valid; free-form strings under PII-shaped names are still
+// tokenized.
+func (im *importer) verbatim() []string {
+	pii := scrub.New([]byte("names only"), scrub.Policy{})
+	names := map[string]bool{}
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(s *openapi3.SchemaRef, depth int)
+	walk = func(s *openapi3.SchemaRef, depth int) {
+		if s == nil || s.Value == nil || seen[s.Value] || depth > maxSampleDepth {
+			return
+		}
+		seen[s.Value] = true
+		v := s.Value
+		for _, k := range sortedProps(v) {
+			p := v.Properties[k]
+			if pii.IsPII(k) && breaksWhenTokenized(p, 0, map[*openapi3.Schema]bool{}) {
+				names[k] = true
+			}
+			walk(p, depth+1)
+		}
+		walk(v.Items, depth+1)
+		for _, b := range append(append(append([]*openapi3.SchemaRef{}, v.AnyOf...), v.OneOf...), v.AllOf...) {
+			walk(b, depth+1)
+		}
+	}
+	for _, k := range sortedKeysOf(im.doc.Components.Schemas) {
+		walk(im.doc.Components.Schemas[k], 0)
+	}
+	out := sortedKeysOf(names)
+	sort.Strings(out)
+	return out
+}
+
+func breaksWhenTokenized(s *openapi3.SchemaRef, depth int, seen map[*openapi3.Schema]bool) bool {
+	if s == nil || s.Value == nil || depth > 4 || seen[s.Value] {
+		return false
+	}
+	seen[s.Value] = true
+	v := s.Value
+	if len(v.Enum) > 0 || v.Pattern != "" {
+		return true
+	}
+	for _, k := range sortedProps(v) {
+		if breaksWhenTokenized(v.Properties[k], depth+1, seen) {
+			return true
+		}
+	}
+	if breaksWhenTokenized(v.Items, depth+1, seen) {
+		return true
+	}
+	for _, b := range append(append([]*openapi3.SchemaRef{}, v.AnyOf...), v.OneOf...) {
+		if breaksWhenTokenized(b, depth+1, seen) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,183 @@
+package openapi_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/wraithdev/wraith/twin/embedded"
+	"github.com/wraithdev/wraith/twin/format"
+)
+
+var pathParam = regexp.MustCompile(`\{[^}]+\}`)
+
+// TestStripeConformance drives every operation of Stripe's description
+// against a served stripe twin, the stateful ones on an entity the
+// session created, and validates each answer that is not a miss against
+// the description's response for that operation.
+func TestStripeConformance(t *testing.T) {
+	doc := stripeDoc(t)
+	srv := startTwin(t, "stripe", "--clock", "deterministic", "--clock-epoch", "1700000000")
+	tw, err := format.Load(mustSub(t, "stripe"), "embedded twin stripe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stateful operations go in the order a client would send them: create,
+	// read, update, actions, list, delete.
+	ids := map[string]string{} // collection -> created id
+	type step struct {
+		method, specPath string
+		rank             int
+	}
+	var steps []step
+	collOf := map[string]string{}
+	for _, r := range tw.Manifest.Resources {
+		collOf[r.Collection] = r.Name
+	}
+	for _, p := range doc.Paths.Keys() {
+		for m := range doc.Paths.Value(p).Operations() {
+			rank := 2
+			coll, rest := splitResource(p, collOf)
+			switch {
+			case coll != "" && rest == "" && m == "POST":
+				rank = 0
+			case coll != "" && rest == "item" && m == "DELETE":
+				rank = 4
+			case coll != "" && rest != "":
+				rank = 1
+			}
+			steps = append(steps, step{m, p, rank})
+		}
+	}
+	sort.Slice(steps, func(i, j int) bool {
+		a, b := steps[i], steps[j]
+		if a.rank != b.rank {
+			return a.rank < b.rank
+		}
+		if a.specPath != b.specPath {
+			return a.specPath < b.specPath
+		}
+		return a.method < b.method
+	})
+	var answered, valid, missed int
+	var failures []string
+	for _, s := range steps {
+		coll, _ := splitResource(s.specPath, collOf)
+		target := pathParam.ReplaceAllStringFunc(s.specPath, func(string) string { return "x_0123456789" })
+		if coll != "" {
+			id := ids[coll]
+			if id == "" {
+				id = "missing"
+			}
+			first := true
+			target = coll + pathParam.ReplaceAllStringFunc(s.specPath[len(coll):], func(string) string {
+				if first {
+					first = false
+					return id
+				}
+				return "x_0123456789"
+			})
+		}
+		body := ""
+		if s.method == "POST" && strings.Contains(s.specPath, "{") {
+			body = "metadata[conformance]=1"
+		}
+		req, _ := http.NewRequest(s.method, srv.URL()+target, strings.NewReader(body))
+		req.Header.Set("X-Wraith-Session", "conformance")
+		if body != "" {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.Header.Get("X-Wraith-Provenance") == "miss" && resp.StatusCode == http.StatusNotImplemented {
+			missed++
+			continue
+		}
+		answered++
+		if s.rank == 0 && resp.StatusCode == 200 {
+			if m := regexp.MustCompile(`"id":"([^"]+)"`).FindSubmatch(raw); m != nil {
+				ids[coll] = string(m[1])
+			}
+		}
+		if err := validate(doc, s.method, s.specPath, req, resp, raw); err != nil {
+			failures = append(failures, s.method+" "+s.specPath+" ("+resp.Header.Get("X-Wraith-Provenance")+" "+resp.Status+"): "+firstLine(err.Error()))
+			continue
+		}
+		valid++
+	}
+	t.Logf("stripe conformance: %d operations, %d answered, %d valid, %d misses", len(steps), answered, valid, missed)
+	for _, f := range failures {
+		t.Errorf("does not validate: %s", f)
+	}
+	if answered < 500 {
+		t.Errorf("want 500+ of Stripe's operations answered, have %d", answered)
+	}
+}
+
+// splitResource says whether specPath belongs to a stateful resource's
+// collection and whether it is the collection (""), the item ("item") or
+// below the item ("sub").
+func splitResource(specPath string, collOf map[string]string) (string, string) {
+	for coll := range collOf {
+		rest, ok := strings.CutPrefix(specPath, coll)
+		if !ok {
+			continue
+		}
+		switch {
+		case rest == "":
+			return coll, ""
+		case strings.HasPrefix(rest, "/{") && !strings.Contains(rest[1:], "/"):
+			return coll, "item"
+		case strings.HasPrefix(rest, "/{"):
+			return coll, "sub"
+		}
+	}
+	return "", ""
+}
+
+func validate(doc *openapi3.T, method, specPath string, req *http.Request, resp *http.Response, body []byte) error {
+	item := doc.Paths.Value(specPath)
+	route := &routers.Route{Spec: doc, Path: specPath, PathItem: item, Method: method, Operation: item.GetOperation(method)}
+	req.URL, _ = url.Parse(req.URL.String())
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, Route: route},
+		Status:                 resp.StatusCode,
+		Header:                 resp.Header,
+		Body:                   io.NopCloser(bytes.NewReader(body)),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true},
+	}
+	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return s
+}
+
+func mustSub(tb testing.TB, name string) fsys {
+	tb.Helper()
+	sub, err := subFS(embedded.FS(), name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sub
+}
