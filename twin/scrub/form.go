@@ -15,7 +15,7 @@ import (
 // "customer[address][country]" are, "metadata[order_id]" is not. A key is
 // a credential when one of its segments is ("card[cvc]", "refresh_token").
 func (s *Scrubber) Query(raw string) string {
-	return s.NewPass().Query(raw)
+	return (&Pass{s: s}).Query(raw)
 }
 
 // Form is Query for an application/x-www-form-urlencoded request body.
@@ -24,7 +24,7 @@ func (s *Scrubber) Query(raw string) string {
 // posts client_secret and password in its form body, and a recording must
 // not keep them.
 func (s *Scrubber) Form(body string) string {
-	return s.NewPass().Form(body)
+	return (&Pass{s: s}).Form(body)
 }
 
 // Query is Scrubber.Query, remembering what it removed or replaced.
@@ -56,11 +56,12 @@ func (p *Pass) pairs(raw string, request, echo bool) string {
 	if raw == "" {
 		return raw
 	}
-	var b strings.Builder
-	b.Grow(len(raw))
-	changed, first := false, true
-	for rest := raw; ; {
-		pair, more, found := strings.Cut(rest, "&")
+	// b stays nil while every pair is kept as it is: most queries are.
+	var b *strings.Builder
+	first := true
+	for at := 0; ; {
+		pair, _, found := strings.Cut(raw[at:], "&")
+		next := at + len(pair) + 1
 		key, value, hasValue := strings.Cut(pair, "=")
 		v := value
 		if strings.ContainsAny(v, "%+") {
@@ -68,12 +69,11 @@ func (p *Pass) pairs(raw string, request, echo bool) string {
 				v = u
 			}
 		}
-		nv := v
+		nv, dropped := v, false
 		switch p.s.act(key, v, request) {
 		case drop:
 			p.noteSecret(v)
-			changed = true
-			goto next
+			dropped = true
 		case tokenize:
 			nv = p.s.Token("", v)
 			p.note(v, nv)
@@ -86,24 +86,33 @@ func (p *Pass) pairs(raw string, request, echo bool) string {
 				nv = p.Echo(nv)
 			}
 		}
-		sep(&b, &first)
-		if nv == v {
-			b.WriteString(pair)
-		} else {
-			changed = true
-			b.WriteString(key)
-			if hasValue || nv != "" {
-				b.WriteByte('=')
+		if b == nil && (dropped || nv != v) {
+			// The first change: the pairs before it were kept as they are.
+			b = new(strings.Builder)
+			b.Grow(len(raw))
+			if at > 0 {
+				b.WriteString(raw[:at-1])
+				first = false
 			}
-			b.WriteString(url.QueryEscape(nv))
 		}
-	next:
+		if b != nil && !dropped {
+			sep(b, &first)
+			if nv == v {
+				b.WriteString(pair)
+			} else {
+				b.WriteString(key)
+				if hasValue || nv != "" {
+					b.WriteByte('=')
+				}
+				b.WriteString(url.QueryEscape(nv))
+			}
+		}
 		if !found {
 			break
 		}
-		rest = more
+		at = next
 	}
-	if !changed {
+	if b == nil {
 		return raw
 	}
 	return b.String()

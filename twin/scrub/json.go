@@ -14,7 +14,7 @@ import (
 // reformatted and untouched strings not re-escaped. Invalid JSON is an
 // error.
 func (s *Scrubber) JSON(body []byte) ([]byte, error) {
-	return s.NewPass().ResponseJSON(body)
+	return (&Pass{s: s}).ResponseJSON(body)
 }
 
 // ResponseJSON is JSON, remembering what it replaced.
@@ -131,13 +131,15 @@ func (w *walker) child(m mode, key []byte) (mode, bool) {
 	if m == secret {
 		return secret, false
 	}
-	var name string
 	if inner := key[1 : len(key)-1]; bytes.IndexByte(inner, '\\') < 0 {
-		name = string(inner)
-	} else {
-		name = unquote(key)
+		return w.childNamed(m, classify(inner), exempt(w.s, inner), m == plain && listed(w.s, inner))
 	}
-	switch classify(name) {
+	name := unquote(key)
+	return w.childNamed(m, classify(name), exempt(w.s, name), m == plain && listed(w.s, name))
+}
+
+func (w *walker) childNamed(m mode, cls class, ex, pii bool) (mode, bool) {
+	switch cls {
 	case credential:
 		return secret, w.request
 	case countable:
@@ -145,7 +147,6 @@ func (w *walker) child(m mode, key []byte) (mode, bool) {
 		c := w.in[w.i]
 		return secret, w.request && c != '-' && !isDigit(c)
 	}
-	ex, pii := exempt(w.s, name), m == plain && listed(w.s, name)
 	switch {
 	case m == verbatim || ex:
 		return verbatim, false
@@ -181,6 +182,17 @@ func (w *walker) leaf(raw []byte, m mode) {
 	inner := raw[1 : len(raw)-1]
 	switch m {
 	case personal:
+		if !w.p.track {
+			// Nothing to remember: tokenize without making strings.
+			w.out = append(w.out, '"')
+			if bytes.IndexByte(inner, '\\') < 0 {
+				w.out = w.s.appendToken(w.out, string(inner)) // short values convert on the stack
+			} else {
+				w.out = w.s.appendToken(w.out, unquote(raw))
+			}
+			w.out = append(w.out, '"')
+			return
+		}
 		v := w.decode(raw)
 		tok := w.s.Token("", v)
 		w.p.note(v, tok)
@@ -220,12 +232,7 @@ func mayHoldValue(inner []byte) bool {
 			}
 		}
 	}
-	for _, a := range knownAnchors {
-		if bytes.Contains(inner, []byte(a)) {
-			return true
-		}
-	}
-	return bytes.IndexByte(inner, '\\') >= 0
+	return containsAny(inner, knownAnchorBytes) || bytes.IndexByte(inner, '\\') >= 0
 }
 
 func (w *walker) decode(raw []byte) string {

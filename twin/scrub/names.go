@@ -19,10 +19,18 @@ const (
 // credentialParts are substrings of a name, lowercased with its separators
 // removed, that make it a credential wherever they occur: "X-Goog-Api-Key"
 // joins to "xgoogapikey", "client_secret" to "clientsecret".
-var credentialParts = []string{
+var credentialParts = byteStrings(
 	"secret", "password", "passwd", "passphrase", "credential",
 	"apikey", "privatekey", "accesskey", "signingkey", "authkey",
 	"signature", "cookie",
+)
+
+func byteStrings(ss ...string) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = []byte(s)
+	}
+	return out
 }
 
 // credentialWords are whole words (split at separators and camelCase) that
@@ -41,11 +49,11 @@ var tokenNeutral = map[string]bool{
 }
 
 // wordHints are in every name that words can find to be a credential.
-var wordHints = []string{"token", "auth", "pwd", "sig", "otp", "cvc", "cvv", "csc", "csrf", "xsrf"}
+var wordHints = byteStrings("token", "auth", "pwd", "sig", "otp", "cvc", "cvv", "csc", "csrf", "xsrf")
 
-func containsAny(b []byte, subs []string) bool {
+func containsAny(b []byte, subs [][]byte) bool {
 	for _, s := range subs {
-		if bytes.Contains(b, []byte(s)) {
+		if bytes.Contains(b, s) {
 			return true
 		}
 	}
@@ -61,7 +69,7 @@ func IsCredential(name string) bool {
 	return classify(name) != notCredential
 }
 
-func classify(name string) class {
+func classify[T string | []byte](name T) class {
 	var buf [stackName]byte
 	joined := buf[:0]
 	for i := 0; i < len(name); i++ {
@@ -70,7 +78,7 @@ func classify(name string) class {
 		}
 	}
 	for _, part := range credentialParts {
-		if bytes.Contains(joined, []byte(part)) {
+		if bytes.Contains(joined, part) {
 			return credential
 		}
 	}
@@ -104,12 +112,12 @@ func classify(name string) class {
 // letter or digit and at camelCase boundaries: "refreshToken" and
 // "refresh-token" both give ["refresh" "token"], "APIKey" gives
 // ["api" "key"].
-func words(name string) []string {
+func words[T string | []byte](name T) []string {
 	var out []string
 	start := -1
 	flush := func(end int) {
 		if start >= 0 && end > start {
-			out = append(out, strings.ToLower(name[start:end]))
+			out = append(out, strings.ToLower(string(name[start:end])))
 		}
 		start = -1
 	}

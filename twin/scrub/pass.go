@@ -19,19 +19,23 @@ const MinEcho = 6
 // request_body field, a header). It is not safe for concurrent use.
 type Pass struct {
 	s     *Scrubber
+	track bool // remember replacements; off for one-off scrubs
 	found map[string]string
 	rep   *strings.Replacer
 }
 
 // NewPass starts scrubbing one exchange.
 func (s *Scrubber) NewPass() *Pass {
-	return &Pass{s: s, found: map[string]string{}}
+	return &Pass{s: s, track: true}
 }
 
 // note remembers that orig was replaced by repl.
 func (p *Pass) note(orig, repl string) {
-	if p == nil || len(orig) < MinEcho || orig == repl {
+	if p == nil || !p.track || len(orig) < MinEcho || orig == repl {
 		return
+	}
+	if p.found == nil {
+		p.found = map[string]string{}
 	}
 	if _, ok := p.found[orig]; !ok {
 		p.found[orig] = repl
@@ -46,7 +50,7 @@ func (p *Pass) note(orig, repl string) {
 // noteSecret remembers a removed credential: its echoes become its
 // SecretToken.
 func (p *Pass) noteSecret(orig string) {
-	if p == nil || len(orig) < MinEcho {
+	if p == nil || !p.track || len(orig) < MinEcho {
 		return
 	}
 	p.note(orig, p.s.SecretToken(orig))
@@ -58,6 +62,9 @@ func (p *Pass) noteSecret(orig string) {
 func (p *Pass) Secret(v string) {
 	if v == "" {
 		return
+	}
+	if p.found == nil {
+		p.found = map[string]string{}
 	}
 	tok := p.s.SecretToken(v)
 	p.found[v] = tok

@@ -308,6 +308,8 @@ var knownCredentials = []KnownCredential{
 // of them is not searched with the expressions.
 var knownAnchors = []string{"sk_", "rk_", "whsec_", "gh", "AKIA", "ASIA", "AIza", "xox", "earer", "PRIVATE KEY", "eyJ"}
 
+var knownAnchorBytes = byteStrings(knownAnchors...)
+
 // PrivateKeyMarker replaces a private key block.
 const PrivateKeyMarker = "[wraith: private key removed]"
 
