@@ -57,12 +57,17 @@ type Ready struct {
 
 // Serve describes one serving twin.
 type Serve struct {
-	Twin           string   `json:"twin"`
-	URL            string   `json:"url"`
-	Host           string   `json:"host"`
-	Port           int      `json:"port"`
-	PID            int      `json:"pid"`
-	SessionHeader  string   `json:"wraith_session_header"`
+	Twin          string `json:"twin"`
+	URL           string `json:"url"`
+	Host          string `json:"host"`
+	Port          int    `json:"port"`
+	PID           int    `json:"pid"`
+	SessionHeader string `json:"wraith_session_header"`
+	// SessionSources lists where a request's session may be named:
+	// "header", "path" (/__s/{session}/...) and "credential" (a key ending
+	// in .wraith.{session}). Added within version 1: a reader that finds
+	// it absent knows only the header.
+	SessionSources []string `json:"session_sources,omitempty"`
 	Digest         string   `json:"digest"`
 	RecordedAt     string   `json:"recorded_at"`
 	TwinAgeSeconds int64    `json:"twin_age_seconds"`

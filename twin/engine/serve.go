@@ -42,21 +42,13 @@ type request struct {
 
 // ServeHTTP answers one application request.
 func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	name := session.DefaultName
-	if v := r.Header[SessionHeader]; len(v) > 0 {
-		name = v[0]
-		if err := session.ValidateName(name); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid-session", err.Error()+": send a "+SessionHeader+" of 1 to 128 characters of A-Z a-z 0-9 . _ : -", nil)
-			return
-		}
-		for _, other := range v[1:] {
-			// Repeats of the same name are what some proxies produce and
-			// are harmless; two names would leave the session to chance.
-			if other != name {
-				writeError(w, http.StatusBadRequest, "invalid-session", "the request names two sessions, "+strconv.Quote(name)+" and "+strconv.Quote(other)+", in "+SessionHeader+" headers: send one", nil)
-				return
-			}
-		}
+	name, path, bad := sessionOf(r)
+	if bad != nil {
+		writeError(w, http.StatusBadRequest, bad.code, bad.message, nil)
+		return
+	}
+	if path != r.URL.Path {
+		r = withPath(r, path)
 	}
 	m, ok := e.router.Match(r.Method, r.URL.Path)
 	if !ok {
@@ -118,6 +110,17 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.write(w, sess, m.Value, &a)
+}
+
+// withPath returns r asking for the provider path p: what routing,
+// matching and the journal see of a request whose path named its session.
+func withPath(r *http.Request, p string) *http.Request {
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path, u.RawPath = p, ""
+	r2.URL = &u
+	return r2
 }
 
 // Session returns the session named name, creating it with the serve-wide

@@ -388,6 +388,7 @@ func (s *Server) Ready() ipc.Ready {
 			Port:           s.Addr().Port,
 			PID:            os.Getpid(),
 			SessionHeader:  ipc.SessionHeader,
+			SessionSources: engine.SessionSources,
 			Digest:         s.twin.Digest,
 			RecordedAt:     at,
 			TwinAgeSeconds: s.eng.TwinAge(s.deps.Now()),

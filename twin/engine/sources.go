@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// Where a request's session may come from (SPEC §10), in the order the
+// ready document lists them.
+const (
+	SourceHeader     = "header"
+	SourcePath       = "path"
+	SourceCredential = "credential"
+)
+
+// SessionSources lists the places a session name is read from.
+var SessionSources = []string{SourceHeader, SourcePath, SourceCredential}
+
+// PathPrefix starts a path that names its session: /__s/{session}/v1/...
+// serves /v1/... in {session}, for SDKs whose base URL may carry a path.
+const PathPrefix = "/__s/"
+
+// credentialMarker separates a credential from the session it names:
+// sk_test_123.wraith.agent-17, for SDKs that only let you set a key.
+const credentialMarker = ".wraith."
+
+// sourceError is a session name that cannot be used, as an HTTP error.
+type sourceError struct {
+	code, message string
+}
+
+// sessionOf returns the request's session name and the provider path it
+// asks for. Every source present must name the same session: a header and
+// a path prefix that disagree are a mistake in the client's setup, and
+// picking one would put the agent's requests in a world it did not mean.
+func sessionOf(r *http.Request) (name, path string, fail *sourceError) {
+	path = r.URL.Path
+	var from string
+	take := func(src, v string) bool {
+		if err := session.ValidateName(v); err != nil {
+			fail = &sourceError{"invalid-session", err.Error() + " (from the " + src + "): a session name is 1 to 128 characters of A-Z a-z 0-9 . _ : -"}
+			return false
+		}
+		if name != "" && v != name {
+			fail = &sourceError{"session-conflict", "the " + from + " names session " + strconv.Quote(name) + " but the " + src + " names " + strconv.Quote(v) + ": name one session, or the same one in both"}
+			return false
+		}
+		name, from = v, src
+		return true
+	}
+	if v := r.Header[SessionHeader]; len(v) > 0 {
+		for _, other := range v[1:] {
+			// Repeats of the same name are what some proxies produce and
+			// are harmless; two names would leave the session to chance.
+			if other != v[0] {
+				return "", "", &sourceError{"invalid-session", "the request names two sessions, " + strconv.Quote(v[0]) + " and " + strconv.Quote(other) + ", in " + SessionHeader + " headers: send one"}
+			}
+		}
+		if !take(SessionHeader+" header", v[0]) {
+			return "", "", fail
+		}
+	}
+	if strings.HasPrefix(path, PathPrefix) {
+		rest := path[len(PathPrefix):]
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			i = len(rest)
+		}
+		if !take("path prefix "+PathPrefix+"{session}/", rest[:i]) {
+			return "", "", fail
+		}
+		path = rest[i:]
+		if path == "" {
+			path = "/"
+		}
+	}
+	if v := r.Header["Authorization"]; len(v) > 0 {
+		if s, ok := credentialSession(v[0]); ok && !take("credential's "+credentialMarker+"{session} suffix", s) {
+			return "", "", fail
+		}
+	}
+	if name == "" {
+		name = session.DefaultName
+	}
+	return name, path, nil
+}
+
+// credentialSession returns the session a Bearer (or GitHub's "token")
+// credential, or a Basic-auth user name, names with its .wraith.{session}
+// suffix.
+func credentialSession(auth string) (string, bool) {
+	scheme, cred, ok := strings.Cut(auth, " ")
+	if !ok {
+		return "", false
+	}
+	switch strings.ToLower(scheme) {
+	case "bearer", "token":
+	case "basic":
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred))
+		if err != nil {
+			return "", false
+		}
+		cred, _, _ = strings.Cut(string(raw), ":")
+	default:
+		return "", false
+	}
+	i := strings.Index(cred, credentialMarker)
+	if i < 0 {
+		return "", false
+	}
+	return strings.TrimSpace(cred[i+len(credentialMarker):]), true
+}

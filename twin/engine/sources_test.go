@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"encoding/base64"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestSessionSources checks every place a session may be named, and that
+// two places naming different sessions are refused.
+func TestSessionSources(t *testing.T) {
+	e := newCheckout(t, Options{})
+	basic := func(user string) string {
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"))
+	}
+	for _, tc := range []struct {
+		name, path, header, auth string
+		status                   int
+		session, code, route     string
+	}{
+		{name: "none", path: "/v1/customers/cus_123", status: 200, session: "default", route: "GET /v1/customers/{id}"},
+		{name: "header", path: "/v1/customers/cus_123", header: "h1", status: 200, session: "h1"},
+		{name: "path prefix", path: "/__s/agent-2/v1/customers/cus_123", status: 200, session: "agent-2", route: "GET /v1/customers/{id}"},
+		{name: "bearer suffix", path: "/v1/customers/cus_123", auth: "Bearer sk_test_x.wraith.agent-1", status: 200, session: "agent-1"},
+		{name: "github token suffix", path: "/v1/customers/cus_123", auth: "token ghp_x.wraith.agent-17", status: 200, session: "agent-17"},
+		{name: "basic user suffix", path: "/v1/customers/cus_123", auth: basic("sk_test_x.wraith.b-1"), status: 200, session: "b-1"},
+		{name: "plain bearer", path: "/v1/customers/cus_123", auth: "Bearer sk_test_x", status: 200, session: "default"},
+		{name: "header and path agree", path: "/__s/a/v1/customers/cus_123", header: "a", status: 200, session: "a"},
+		{name: "header and path differ", path: "/__s/a/v1/customers/cus_123", header: "b", status: 400, code: "session-conflict"},
+		{name: "header and credential differ", path: "/v1/customers/cus_123", header: "b", auth: "Bearer k.wraith.c", status: 400, code: "session-conflict"},
+		{name: "path and credential differ", path: "/__s/a/v1/customers/cus_123", auth: "Bearer k.wraith.c", status: 400, code: "session-conflict"},
+		{name: "bad path name", path: "/__s/a%20b/v1/customers/cus_123", status: 400, code: "invalid-session"},
+		{name: "empty path name", path: "/__s//v1/customers/cus_123", status: 400, code: "invalid-session"},
+		{name: "empty credential name", path: "/v1/customers", auth: "Bearer k.wraith.", status: 400, code: "invalid-session"},
+		{name: "path prefix route miss", path: "/__s/a/v1/nothing", status: 501, session: "a", code: "route-miss"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRequest(t, "GET", tc.path, tc.header, "")
+			if tc.auth != "" {
+				r.Header.Set("Authorization", tc.auth)
+			}
+			w := httptest.NewRecorder()
+			e.ServeHTTP(w, r)
+			if w.Code != tc.status {
+				t.Fatalf("status: want %d, have %d: %s", tc.status, w.Code, w.Body)
+			}
+			if tc.session != "" {
+				if have := w.Header().Get(SessionHeader); have != tc.session {
+					t.Errorf("session: want %q, have %q", tc.session, have)
+				}
+			}
+			if tc.route != "" {
+				if have := w.Header().Get("X-Wraith-Route"); have != tc.route {
+					t.Errorf("route: want %q, have %q", tc.route, have)
+				}
+			}
+			if tc.code != "" && !strings.Contains(w.Body.String(), `"code":"`+tc.code+`"`) {
+				t.Errorf("body: want code %s, have %s", tc.code, w.Body)
+			}
+		})
+	}
+}
