@@ -9,12 +9,12 @@ PKGS     := ./...
 STRIPE_OVERLAY := twin/openapi/overlays/stripe.toml
 stripe_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(STRIPE_OVERLAY))
 
-.PHONY: run test check build fuzz bench soak clean specs twins nginx
+.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
 
-test: check specs nginx
+test: check specs nginx node-clients chromium
 	$(GO) test -race -count=1 $(PKGS)
 
 # Download the pinned API descriptions into the module cache and print
@@ -43,6 +43,27 @@ nginx:
 	export DEBIAN_FRONTEND=noninteractive; \
 	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends nginx >/dev/null; } \
 	  || echo "nginx: apt-get could not install nginx; the fleet test will skip" >&2
+
+# Chromium for the session viewer's browser test (docs/evaluation.md):
+# installed from Debian's packages when missing, as root; a no-op when
+# present. Where it cannot be installed (not root, no apt-get, offline) it
+# says so and the browser test skips.
+CHROMIUM ?= /usr/bin/chromium
+chromium:
+	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "chromium: not installed, and installing needs root and apt-get: apt-get install chromium; the browser test will skip" >&2; exit 0; fi; \
+	echo "chromium: installing Debian's chromium package for the browser test" >&2; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
+	  || echo "chromium: apt-get could not install chromium; the browser test will skip" >&2
+
+# The official Node clients some tests drive (stripe-node, and
+# har-validator for the HAR export), pinned in testdata/node. Offline, the
+# tests that need them skip and say why.
+node-clients:
+	@npm install --prefix testdata/node --no-audit --no-fund --loglevel=error >/dev/null \
+	  || echo "node-clients: npm install failed; the stripe-node and HAR validator tests will skip" >&2
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
