@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/wraithdev/wraith/internal/rate"
 )
 
 var (
@@ -13,7 +15,6 @@ var (
 	fixtureRE  = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]{0,63}:)?[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	profileRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	envVarRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-	rateRE     = regexp.MustCompile(`^[1-9][0-9]{0,8}/[sm]$`)
 	hostnameRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
 )
 
@@ -71,7 +72,7 @@ func checkEnvVar(s string) string {
 }
 
 func checkRateLimit(s string) string {
-	if !rateRE.MatchString(s) {
+	if _, err := rate.Parse(s); err != nil || s == "" {
 		return fmt.Sprintf("%q is not a rate: use N/s or N/m with N >= 1, e.g. \"10/s\"", s)
 	}
 	return ""

@@ -11,7 +11,11 @@
 //   - cobra and pflag live only in cmd/wraith.
 //   - nothing under twin/ imports supervisor, manifest or cmd/: a twin is an
 //     http.Handler and a server, and knows nothing of processes or projects.
-//   - manifest imports nothing of this module: it turns a file into structs.
+//   - manifest imports nothing of this module but internal/rate: it turns a
+//     file into structs, and shares with serve the one rate-limit syntax,
+//     which internal/rate keeps in the standard library only.
+//   - internal/rate uses the standard library only, so every layer may
+//     import it.
 //   - internal/testbin is for tests only.
 //   - os.Exit is called only in main packages.
 package importrules

@@ -73,9 +73,14 @@ var rules = []rule{
 		},
 	},
 	{
-		name:    "manifest imports nothing of this module",
+		name:    "manifest imports nothing of this module but internal/rate",
 		applies: under("manifest"),
-		forbids: func(dep string, _ bool) bool { return strings.HasPrefix(dep, module) },
+		forbids: func(dep string, _ bool) bool { return strings.HasPrefix(dep, module) && dep != module+"internal/rate" },
+	},
+	{
+		name:    "internal/rate uses the standard library only",
+		applies: under("internal/rate"),
+		forbids: func(_ string, std bool) bool { return !std },
 	},
 	{
 		name:    "internal/testbin is for tests only",
@@ -164,11 +169,13 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		{ImportPath: module + "twin/server", Deps: []string{module + "manifest", "github.com/spf13/cobra"}},
 		{ImportPath: module + "manifest", Deps: []string{module + "twin/format"}},
 		{ImportPath: module + "twin/engine", Deps: []string{module + "internal/testbin"}},
+		{ImportPath: module + "internal/rate", Deps: []string{"fmt", module + "twin/session"}},
 		{ImportPath: module + "cmd/wraith", Deps: []string{"github.com/spf13/cobra", module + "supervisor", module + "manifest"}},
 	}
 	want := []string{
+		"internal/rate depends on " + module + "twin/session: internal/rate uses the standard library only",
 		"ipc depends on github.com/hashicorp/go-hclog: ipc uses the standard library only",
-		"manifest depends on " + module + "twin/format: manifest imports nothing of this module",
+		"manifest depends on " + module + "twin/format: manifest imports nothing of this module but internal/rate",
 		"supervisor depends on " + module + "twin/engine: supervisor may use only ipc of this module",
 		"twin/engine depends on " + module + "internal/testbin: internal/testbin is for tests only",
 		"twin/server depends on github.com/spf13/cobra: cobra and pflag live only in cmd/wraith",

@@ -8,11 +8,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wraithdev/wraith/internal/rate"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
@@ -40,6 +40,7 @@ type Config struct {
 	NoControlHeaders bool
 	LogFormat        string
 	LogLevel         string
+	PIIVerbatim      []string
 	MaxSessions      int
 	MaxEntities      int
 	MaxBody          int64
@@ -76,6 +77,27 @@ func (f epochFlag) Set(s string) error {
 	return nil
 }
 
+// fieldsFlag collects --pii-verbatim FIELD,... (repeatable).
+type fieldsFlag struct{ c *Config }
+
+func (f fieldsFlag) String() string {
+	if f.c == nil {
+		return ""
+	}
+	return strings.Join(f.c.PIIVerbatim, ",")
+}
+
+func (f fieldsFlag) Set(s string) error {
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || strings.ContainsAny(name, " \t\"=") {
+			return fmt.Errorf("want field names separated by commas, such as email,name; got %q", s)
+		}
+		f.c.PIIVerbatim = append(f.c.PIIVerbatim, name)
+	}
+	return nil
+}
+
 // Flags registers the serve flags on fs and returns the config they fill.
 // The twin name is set by the caller from the positional argument.
 func Flags(fs *flag.FlagSet) *Config {
@@ -95,6 +117,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.StringVar(&c.RateLimit, "rate-limit", "", "per-session rate limit, `RATE` of N/s or N/m; past it answers 429 with Retry-After")
 	fs.StringVar(&c.ControlTokenEnv, "control-token-env", "", "name of the environment variable `VAR` holding the control-plane bearer token (required off loopback; the token itself never goes on the command line)")
 	fs.StringVar(&c.Digest, "digest", "", "refuse to serve unless the twin's digest is `DIGEST` (sha256:...)")
+	fs.Var(fieldsFlag{c}, "pii-verbatim", "serve the values of these PII-shaped `FIELDS` (comma-separated, e.g. email,name) as they are, untokenized, in every session")
 	fs.BoolVar(&c.NoControlHeaders, "no-control-headers", false, "do not add X-Wraith-* headers to application responses")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log `FORMAT`: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log `LEVEL`: trace, debug, info, warn or error")
@@ -105,8 +128,6 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second, "how long (a `DURATION`) in-flight requests may finish after SIGINT or SIGTERM")
 	return c
 }
-
-var rateRe = regexp.MustCompile(`^([1-9][0-9]{0,8})/(s|m)$`)
 
 // Validate checks flag values, naming the flag in every error.
 func (c *Config) Validate() error {
@@ -124,11 +145,14 @@ func (c *Config) Validate() error {
 	if !session.ValidClockMode(c.Clock) {
 		bad("--clock %q: want real, deterministic or fixed", c.Clock)
 	}
+	if c.Clock == session.ClockReal && c.ClockEpochSet {
+		bad("--clock-epoch %d: the real clock reads the wall clock and has no base epoch; drop --clock-epoch, or add --clock deterministic or --clock fixed", c.ClockEpoch)
+	}
 	if c.ClockStep <= 0 || c.ClockStep > 24*time.Hour {
 		bad("--clock-step %s: want a positive duration up to 24h, such as 1s or 250ms", c.ClockStep)
 	}
-	if c.RateLimit != "" && !rateRe.MatchString(c.RateLimit) {
-		bad("--rate-limit %q: want N/s or N/m, e.g. 50/s", c.RateLimit)
+	if _, err := rate.Parse(c.RateLimit); err != nil {
+		bad("--rate-limit %q: want %s", c.RateLimit, rate.Syntax)
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad("--log-format %q: want text or json", c.LogFormat)
