@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -59,6 +60,9 @@ type Server struct {
 	ln      net.Listener
 	srv     *http.Server
 	started time.Time
+	// wrote is the ready document as written to --ready-json, so that at
+	// exit the file is removed only while it is still ours.
+	wrote []byte
 }
 
 // Open resolves and loads the twin, builds its engine, and binds the
@@ -81,6 +85,9 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		deps.Resolve = defaultResolver
 	}
 	log := deps.Logger
+	if err := removeStale(cfg.ReadyJSON); err != nil {
+		return nil, err
+	}
 	access, err := controlAccess(cfg, deps.Getenv, deps.Resolve)
 	if err != nil {
 		return nil, err
@@ -102,6 +109,9 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	}
 	if cfg.Digest != "" && cfg.Digest != t.Digest {
 		return nil, fmt.Errorf("twin %s has digest %s, but --digest pins %s: the twin changed; re-pin it or serve the pinned twin", t.Name(), t.Digest, cfg.Digest)
+	}
+	if w := scrub.ShortKeyWarning(deps.Getenv); w != "" {
+		log.Warn(w)
 	}
 	key := scrubKey(deps.Getenv, t.Digest)
 	scr := scrub.New(key, scrub.Policy{Fields: t.Manifest.PII.Fields, Verbatim: t.Manifest.PII.Verbatim})
@@ -311,6 +321,7 @@ func (s *Server) Run(ctx context.Context) error {
 		}, func(error) { close(done) })
 	}
 	err := g.Run()
+	s.removeReady()
 	if errors.Is(err, run.ErrSignal) {
 		s.log.Info("stopped", "reason", err.Error())
 		return nil
@@ -327,9 +338,14 @@ func (s *Server) publish() error {
 	s.ctl.SetReady(true)
 	doc := s.Ready()
 	if s.cfg.ReadyJSON != "" {
-		if err := ipc.WriteFile(s.cfg.ReadyJSON, doc); err != nil {
+		b, err := ipc.Marshal(doc)
+		if err != nil {
 			return err
 		}
+		if err := ipc.WriteFileAtomic(s.cfg.ReadyJSON, b, 0o644); err != nil {
+			return err
+		}
+		s.wrote = b
 	}
 	if s.deps.ReadyWriter != nil {
 		if err := ipc.Write(s.deps.ReadyWriter, doc); err != nil {
@@ -342,6 +358,34 @@ func (s *Server) publish() error {
 	}
 	s.log.Info("serving", "twin", s.twin.Name(), "url", s.URL(), "digest", s.twin.Digest)
 	return nil
+}
+
+// removeStale removes a ready document an earlier run left at path,
+// before anything binds: a script that waits for the file must never read
+// a dead server's URL.
+func removeStale(path string) error {
+	if path == "" {
+		return nil
+	}
+	err := os.Remove(path)
+	if err == nil || errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return fmt.Errorf("--ready-json %s: remove the ready document an earlier run left: %w", path, err)
+}
+
+// removeReady removes the ready document at exit, unless another process
+// has since written its own there.
+func (s *Server) removeReady() {
+	if s.wrote == nil {
+		return
+	}
+	if b, err := os.ReadFile(s.cfg.ReadyJSON); err != nil || !bytes.Equal(b, s.wrote) {
+		return
+	}
+	if err := os.Remove(s.cfg.ReadyJSON); err != nil {
+		s.log.Warn("could not remove the ready document", "path", s.cfg.ReadyJSON, "error", err)
+	}
 }
 
 // readyGate orders publishing the ready document against the decision to
