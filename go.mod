@@ -3,6 +3,7 @@ module github.com/wraithdev/wraith
 go 1.26
 
 require (
+	github.com/getkin/kin-openapi v0.153.0
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/oklog/run v1.2.0
 	github.com/pelletier/go-toml/v2 v2.4.3
@@ -12,7 +13,6 @@ require (
 
 require (
 	github.com/fatih/color v1.13.0 // indirect
-	github.com/getkin/kin-openapi v0.153.0 // indirect
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
 	github.com/google/go-github/v84 v84.0.0
