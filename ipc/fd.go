@@ -3,6 +3,7 @@ package ipc
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 )
@@ -26,4 +27,19 @@ func ReadyFD(fd int) (*os.File, error) {
 		return nil, fmt.Errorf("descriptor %d is open for reading only: pass the write end of the pipe", fd)
 	}
 	return os.NewFile(uintptr(fd), "ready-fd"), nil
+}
+
+// ParentPipe returns stdin when it is a pipe or a socket, and nil
+// otherwise. Only then does its end-of-file mean that the parent went away:
+// a twin started by hand with --ready-fd, whose standard input is
+// /dev/null (end-of-file at once) or a terminal, serves until a signal.
+func ParentPipe(stdin *os.File) io.Reader {
+	if stdin == nil {
+		return nil
+	}
+	fi, err := stdin.Stat()
+	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		return nil
+	}
+	return stdin
 }

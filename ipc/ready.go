@@ -19,10 +19,12 @@
 // start. The version is "wraith_ready_version"; readers accept any document
 // whose version they know and reject others with a message naming both.
 //
-// A child started with --ready-fd also treats end-of-file on its standard
-// input as the parent's death and shuts down (see the supervisor package):
-// that is how children never outlive their supervisor on systems without
-// Pdeathsig.
+// A child started with --ready-fd whose standard input is a pipe (or a
+// socket) also treats end-of-file on it as the parent's death and shuts
+// down (see the supervisor package and [ParentPipe]): that is how children
+// never outlive their supervisor on systems without Pdeathsig. Standard
+// input that is /dev/null or a terminal says nothing about a parent, and
+// the child serves until a signal.
 //
 // This package depends on the standard library only.
 package ipc

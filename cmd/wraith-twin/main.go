@@ -1,8 +1,9 @@
 // Command wraith-twin serves one twin; `wraith up` runs one per twin of a
 // project. It takes serve's argument and flags, plus --ready-fd N: it
-// writes its ready document as one line on descriptor N and stops when its
-// standard input closes, so it never outlives the supervisor that started
-// it. The wire contract is documented in package ipc.
+// writes its ready document as one line on descriptor N and, when its
+// standard input is a pipe, stops when that pipe closes, so it never
+// outlives the supervisor that started it. Started by hand with stdin on
+// /dev/null or a terminal, it serves until SIGINT or SIGTERM. The wire contract is documented in package ipc.
 package main
 
 import (
@@ -29,7 +30,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr))
 }
 
-func run(args []string, stdin io.Reader, stderr io.Writer) int {
+func run(args []string, stdin *os.File, stderr io.Writer) int {
 	fs := flag.NewFlagSet("wraith-twin", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -74,11 +75,15 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			return 2
 		}
 		deps.ReadyWriter = f
-		deps.ParentAlive = stdin
+		if p := ipc.ParentPipe(stdin); p != nil {
+			deps.ParentAlive = p
+		}
 	}
 	srv, err := server.Open(*cfg, deps)
 	if err != nil {
-		fmt.Fprintf(stderr, "wraith-twin: %v\n", err)
+		// Through the logger, so a supervisor reading JSON lines
+		// re-logs it as the error it is.
+		log.Error(err.Error())
 		var ue *server.UsageError
 		if errors.As(err, &ue) {
 			return 2
@@ -90,7 +95,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	stopTuning := gctune.Start(ctx, gctune.Default(), os.Getenv)
 	defer stopTuning()
 	if err := srv.Run(ctx); err != nil {
-		fmt.Fprintf(stderr, "wraith-twin: %v\n", err)
+		log.Error(err.Error())
 		return 1
 	}
 	return 0
