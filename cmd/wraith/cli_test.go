@@ -98,7 +98,7 @@ func TestVersionBinary(t *testing.T) {
 		}
 	}
 	text, err := exec.Command(bin, "version").Output()
-	if err != nil || !strings.Contains(string(text), "wraith  v9.8.7-test") || !strings.Contains(string(text), runtime.Version()) {
+	if err != nil || !regexp.MustCompile(`(?m)^wraith\s+v9\.8\.7-test$`).Match(text) || !strings.Contains(string(text), runtime.Version()) {
 		t.Errorf("wraith version: %v\n%s", err, text)
 	}
 }
