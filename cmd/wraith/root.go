@@ -82,6 +82,7 @@ by the X-Wraith-Session header. Every answer says where it came from.`,
 		newInspectCmd(f, nil),
 		newDiffCmd(f, nil),
 		newVersionCmd(f, nil),
+		newFleetCmd(f, nil),
 		newCompletionCmd(f),
 	)
 	registerCompletions(root, f)
