@@ -100,10 +100,14 @@ func decodeManifest(raw []byte, m *Manifest) error {
 	if err := dec.Decode(m); err != nil {
 		var strict *toml.StrictMissingError
 		if errors.As(err, &strict) {
-			var msgs []string
-			for _, e := range strict.Errors {
-				row, col := e.Position()
-				msgs = append(msgs, fmt.Sprintf("line %d col %d: unknown key %q", row, col, strings.Join(e.Key(), ".")))
+			// [errors.*] tables beyond the known keys are extra error
+			// shapes, not mistakes; the strict decoder has filled the rest.
+			msgs, err := decodeExtraErrors(raw, m, strict)
+			if err != nil {
+				return err
+			}
+			if len(msgs) == 0 {
+				return nil
 			}
 			return errors.New(strings.Join(msgs, "; "))
 		}

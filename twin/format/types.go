@@ -32,6 +32,9 @@ type Manifest struct {
 	Errors      Errors     `toml:"errors"`
 	Routes      []Route    `toml:"routes"`
 	Resources   []Resource `toml:"resources"`
+	// FaultProfiles are the twin's own fault profiles (see faults.go);
+	// optional.
+	FaultProfiles []FaultProfile `toml:"fault_profiles"`
 }
 
 // PII is the twin's scrub policy: values under these field names are
@@ -62,6 +65,9 @@ type Errors struct {
 	Idempotency     *Answer `toml:"idempotency"`
 	RateLimited     *Answer `toml:"rate_limited"`
 	UnexpectedState *Answer `toml:"unexpected_state"`
+	// Extra are the other [errors.*] tables (api_error, card_declined,
+	// ...), which fault effects and rule fails name.
+	Extra map[string]*Answer `toml:"-"`
 }
 
 // Answer is a status and a JSON body template.
@@ -207,6 +213,13 @@ type Action struct {
 type Rule struct {
 	When map[string]any `toml:"when"`
 	Set  map[string]any `toml:"set"`
+	// Fail, when set, names an [errors.*] table: the rule's Set still
+	// applies and is saved, and the answer is that error, its {code},
+	// {decline_code}, {message} and {doc_url} filled from FailWith and
+	// a "{entity}" string replaced by the updated object (a declined
+	// card leaves the payment intent changed and answers 402).
+	Fail     string            `toml:"fail"`
+	FailWith map[string]string `toml:"fail_with"`
 }
 
 // Exchange is one recorded request and response.

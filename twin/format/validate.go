@@ -7,7 +7,7 @@ import (
 )
 
 // Placeholders are the names an answer body or deleted body may use.
-var Placeholders = []string{"id", "object", "status", "param", "action", "message", "resource", "code"}
+var Placeholders = []string{"id", "object", "status", "param", "action", "message", "resource", "code", "decline_code", "doc_url"}
 
 // Fill replaces {name} placeholders in a body template. Values are inserted
 // JSON-escaped, without quotes, so templates put them inside strings.
@@ -148,6 +148,7 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 		}
 	}
 	validateShared(m.Resources, file, probs)
+	validateFaults(m, file, probs)
 }
 
 // validateShared checks what resources say about each other: members name
