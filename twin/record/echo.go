@@ -47,13 +47,15 @@ var errLiveCredential = errors.New("the exchange still holds the --auth-env cred
 
 // holdsCredential is the last check before an exchange reaches the disk:
 // the encoded bytes must not contain the live credential, raw, JSON-escaped
-// or in a base64 form (Basic auth).
+// or in a base64 or hex form, in any letter case (a header name carrying
+// it is canonicalised: "Sk_live_…").
 func (r *Recorder) holdsCredential(encoded []byte) error {
+	lower := bytes.ToLower(encoded)
 	for _, form := range scrub.LiveForms(r.opts.Credential) {
-		if bytes.Contains(encoded, []byte(form)) {
+		if bytes.Contains(lower, bytes.ToLower([]byte(form))) {
 			return errLiveCredential
 		}
-		if q, _ := json.Marshal(form); bytes.Contains(encoded, q[1:len(q)-1]) {
+		if q, _ := json.Marshal(form); bytes.Contains(lower, bytes.ToLower(q[1:len(q)-1])) {
 			return errLiveCredential
 		}
 	}

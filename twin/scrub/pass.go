@@ -2,6 +2,7 @@ package scrub
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"net/url"
 	"sort"
 	"strings"
@@ -75,7 +76,10 @@ func (p *Pass) Secret(v string) {
 }
 
 // liveForms are the encodings in which a credential travels: base64 of
-// it alone and as a Basic-auth user or password, standard and URL-safe.
+// it alone and as a Basic-auth user or password, standard and URL-safe;
+// the base64 it leaves inside any longer base64 text (a provider echoing
+// "Authorization: Bearer <key>" base64-encoded), at each of the three
+// alignments it can have there; and hex.
 func liveForms(v string) []string {
 	var out []string
 	for _, raw := range []string{v, v + ":", ":" + v} {
@@ -83,6 +87,19 @@ func liveForms(v string) []string {
 			out = append(out, enc.EncodeToString([]byte(raw)))
 		}
 	}
+	// Inside longer base64 text, v starts at some offset; whatever it is,
+	// the encoding holds the whole 3-byte groups of v[i:] for one i in
+	// 0..2, and those characters depend on v alone. Keys too short to
+	// leave MinEcho such characters are found only whole.
+	for i := 0; i < 3 && i < len(v); i++ {
+		core := v[i : i+(len(v)-i)/3*3]
+		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			if c := enc.EncodeToString([]byte(core)); len(c) >= 2*MinEcho {
+				out = append(out, c)
+			}
+		}
+	}
+	out = append(out, hex.EncodeToString([]byte(v)), strings.ToUpper(hex.EncodeToString([]byte(v))))
 	return out
 }
 
