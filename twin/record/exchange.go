@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,6 +64,9 @@ func (r *Recorder) exchange(c *capture, resp *http.Response, raw []byte) (*forma
 			}
 			ex.Request.Body = b
 		default:
+			if media == "multipart/form-data" {
+				noteMultipart(p, c.contentType, c.body)
+			}
 			warnings = append(warnings, fmt.Sprintf("request body (%d bytes of %s) stored without it: format 1 holds form and JSON request bodies only", len(c.body), orUnknown(c.contentType)))
 		}
 	}
@@ -97,6 +102,30 @@ func (r *Recorder) exchange(c *capture, resp *http.Response, raw []byte) (*forma
 	}
 	echo(p, ex, media == "application/x-www-form-urlencoded")
 	return ex, warnings
+}
+
+// noteMultipart scrubs the fields of a multipart form body, which is not
+// stored, only so that p learns the credentials and personal data in it:
+// a provider echoing a field (an error message quoting the password) then
+// has that echo replaced like any other. File parts are not read.
+func noteMultipart(p *scrub.Pass, contentType string, body []byte) {
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil || params["boundary"] == "" {
+		return
+	}
+	form := url.Values{}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if err != nil {
+			break
+		}
+		if name := part.FormName(); name != "" && part.FileName() == "" {
+			v, _ := io.ReadAll(part)
+			form.Add(name, string(v))
+		}
+	}
+	p.Form(form.Encode())
 }
 
 // decode returns the answer's body without its content coding, or a note

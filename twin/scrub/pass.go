@@ -1,8 +1,10 @@
 package scrub
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"net/url"
 	"sort"
 	"strings"
@@ -140,7 +142,30 @@ func (p *Pass) Echo(v string) string {
 // value scrubs one string by its shape alone: card numbers and known
 // credential formats, remembering what it replaced.
 func (p *Pass) value(v string) string {
-	return p.s.known(p.s.cards(v, p.note), p.note)
+	return p.s.known(p.s.cards(p.nestedJSON(v), p.note), p.note)
+}
+
+// nestedJSON scrubs a string that is itself a JSON object or array — a
+// provider echoing the request body as a string, a form field or query
+// parameter carrying a JSON payload — by names, as any document: its
+// credentials become SecretTokens and its personal fields tokens. It
+// returns v unchanged (not even compacted) when nothing inside needed
+// scrubbing. Each level of nesting doubles the escapes a string needs, so
+// the recursion is shallow.
+func (p *Pass) nestedJSON(v string) string {
+	t := strings.TrimSpace(v)
+	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return v
+	}
+	out, err := p.json([]byte(t), false, false)
+	if err != nil {
+		return v
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, []byte(t)) != nil || bytes.Equal(compact.Bytes(), out) {
+		return v
+	}
+	return string(out)
 }
 
 // Text scrubs a text body or any other free string by shape: card numbers
