@@ -9,6 +9,13 @@ PKGS     := ./...
 STRIPE_OVERLAY := twin/openapi/overlays/stripe.toml
 stripe_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(STRIPE_OVERLAY))
 
+# GitHub's REST description comes from the npm package @octokit/openapi,
+# pinned in one place: [source] of twin/openapi/overlays/github.toml. It is
+# installed into .specs/ (git-ignored).
+GITHUB_OVERLAY := twin/openapi/overlays/github.toml
+github_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(GITHUB_OVERLAY))
+GITHUB_SPEC = .specs/node_modules/$(shell echo '$(call github_source,npm)' | sed 's/@[^@]*$$//')/$(call github_source,spec)
+
 .PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium
 
 run:
@@ -22,14 +29,23 @@ test: check specs nginx node-clients chromium
 specs:
 	@$(GO) mod download -json $(call stripe_source,module) | sed -n 's/.*"Dir": "\(.*\)",*/\1/p' \
 	  || echo "specs: could not download $(call stripe_source,module); the regeneration and conformance tests will skip" >&2
+	@if ! command -v npm >/dev/null 2>&1; then echo "specs: npm is not installed; the github regeneration and conformance tests will skip" >&2; \
+	elif grep -q '"$(call github_source,npm)"' .specs/installed 2>/dev/null && [ -f $(GITHUB_SPEC) ]; then :; \
+	else mkdir -p .specs && npm install --prefix .specs --no-save --no-audit --no-fund --silent '$(call github_source,npm)' >/dev/null \
+	  && echo '"$(call github_source,npm)"' > .specs/installed \
+	  || echo "specs: npm could not install $(call github_source,npm); the github regeneration and conformance tests will skip" >&2; fi
 
 # Regenerate the embedded twins imported from API descriptions
 # (docs/import.md); TestStripeRegenerates checks the committed result.
-twins:
+twins: specs
+	@# Built before the old twins are removed: the binary embeds them.
+	$(GO) build -o .specs/wraith ./cmd/wraith
 	@set -e; dir=$$($(GO) mod download -json $(call stripe_source,module) | sed -n 's/.*"Dir": "\(.*\)",*/\1/p'); \
 	rm -rf twin/embedded/stripe; \
-	$(GO) run ./cmd/wraith import openapi "$$dir/$(call stripe_source,spec)" -o twin/embedded/stripe \
+	.specs/wraith import openapi "$$dir/$(call stripe_source,spec)" -o twin/embedded/stripe \
 	  --fixtures "$$dir/$(call stripe_source,fixtures)" --overlay $(STRIPE_OVERLAY)
+	rm -rf twin/embedded/github
+	.specs/wraith import openapi $(GITHUB_SPEC) -o twin/embedded/github --overlay $(GITHUB_OVERLAY)
 
 # nginx for the fleet test (docs/fleet.md): installed from Debian's packages
 # when missing, as root; a no-op when present. Where it cannot be installed

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 )
 
-//go:embed all:checkout all:billing all:stripe
+//go:embed all:checkout all:billing all:stripe all:github
 var twins embed.FS
 
 // FS returns the embedded twins, one folder per twin.

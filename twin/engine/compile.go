@@ -230,6 +230,9 @@ func (e *Engine) compileResources() (map[string]*resource, error) {
 // then supply one.
 func routeTemplate(rt format.Route) *recorded {
 	if rt.Body == "" {
+		if rt.Status == http.StatusNoContent {
+			return &recorded{status: rt.Status} // GitHub's PUT /user/starred/...: no body to shape
+		}
 		return nil
 	}
 	status := rt.Status

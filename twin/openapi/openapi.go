@@ -103,6 +103,9 @@ func Import(spec []byte, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if githubStyle(doc) {
+		return importGitHub(doc, opts)
+	}
 	ov, err := parseOverlay(opts.Overlay)
 	if err != nil {
 		return nil, err

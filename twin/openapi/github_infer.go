@@ -1,0 +1,304 @@
+package openapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wraithdev/wraith/twin/format"
+)
+
+// resource infers one stateful resource from the operations its overlay
+// entry anchors. What the overlay declares stays; the description fills
+// the rest:
+//
+//   - item: the path of the read (or item_op); parents: its parameters
+//     but the last; key: the field that last parameter names
+//     (issue_number -> number, comment_id -> id, name -> name);
+//   - collection: the create path that is the item's parent path; other
+//     create and list paths become create_paths and list_paths when their
+//     parameters are parents (a differently named one, /orgs/{org}/repos,
+//     stays a template route);
+//   - list "array" when the list answers a bare array; create_status,
+//     delete_status from the answers' codes (201, 204); update from the
+//     update's method; required from the create body's required fields;
+//   - id_kind from the schema's id type; time_format rfc3339 and
+//     timestamps from date-time created_at/updated_at;
+//   - class from the schema's component name (issue-comment ->
+//     IssueComment); skeleton: the read's example, repaired against its
+//     schema, else a sample, then the overlay's merge patch.
+func (g *ghImporter) resource(ov *githubOverlayResource) (ghResource, error) {
+	r := ov.Resource
+	fail := func(format string, args ...any) (ghResource, error) {
+		return ghResource{}, fmt.Errorf("github overlay: resource %s: %s", r.Name, fmt.Sprintf(format, args...))
+	}
+	get, ok := g.byID[ov.GetOp]
+	if !ok {
+		return fail("get_op %q is no operationId of the description", ov.GetOp)
+	}
+	itemOp := get
+	if ov.ItemOp != "" {
+		if itemOp, ok = g.byID[ov.ItemOp]; !ok {
+			return fail("item_op %q is no operationId of the description", ov.ItemOp)
+		}
+	}
+	item, _ := g.names.rename(itemOp)
+	if r.Item == "" {
+		r.Item = item
+	}
+	if readPath, _ := g.names.rename(get); readPath != r.Item {
+		r.ReadPaths = sortedUnique(append(r.ReadPaths, readPath))
+	}
+	g.claim(get, r.Name)
+	params := templateParams(r.Item)
+	if len(params) == 0 {
+		return fail("the item path %s has no parameter to address an entity by", r.Item)
+	}
+	keyParam := params[len(params)-1]
+	if r.Parents == nil {
+		r.Parents = params[:len(params)-1]
+	}
+	_, ref, mt := success(get.op)
+	if ref == nil || ref.Value == nil {
+		return fail("%s answers no JSON object to take the resource's shape from", ov.GetOp)
+	}
+	schema := ref.Value
+	if r.Key == "" {
+		r.Key = keyField(keyParam, schema)
+		g.report.inferred(r.Name, "key", r.Key, "the item path's last parameter {"+keyParam+"}", 0.8)
+	}
+	if r.IDKind == "" {
+		switch id := schema.Properties["id"]; {
+		case id != nil && id.Value != nil && id.Value.Type.Is("integer"):
+			r.IDKind = "integer"
+		case id == nil:
+			r.IDKind = "none"
+		}
+	}
+	if r.Class == "" {
+		r.Class = className(refName(ref))
+	}
+	if r.TimeFormat == "" {
+		for _, f := range []string{"created_at", "updated_at"} {
+			if p := schema.Properties[f]; p != nil && p.Value != nil && p.Value.Format == "date-time" {
+				r.TimeFormat = "rfc3339"
+				r.Timestamps = append(r.Timestamps, f)
+			}
+		}
+	}
+	parent := r.Item[:strings.LastIndex(r.Item, "/")]
+	for _, id := range ov.CreateOps {
+		o, ok := g.byID[id]
+		if !ok {
+			return fail("create_ops: %q is no operationId of the description", id)
+		}
+		p, _ := g.names.rename(o)
+		if !subset(templateParams(p), r.Parents) {
+			return fail("create path %s has parameters that are not parents %q", p, r.Parents)
+		}
+		if p == parent && r.Collection == "" {
+			r.Collection = p
+		} else if p != r.Collection {
+			r.CreatePaths = append(r.CreatePaths, p)
+		}
+		status, _, _ := success(o.op)
+		if r.CreateStatus == 0 && status != 200 {
+			r.CreateStatus = status
+		}
+		if r.Required == nil {
+			r.Required = requiredOf(o.op)
+		}
+		g.claim(o, r.Name)
+	}
+	for _, id := range ov.ListOps {
+		o, ok := g.byID[id]
+		if !ok {
+			return fail("list_ops: %q is no operationId of the description", id)
+		}
+		p, _ := g.names.rename(o)
+		if !subset(templateParams(p), r.Parents) {
+			g.report.unresolved(id, "list path "+p+" names a parameter that is no parent of "+r.Name+": served as a template", "high")
+			continue
+		}
+		if p != r.Collection {
+			r.ListPaths = append(r.ListPaths, p)
+		}
+		if _, s, _ := success(o.op); r.List == "" && s != nil && s.Value != nil && s.Value.Type.Is("array") {
+			r.List = "array"
+		}
+		g.claim(o, r.Name)
+	}
+	if id := ov.UpdateOp; id != "" {
+		o, ok := g.byID[id]
+		if !ok {
+			return fail("update_op %q is no operationId of the description", id)
+		}
+		if r.Update == nil {
+			r.Update = []string{o.method}
+		}
+		g.claim(o, r.Name)
+	}
+	if id := ov.DeleteOp; id != "" {
+		o, ok := g.byID[id]
+		if !ok {
+			return fail("delete_op %q is no operationId of the description", id)
+		}
+		if status, _, _ := success(o.op); r.DeleteStatus == 0 && status == 204 {
+			r.DeleteStatus = 204
+		}
+		g.claim(o, r.Name)
+	} else if r.Delete == "" {
+		r.Delete = "none"
+	}
+	if err := g.actions(&r, ov); err != nil {
+		return fail("%v", err)
+	}
+	for _, path := range sortedKeysOf(ov.MemberOps) {
+		o, ok := g.byID[ov.MemberOps[path]]
+		if !ok {
+			return fail("member_ops.%s: %q is no operationId of the description", path, ov.MemberOps[path])
+		}
+		g.claim(o, r.Name)
+	}
+	skel, from := g.skeleton(ref, mt, ov)
+	if _, ok := skel[r.KeyField()]; !ok {
+		skel[r.KeyField()] = sample(schema.Properties[r.KeyField()])
+	}
+	g.report.inferred(r.Name, "skeleton", from, ov.GetOp, confidenceOf(from))
+	g.report.inferred(r.Name, "routes", r.Item, "operations "+strings.Join(g.claimsOf(r.Name), ", "), 1)
+	return ghResource{
+		Name: r.Name, Class: r.Class, Collection: r.Collection, Item: r.Item,
+		CreatePaths: r.CreatePaths, ListPaths: r.ListPaths, ReadPaths: r.ReadPaths,
+		Key: r.Key, KeyPrefix: r.KeyPrefix, IDKind: r.IDKind, IDPrefix: r.IDPrefix,
+		Parents: r.Parents, ParentDefaults: r.ParentDefaults, Counter: r.Counter,
+		List: r.List, ListDefaults: r.ListDefaults, CreateStatus: r.CreateStatus,
+		Delete: r.Delete, DeleteStatus: r.DeleteStatus, Update: r.Update, Required: r.Required,
+		TimeFormat: r.TimeFormat, Timestamps: r.Timestamps, Immutable: r.Immutable,
+		Skeleton: compact(skel), Computed: r.Computed, UpdateRules: toRules(r.UpdateRules),
+		Members: toGHMembers(r.Members), Actions: actionsOf(r.Actions),
+	}, nil
+}
+
+// actions anchors the overlay's action_ops: an action is {item}/{name}
+// with the operation's method (PUT for GitHub's merge).
+func (g *ghImporter) actions(r *format.Resource, ov *githubOverlayResource) error {
+	for _, name := range sortedKeysOf(ov.ActionOps) {
+		o, ok := g.byID[ov.ActionOps[name]]
+		if !ok {
+			return fmt.Errorf("action_ops.%s: %q is no operationId of the description", name, ov.ActionOps[name])
+		}
+		if p, _ := g.names.rename(o); p != r.Item+"/"+name {
+			return fmt.Errorf("action_ops.%s: %s is not %s/%s", name, p, r.Item, name)
+		}
+		found := false
+		for i := range r.Actions {
+			if r.Actions[i].Name == name {
+				found = true
+				if r.Actions[i].Method == "" && o.method != "POST" {
+					r.Actions[i].Method = o.method
+				}
+			}
+		}
+		if !found {
+			a := format.Action{Name: name}
+			if o.method != "POST" {
+				a.Method = o.method
+			}
+			r.Actions = append(r.Actions, a)
+		}
+		g.claim(o, r.Name)
+	}
+	return nil
+}
+
+// skeleton is the read's first example that the schema repairs least,
+// else a sample, with the overlay's patch merged in.
+func (g *ghImporter) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, ov *githubOverlayResource) (map[string]any, string) {
+	var skel map[string]any
+	from := "sampler"
+	for _, ex := range examplesOf(mt) {
+		if o, ok := normalize(ex).(map[string]any); ok {
+			v, _ := conform(cloneMap(o), ref, 0)
+			skel, from = v.(map[string]any), "example"
+			break
+		}
+	}
+	if skel == nil {
+		skel, _ = sample(ref).(map[string]any)
+		if skel == nil {
+			skel = map[string]any{}
+		}
+	}
+	if ov.SkeletonPatch != "" {
+		var patch map[string]any
+		dec := json.NewDecoder(strings.NewReader(ov.SkeletonPatch))
+		dec.UseNumber()
+		if dec.Decode(&patch) == nil {
+			skel = mergePatch(skel, patch)
+			from += "+overlay"
+		}
+	}
+	return skel, from
+}
+
+func (g *ghImporter) claim(o operation, name string) { g.claimed[o.method+" "+o.path] = name }
+
+func (g *ghImporter) claimsOf(name string) []string {
+	var out []string
+	for _, o := range g.ops {
+		if g.claimed[o.method+" "+o.path] == name {
+			out = append(out, o.op.OperationID)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// keyField is the field a path parameter names: itself when the schema
+// has it ({name}, {ref}), else with _number or _id stripped
+// ({issue_number} -> number, {comment_id} -> id).
+func keyField(param string, s *openapi3.Schema) string {
+	if s.Properties[param] != nil {
+		return param
+	}
+	for _, suffix := range []string{"number", "id", "sha", "name"} {
+		if strings.HasSuffix(param, "_"+suffix) && s.Properties[suffix] != nil {
+			return suffix
+		}
+	}
+	return "id"
+}
+
+// className is a component name as a class: issue-comment -> IssueComment.
+func className(component string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(component, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
+}
+
+// requiredOf lists the required fields of an operation's JSON body.
+func requiredOf(op *openapi3.Operation) []string {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return nil
+	}
+	mt := jsonMedia(op.RequestBody.Value.Content)
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		return nil
+	}
+	req := append([]string(nil), mt.Schema.Value.Required...)
+	sort.Strings(req)
+	return req
+}
+
+func actionsOf(as []format.Action) []ghAction {
+	var out []ghAction
+	for _, a := range as {
+		out = append(out, toGHAction(a))
+	}
+	return out
+}
