@@ -8,6 +8,7 @@ import (
 	"github.com/wraithdev/wraith/twin/control"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/hostguard"
+	"github.com/wraithdev/wraith/twin/ui"
 )
 
 // guard decides who may call the control plane (SPEC §4 "Auth").
@@ -18,7 +19,8 @@ import (
 // rebinding), an Origin or Referer that is not a loopback origin, and
 // Sec-Fetch-Site: cross-site when the browser hid the origin. Pages served
 // from a loopback origin may call it (hostguard.LoopbackOrigins). With a
-// token, every control call but health, ready and info must carry
+// token, every control call but health, ready, info and the session
+// viewer's static files (package ui) must carry
 // "Authorization: Bearer <token>".
 //
 // Application routes are not guarded: they serve agents, often through
@@ -63,7 +65,9 @@ func (g *guard) allow(w http.ResponseWriter, r *http.Request) bool {
 			return false
 		}
 	}
-	if g.token.Set() && !g.authorized(r) {
+	// The viewer's files hold no data, and a browser navigating to the
+	// page cannot send a token: they need none, and the page asks for it.
+	if g.token.Set() && !ui.Public(r.URL.Path) && !g.authorized(r) {
 		challenge := bearerChallenge
 		if len(r.Header.Values("Authorization")) > 0 {
 			challenge += `, error="invalid_token"`
