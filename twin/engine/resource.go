@@ -41,8 +41,10 @@ type action struct {
 }
 
 type rule struct {
-	when []cond
-	set  []assign
+	when     []cond
+	set      []assign
+	fail     string            // an [errors.*] key the rule answers with; see declines.go
+	failWith map[string]string // its placeholders
 }
 
 type cond struct {
@@ -73,6 +75,9 @@ func compileResource(spec *format.Resource, errs errorShapes) (*resource, error)
 		delete:     spec.Delete,
 		immutable:  map[string]bool{"id": true, "object": true},
 		listURL:    spec.Collection,
+	}
+	if spec.ListURL != "" {
+		r.listURL = spec.ListURL
 	}
 	if r.notFound, err = compileShaped(spec.NotFound, 404); err != nil {
 		return nil, fmt.Errorf("not_found: %w", err)
@@ -149,7 +154,7 @@ func compileAction(a *format.Action) (*action, error) {
 func compileRules(rules []format.Rule) ([]rule, error) {
 	var out []rule
 	for _, fr := range rules {
-		var r rule
+		r := rule{fail: fr.Fail, failWith: fr.FailWith}
 		for _, k := range sortedKeys(fr.When) {
 			v := fr.When[k]
 			if s, ok := v.(string); ok && s == "*" {
