@@ -84,6 +84,7 @@ by the X-Wraith-Session header. Every answer says where it came from.`,
 		newDiffCmd(f, nil),
 		newVersionCmd(f, nil),
 		newFleetCmd(f, nil),
+		newCoverageCmd(f, nil),
 		newCompletionCmd(f),
 	)
 	registerCompletions(root, f)
