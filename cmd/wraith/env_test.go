@@ -101,8 +101,7 @@ WRAITH_CHECKOUT_API_DIGEST=sha256:ab12
         "session_reset": "/__wraith/session/{session}/reset",
         "session_state": "/__wraith/session/{session}/state",
         "session_clock": "/__wraith/session/{session}/clock",
-        "reset": "/__wraith/reset",
-        "ui": "/__wraith/ui"
+        "reset": "/__wraith/reset"
       }
     },
     "checkout-api": {
@@ -121,8 +120,7 @@ WRAITH_CHECKOUT_API_DIGEST=sha256:ab12
         "session_reset": "/__wraith/session/{session}/reset",
         "session_state": "/__wraith/session/{session}/state",
         "session_clock": "/__wraith/session/{session}/clock",
-        "reset": "/__wraith/reset",
-        "ui": "/__wraith/ui"
+        "reset": "/__wraith/reset"
       }
     }
   }

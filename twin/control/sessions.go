@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/wraithdev/wraith/internal/rate"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -23,6 +24,10 @@ type provisionBody struct {
 	Fixture *string      `json:"fixture"`
 	Seed    *json.Number `json:"seed"`
 	Clock   *clockBody   `json:"clock"`
+	// FaultProfile and RateLimit override the serve-wide --fault-profile
+	// and --rate-limit for this session.
+	FaultProfile *string `json:"fault_profile"`
+	RateLimit    *string `json:"rate_limit"`
 }
 
 // sessionView is how the control plane shows a session's settings; the
@@ -33,6 +38,8 @@ type sessionView struct {
 	Fixture        *string   `json:"fixture"`
 	Seed           uint64    `json:"seed"`
 	Clock          clockView `json:"clock"`
+	FaultProfile   *string   `json:"fault_profile"`
+	RateLimit      *string   `json:"rate_limit"`
 	EntitiesSeeded *int      `json:"entities_seeded,omitempty"`
 	Requests       *uint64   `json:"requests,omitempty"`
 	Entities       *int      `json:"entities,omitempty"`
@@ -51,6 +58,12 @@ func viewOf(name string, s session.Settings) sessionView {
 	if s.Fixture != "" {
 		f := s.Fixture
 		v.Fixture = &f
+	}
+	if s.FaultProfile != "" {
+		v.FaultProfile = ptr(s.FaultProfile)
+	}
+	if !s.RateLimit.IsZero() {
+		v.RateLimit = ptr(s.RateLimit.String())
 	}
 	return v
 }
@@ -94,9 +107,13 @@ func (h *Handler) provision(w http.ResponseWriter, r *http.Request) {
 	p, err := h.eng.Provision(name, set)
 	var fe *engine.FixtureError
 	var ce *engine.ConflictError
+	var pe *engine.ProfileError
 	switch {
 	case errors.As(err, &fe):
 		engine.WriteError(w, http.StatusNotFound, "fixture-not-found", fe.Error(), map[string]any{"fixture": fe.Name, "available": fe.Available})
+		return
+	case errors.As(err, &pe):
+		engine.WriteError(w, http.StatusNotFound, "fault-profile-not-found", pe.Error(), map[string]any{"fault_profile": pe.Name, "available": pe.Available})
 		return
 	case errors.As(err, &ce):
 		engine.WriteError(w, http.StatusConflict, "session-provision-conflict", ce.Error(), map[string]any{
@@ -112,7 +129,7 @@ func (h *Handler) provision(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if p.Created {
 		status = http.StatusCreated
-		h.log.Info("session provisioned", "session", name, "fixture", p.Settings.Fixture, "seed", p.Settings.Seed, "clock", p.Settings.Clock.Mode)
+		h.log.Info("session provisioned", "session", name, "fixture", p.Settings.Fixture, "seed", p.Settings.Seed, "clock", p.Settings.Clock.Mode, "fault_profile", p.Settings.FaultProfile, "rate_limit", p.Settings.RateLimit.String())
 	}
 	out := viewOf(name, p.Settings)
 	out.EntitiesSeeded = ptr(p.Seeded)
@@ -133,6 +150,17 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 			return set, false
 		}
 		set.Seed = seed
+	}
+	if b.FaultProfile != nil {
+		set.FaultProfile = *b.FaultProfile
+	}
+	if b.RateLimit != nil {
+		lim, err := rate.Parse(*b.RateLimit)
+		if err != nil {
+			engine.WriteError(w, http.StatusBadRequest, "invalid-rate-limit", "rate_limit: "+err.Error()+`, or "" for none`, nil)
+			return set, false
+		}
+		set.RateLimit = lim
 	}
 	if c := b.Clock; c != nil {
 		if !session.ValidClockMode(c.Mode) {

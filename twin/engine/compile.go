@@ -63,8 +63,12 @@ type Options struct {
 	// that would store more are refused with 507 memory-limit while reads
 	// keep working (0 = no limit).
 	MaxMemory int64
-	// RateLimit is a per-session limit, "N/s" or "N/m"; empty for none.
+	// RateLimit is the default per-session limit, "N/s" or "N/m"; empty
+	// for none. Defaults.RateLimit, when set, wins.
 	RateLimit string
+	// FaultProfile is the default sessions' fault profile; "" or "none"
+	// for none. Defaults.FaultProfile, when set, wins.
+	FaultProfile string
 	// Now is the wall clock; nil means time.Now.
 	Now    func() time.Time
 	Logger hclog.Logger
@@ -72,22 +76,23 @@ type Options struct {
 
 // Engine serves one twin's application routes.
 type Engine struct {
-	twin     *format.Twin
-	opts     Options
-	now      func() time.Time
-	log      hclog.Logger
-	scrub    *scrub.Scrubber
-	router   *route.Router[*endpoint]
-	recorded map[string]map[string]*recorded // path -> request key -> answer
-	errors   errorShapes
-	worlds   map[string]*world.World // qualified fixture name -> world
-	fixtures []string                // qualified names, sorted
-	store    *session.Store
-	defaults session.Settings
-	age      ageHeader
-	rate     rateLimit
-	scratch  sync.Pool // *[]byte buffers for encoding entities
-	heap     heapGauge
+	twin         *format.Twin
+	opts         Options
+	now          func() time.Time
+	log          hclog.Logger
+	scrub        *scrub.Scrubber
+	router       *route.Router[*endpoint]
+	recorded     map[string]map[string]*recorded // path -> request key -> answer
+	errors       errorShapes
+	worlds       map[string]*world.World // qualified fixture name -> world
+	fixtures     []string                // qualified names, sorted
+	store        *session.Store
+	defaults     session.Settings
+	age          ageHeader
+	profiles     map[string]*faultProfile // "none" -> nil; see faults.go
+	profileNames []string
+	scratch      sync.Pool // *[]byte buffers for encoding entities
+	heap         heapGauge
 }
 
 type kind int
@@ -155,9 +160,6 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	if e.errors, err = compileErrorShapes(t.Manifest.Errors); err != nil {
 		return nil, fmt.Errorf("twin %s: errors: %w", t.Name(), err)
 	}
-	if e.rate, err = parseRate(opts.RateLimit); err != nil {
-		return nil, err
-	}
 	resources, err := e.compileResources()
 	if err != nil {
 		return nil, err
@@ -175,7 +177,13 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	if err := e.buildWorlds(resources); err != nil {
 		return nil, err
 	}
+	if err := e.compileProfiles(); err != nil {
+		return nil, err
+	}
 	def := opts.Defaults
+	if err := e.faultDefaults(&def); err != nil {
+		return nil, err
+	}
 	if def.Fixture != "" {
 		q, err := e.QualifyFixture(def.Fixture)
 		if err != nil {

@@ -4,41 +4,24 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/wraithdev/wraith/twin/session"
 )
 
-// rateLimit is a parsed --rate-limit.
-type rateLimit struct {
-	n      int
-	window time.Duration
-}
-
-func parseRate(s string) (rateLimit, error) {
-	if s == "" {
-		return rateLimit{}, nil
-	}
-	num, unit, ok := strings.Cut(s, "/")
-	n, err := strconv.Atoi(num)
-	if !ok || err != nil || n < 1 || (unit != "s" && unit != "m") {
-		return rateLimit{}, fmt.Errorf("rate limit %q: want N/s or N/m", s)
-	}
-	w := time.Second
-	if unit == "m" {
-		w = time.Minute
-	}
-	return rateLimit{n: n, window: w}, nil
-}
-
 // limited reports whether the session is over its rate limit, answering
-// with the provider's 429 and Retry-After when it is.
-func (e *Engine) limited(st *session.State, a *answer) bool {
-	if e.rate.n == 0 {
+// with the provider's 429 and Retry-After when it is. The limit is the
+// session's own (provisioned, or the serve-wide --rate-limit) and counts
+// on the session's clock: on a deterministic clock exactly N requests of
+// each session-second pass, whatever the wall clock does. A refused
+// request is still a request of the session, so its clock has moved
+// (req.now), and an agent that waits out Retry-After gets through.
+func (e *Engine) limited(st *session.State, req *request, a *answer) bool {
+	lim := st.RateLimit()
+	if lim.N == 0 {
 		return false
 	}
-	ok, wait := st.Allow(e.now(), e.rate.n, e.rate.window)
+	ok, wait := st.Allow(time.Unix(req.now, 0), lim.N, lim.Window)
 	if ok {
 		return false
 	}
@@ -48,7 +31,7 @@ func (e *Engine) limited(st *session.State, a *answer) bool {
 		e.errors.rateLimited.set(a, nil)
 	} else {
 		a.wraith = true
-		a.body = errorBody("rate-limited", fmt.Sprintf("this session sent more than %d requests per %s", e.rate.n, e.rate.window), nil)
+		a.body = errorBody("rate-limited", fmt.Sprintf("this session sent more than %d requests per %s, its rate limit: wait Retry-After seconds", lim.N, map[time.Duration]string{time.Second: "second", time.Minute: "minute"}[lim.Window]), nil)
 	}
 	setLength(a.header, len(a.body))
 	return true

@@ -22,9 +22,12 @@ type answer struct {
 	exchange []string
 	replayed bool
 	ignored  []string
-	limit    string   // the code of a Wraith limit the request passed, for X-Wraith-Limit
-	wraith   bool     // body is a Wraith error, not the provider's
-	link     []string // a Link header, for lists paged GitHub's way
+	limit    string        // the code of a Wraith limit the request passed, for X-Wraith-Limit
+	wraith   bool          // body is a Wraith error, not the provider's
+	link     []string      // a Link header, for lists paged GitHub's way
+	fault    []string      // X-Wraith-Fault: the fault rule that fired
+	reset    bool          // close the connection instead of answering
+	delay    time.Duration // wait this long before answering (a slow fault on a real clock)
 }
 
 func (a *answer) fromRecorded(rec *recorded) {
@@ -48,6 +51,10 @@ var (
 )
 
 func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoint, a *answer) {
+	if a.reset {
+		resetConn(w)
+		return
+	}
 	h := w.Header()
 	for k, v := range a.header {
 		h[k] = v
@@ -80,6 +87,9 @@ func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoin
 		}
 		if a.limit != "" {
 			h["X-Wraith-Limit"] = []string{a.limit}
+		}
+		if a.fault != nil {
+			h["X-Wraith-Fault"] = a.fault
 		}
 	}
 	w.WriteHeader(a.status)

@@ -97,17 +97,20 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err = sess.DoContext(req.ctx, func(st *session.State) {
-		if e.limited(st, &a) {
+		req.now = st.Begin(e.now)
+		if e.limited(st, &req, &a) {
 			return
 		}
-		req.now = st.Begin(e.now)
-		e.dispatch(st, &req, &a)
+		e.faulted(st, &req, &a)
 	})
 	if err != nil {
 		// The client went away (or the server is stopping) while another
 		// request of this session held it: nobody reads this answer.
 		writeError(w, http.StatusServiceUnavailable, "request-canceled", "the request ended before its session was free: "+err.Error(), nil)
 		return
+	}
+	if a.delay > 0 && !wait(req.ctx, a.delay) {
+		return // the client gave up on a slow answer
 	}
 	e.write(w, sess, m.Value, &a)
 }

@@ -33,9 +33,13 @@ type Provisioned struct {
 
 // Provision creates the session name with set (fixture as the user gave
 // it), or confirms an existing session with equal settings. It returns a
-// *FixtureError for an unknown fixture, a *ConflictError for an existing
+// *FixtureError for an unknown fixture, a *ProfileError for an unknown
+// fault profile, a *ConflictError for an existing
 // session with other settings, and session.ErrLimit when full.
 func (e *Engine) Provision(name string, set session.Settings) (Provisioned, error) {
+	if err := e.CheckProfile(set.FaultProfile); err != nil {
+		return Provisioned{}, err
+	}
 	w := e.worlds[""]
 	if set.Fixture != "" {
 		q, err := e.QualifyFixture(set.Fixture)

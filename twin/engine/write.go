@@ -177,9 +177,11 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		e.paramFailed(a, err)
 		return
 	}
+	fail := failing(act.rules, o)
 	e.applyRules(act.rules, o, req.now)
 	if e.save(st, req, o, ent, a) {
 		a.ignored = ignored
+		e.fail(a, fail, res, ent.ID)
 	}
 }
 

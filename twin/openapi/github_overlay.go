@@ -54,8 +54,9 @@ type githubOverlayResource struct {
 	SkeletonPatch string `toml:"skeleton_patch"`
 }
 
-// parseGitHubOverlay parses a GitHub overlay; with none given it parses
-// the shipped one (overlays/github.toml), which `make twins` uses too.
+// ShippedGitHubOverlay is the overlay `make twins` imports GitHub's
+// description with; Import uses it when a GitHub description comes
+// without one.
 func parseGitHubOverlay(b []byte) (*githubOverlay, error) {
 	if len(b) == 0 {
 		var err error

@@ -113,7 +113,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.Var(epochFlag{c}, "clock-epoch", "base epoch, in unix `SECS`, of deterministic and fixed clocks; default: the twin's recorded_at")
 	fs.DurationVar(&c.ClockStep, "clock-step", time.Second, "how far (a `DURATION` such as 1s or 250ms) a deterministic clock advances per business request")
 	fs.BoolVar(&c.Debug, "debug", false, "enable the session state endpoint and debug logs")
-	fs.StringVar(&c.FaultProfile, "fault-profile", "", "fault profile `NAME` to inject (none are defined by the embedded twins yet)")
+	fs.StringVar(&c.FaultProfile, "fault-profile", "", "fault profile `NAME` of every new session: none, flaky, slow or one of the twin's own (wraith inspect lists them)")
 	fs.StringVar(&c.RateLimit, "rate-limit", "", "per-session rate limit, `RATE` of N/s or N/m; past it answers 429 with Retry-After")
 	fs.StringVar(&c.ControlTokenEnv, "control-token-env", "", "name of the environment variable `VAR` holding the control-plane bearer token (required off loopback; the token itself never goes on the command line)")
 	fs.StringVar(&c.Digest, "digest", "", "refuse to serve unless the twin's digest is `DIGEST` (sha256:...)")
@@ -177,9 +177,6 @@ func (c *Config) Validate() error {
 	}
 	if c.ReadyFD == 0 || c.ReadyFD == 1 || c.ReadyFD == 2 || c.ReadyFD < -1 {
 		bad("--ready-fd %d: want an inherited descriptor of 3 or more", c.ReadyFD)
-	}
-	if c.FaultProfile != "" {
-		bad("--fault-profile %q: this twin defines no fault profiles", c.FaultProfile)
 	}
 	if len(errs) > 0 {
 		return &UsageError{errors.Join(errs...)}

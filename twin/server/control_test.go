@@ -42,7 +42,7 @@ const guideProvision = `{
 func TestProvisionAsTheGuideSays(t *testing.T) {
 	srv := startServer(t, "checkout", "--unknown-entity", "not_found")
 	url := srv.URL() + "/__wraith/session"
-	const want = `{"session":"agent-17","fixture":"checkout:happy-path","seed":17017,"clock":{"mode":"deterministic","base_epoch":1700000000},"entities_seeded":12}`
+	const want = `{"session":"agent-17","fixture":"checkout:happy-path","seed":17017,"clock":{"mode":"deterministic","base_epoch":1700000000},"fault_profile":null,"rate_limit":null,"entities_seeded":12}`
 
 	if code, body := post(t, url, guideProvision); code != http.StatusCreated || body != want {
 		t.Fatalf("first provisioning: want 201 %s, have %d %s", want, code, body)

@@ -138,18 +138,23 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 			}
 			return s.Load()
 		},
-		MaxSessions: cfg.MaxSessions,
-		MaxEntities: cfg.MaxEntities,
-		MaxBody:     cfg.MaxBody,
-		MaxMemory:   cfg.MaxMemory,
-		RateLimit:   cfg.RateLimit,
-		Now:         deps.Now,
-		Logger:      log.Named("engine"),
+		MaxSessions:  cfg.MaxSessions,
+		MaxEntities:  cfg.MaxEntities,
+		MaxBody:      cfg.MaxBody,
+		MaxMemory:    cfg.MaxMemory,
+		RateLimit:    cfg.RateLimit,
+		FaultProfile: cfg.FaultProfile,
+		Now:          deps.Now,
+		Logger:       log.Named("engine"),
 	})
 	if err != nil {
 		var fe *engine.FixtureError
 		if errors.As(err, &fe) {
 			return nil, usagef("--fixture %q: %v", cfg.Fixture, fe)
+		}
+		var pe *engine.ProfileError
+		if errors.As(err, &pe) {
+			return nil, usagef("--fault-profile %q: %v", cfg.FaultProfile, pe)
 		}
 		return nil, err
 	}

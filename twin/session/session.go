@@ -141,6 +141,7 @@ type State struct {
 	rateCount int
 	removed   int // world entities the overlay deletes
 	counters  map[string]int64
+	fault     faultState // see faults.go
 }
 
 // Replay is a cached response for an Idempotency-Key.
@@ -157,7 +158,7 @@ type Replay struct {
 const seqBase = 1 << 32
 
 func (st *State) init(set Settings, w *world.World) {
-	*st = State{world: w, clock: set.Clock}
+	*st = State{world: w, clock: set.Clock, fault: faultState{seed: set.Seed, profile: set.FaultProfile, rate: set.RateLimit}}
 	st.rng.Seed(set.Seed, 0x77726169746821) // the stream constant is arbitrary, fixed forever
 	st.seq = seqBase
 	st.pos = min(max(set.Clock.BaseEpoch, 0), MaxEpoch) * int64(time.Second)

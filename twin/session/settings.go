@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/wraithdev/wraith/internal/rate"
 )
 
 // Clock modes.
@@ -39,6 +41,12 @@ type Settings struct {
 	Fixture string // qualified TWIN:SET, or "" for none
 	Seed    uint64
 	Clock   Clock
+	// FaultProfile names the fault profile the session runs under; ""
+	// and "none" are no faults.
+	FaultProfile string
+	// RateLimit is the session's rate limit, on its own clock; zero for
+	// none.
+	RateLimit rate.Limit
 }
 
 // Equal reports whether two settings are the same.
@@ -46,7 +54,17 @@ func (s Settings) Equal(o Settings) bool {
 	if s.Fixture != o.Fixture || s.Seed != o.Seed || s.Clock.Mode != o.Clock.Mode || s.Clock.Step != o.Clock.Step {
 		return false
 	}
+	if profileOrNone(s.FaultProfile) != profileOrNone(o.FaultProfile) || s.RateLimit != o.RateLimit {
+		return false
+	}
 	return s.Clock.Mode == ClockReal || s.Clock.BaseEpoch == o.Clock.BaseEpoch
+}
+
+func profileOrNone(p string) string {
+	if p == "" {
+		return "none"
+	}
+	return p
 }
 
 // MaxEpoch is the latest time, in unix seconds, a session clock reaches
