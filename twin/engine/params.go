@@ -84,6 +84,13 @@ func convertParam(name string, cur, v any) (any, error) {
 				}
 				return nil, nil
 			}
+			// GitHub names a pull request's head and base branch objects
+			// by their ref: a string sets it.
+			if _, ok := c.Get("ref"); ok {
+				o := c.Clone()
+				o.Set("ref", t)
+				return o, nil
+			}
 		case nil:
 			return nil, nil
 		case []any:

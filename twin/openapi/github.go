@@ -157,7 +157,36 @@ func exampleOr(s *openapi3.SchemaRef, mt *openapi3.MediaType) any {
 			return normalize(ex)
 		}
 	}
-	return sample(s)
+	return withFormats(sample(s), s, 0)
+}
+
+// withFormats fills the sampler's empty date-time and date strings with a
+// fixed instant, so a template answer passes format validation.
+func withFormats(v any, ref *openapi3.SchemaRef, depth int) any {
+	if ref == nil || ref.Value == nil || depth > maxSampleDepth {
+		return v
+	}
+	s := ref.Value
+	switch t := v.(type) {
+	case string:
+		switch {
+		case t != "":
+		case s.Format == "date-time":
+			return "2011-01-26T19:01:12Z"
+		case s.Format == "date":
+			return "2011-01-26"
+		}
+	case map[string]any:
+		for _, part := range s.AllOf {
+			withFormats(t, part, depth+1)
+		}
+		for _, k := range sortedKeysOf(t) {
+			if p := s.Properties[k]; p != nil {
+				t[k] = withFormats(t[k], p, depth+1)
+			}
+		}
+	}
+	return v
 }
 
 // examplesOf lists a media type's examples: example, then examples by

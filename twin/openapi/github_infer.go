@@ -241,6 +241,14 @@ func (g *ghImporter) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, o
 			from += "+overlay"
 		}
 	}
+	// A null the schema does not allow (the overlay's way to say "not
+	// set": a repository's parent, a pull request's head object that a
+	// create's string would not fit) leaves the field out instead.
+	for _, k := range sortedKeysOf(skel) {
+		if p := ref.Value.Properties[k]; skel[k] == nil && p != nil && p.Value != nil && !nullable(p.Value) && !required(ref.Value, k) {
+			delete(skel, k)
+		}
+	}
 	return skel, from
 }
 

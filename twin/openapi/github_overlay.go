@@ -54,9 +54,8 @@ type githubOverlayResource struct {
 	SkeletonPatch string `toml:"skeleton_patch"`
 }
 
-// ShippedGitHubOverlay is the overlay `make twins` imports GitHub's
-// description with; Import uses it when a GitHub description comes
-// without one.
+// parseGitHubOverlay parses a GitHub overlay; with none given it parses
+// the shipped one (overlays/github.toml), which `make twins` uses too.
 func parseGitHubOverlay(b []byte) (*githubOverlay, error) {
 	if len(b) == 0 {
 		var err error

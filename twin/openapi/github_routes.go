@@ -33,6 +33,10 @@ type pathSeg struct {
 
 var braced = regexp.MustCompile(`\{([^}]+)\}`)
 
+// notParamName matches what the router does not take in a parameter's
+// name ({enterprise-team} becomes {enterprise_team}).
+var notParamName = regexp.MustCompile(`[^A-Za-z0-9_]`)
+
 func newParamNames(ops []operation) *paramNames {
 	pn := &paramNames{counts: map[string]map[string]int{}, chosen: map[string]string{}}
 	for _, o := range ops {
@@ -112,7 +116,8 @@ func splitPath(o operation) []pathSeg {
 		}
 		name := strings.Join(names, "_")
 		whole := len(m) == 1 && s == "{"+name+"}"
-		out = append(out, pathSeg{text: name, param: true, rest: whole && i == len(raw)-1 && multiSegment(o.op, name)})
+		rest := whole && i == len(raw)-1 && multiSegment(o.op, name)
+		out = append(out, pathSeg{text: notParamName.ReplaceAllString(name, "_"), param: true, rest: rest})
 	}
 	return out
 }
