@@ -105,6 +105,8 @@ type Control struct {
 	SessionState string `json:"session_state"`
 	SessionClock string `json:"session_clock"`
 	Reset        string `json:"reset"`
+	// UI is the session viewer, a page for a browser.
+	UI string `json:"ui"`
 }
 
 // ControlPaths returns the control paths every twin of this version serves.
@@ -119,6 +121,7 @@ func ControlPaths() Control {
 		SessionState: "/__wraith/session/{session}/state",
 		SessionClock: "/__wraith/session/{session}/clock",
 		Reset:        "/__wraith/reset",
+		UI:           "/__wraith/ui",
 	}
 }
 
@@ -226,6 +229,15 @@ var ErrClosed = errors.New("ready pipe closed before a ready line arrived (the c
 // end-of-file when r closes first. The caller owns r and should close it
 // after a timeout so the reading goroutine ends.
 func ReadLine(r io.Reader, timeout time.Duration) (Ready, error) {
+	line, err := readLine(r, timeout)
+	if err != nil {
+		return Ready{}, err
+	}
+	return Unmarshal(line)
+}
+
+// readLine reads one line of at most MaxLine bytes from r within timeout.
+func readLine(r io.Reader, timeout time.Duration) ([]byte, error) {
 	type result struct {
 		line []byte
 		err  error
@@ -251,11 +263,8 @@ func ReadLine(r io.Reader, timeout time.Duration) (Ready, error) {
 	defer t.Stop()
 	select {
 	case res := <-ch:
-		if res.err != nil {
-			return Ready{}, res.err
-		}
-		return Unmarshal(res.line)
+		return res.line, res.err
 	case <-t.C:
-		return Ready{}, fmt.Errorf("%w after %s", ErrTimeout, timeout)
+		return nil, fmt.Errorf("%w after %s", ErrTimeout, timeout)
 	}
 }

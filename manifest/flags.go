@@ -1,6 +1,9 @@
 package manifest
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Flags returns the wraith-twin flags that carry t's settings, in a fixed
 // order, each as one "--flag=value" word so that no value can be taken for
@@ -22,13 +25,14 @@ func (t Twin) Flags() []string {
 		add("seed", strconv.FormatUint(*t.Seed, 10))
 	}
 	add("clock", t.Clock)
-	if t.ClockEpoch != nil {
+	if t.ClockEpoch != nil && t.Clock != "real" {
 		add("clock-epoch", strconv.FormatInt(*t.ClockEpoch, 10))
 	}
 	add("control-token-env", t.ControlTokenEnv)
 	add("unknown-entity", t.UnknownEntity)
 	add("fault-profile", t.FaultProfile)
 	add("rate-limit", t.RateLimit)
+	add("pii-verbatim", strings.Join(t.PIIVerbatim, ","))
 	if t.Debug {
 		f = append(f, "--debug")
 	}

@@ -63,6 +63,8 @@ type Twin struct {
 	FaultProfile    string
 	RateLimit       string
 	Debug           bool
+	// PIIVerbatim are PII-shaped fields served as they are (--pii-verbatim).
+	PIIVerbatim []string
 
 	// Line is the line of the entry's [[twins]] header.
 	Line int

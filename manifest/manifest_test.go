@@ -84,7 +84,9 @@ port = 9090
 	if p.Name != "shop" || p.Dir != "/x" {
 		t.Errorf("want project shop in /x, have %q in %q", p.Name, p.Dir)
 	}
-	wantFlags := []string{"--seed=0", "--clock=real", "--clock-epoch=1700000000", "--unknown-entity=not_found", "--fault-profile=flaky", "--rate-limit=100/m"}
+	// The epoch from [defaults] means nothing to b's real clock, and
+	// wraith-twin refuses --clock real --clock-epoch N: it is left out.
+	wantFlags := []string{"--seed=0", "--clock=real", "--unknown-entity=not_found", "--fault-profile=flaky", "--rate-limit=100/m"}
 	if have := p.Twins[1].Flags(); !reflect.DeepEqual(have, wantFlags) {
 		t.Errorf("flags: want %q, have %q", wantFlags, have)
 	}
@@ -199,4 +201,19 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("error without problems: %v", err)
 		}
 	})
+}
+
+// TestPIIVerbatimFlag: pii_verbatim, from [defaults] or the twin's own
+// table, reaches wraith-twin as one --pii-verbatim flag.
+func TestPIIVerbatimFlag(t *testing.T) {
+	src := "[defaults]\npii_verbatim = [\"email\"]\n\n[[twins]]\nname = \"a\"\n\n[[twins]]\nname = \"b\"\npii_verbatim = [\"email\", \"name\"]\n"
+	p, err := Parse("/x/wraith-project.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range [][]string{{"--pii-verbatim=email"}, {"--pii-verbatim=email,name"}} {
+		if have := p.Twins[i].Flags(); !reflect.DeepEqual(have, want) {
+			t.Errorf("twins[%d]: want %q, have %q", i, want, have)
+		}
+	}
 }

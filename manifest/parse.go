@@ -30,6 +30,7 @@ type rawSettings struct {
 	FaultProfile    any `toml:"fault_profile"`
 	RateLimit       any `toml:"rate_limit"`
 	Debug           any `toml:"debug"`
+	PIIVerbatim     any `toml:"pii_verbatim"`
 }
 
 type rawFile struct {
@@ -39,7 +40,7 @@ type rawFile struct {
 }
 
 // knownKeys is the list shown with an unknown key.
-var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, fault_profile, rate_limit, debug"
+var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, fault_profile, rate_limit, debug, pii_verbatim"
 
 // settings is one table after type checks; nil means absent.
 type settings struct {
@@ -48,6 +49,7 @@ type settings struct {
 	seed                                                                                      *uint64
 	clockEpoch                                                                                *int64
 	debug                                                                                     *bool
+	piiVerbatim                                                                               []string
 }
 
 type parser struct {
@@ -89,6 +91,7 @@ func (p *parser) parse() *Project {
 	var defaults settings
 	if raw.Defaults != nil {
 		defaults = p.settings("defaults", raw.Defaults)
+		p.realEpoch("defaults", defaults)
 		if defaults.name != nil {
 			p.problem("defaults.name", "name cannot be set in [defaults]: each [[twins]] entry names itself")
 		}
@@ -102,7 +105,9 @@ func (p *parser) parse() *Project {
 	}
 	for i := range raw.Twins {
 		path := fmt.Sprintf("twins[%d]", i)
-		s := merge(defaults, p.settings(path, &raw.Twins[i]))
+		own := p.settings(path, &raw.Twins[i])
+		p.realEpoch(path, own)
+		s := merge(defaults, own)
 		t := Twin{Line: p.pos.line(path), Host: DefaultHost}
 		if s.name == nil {
 			if raw.Twins[i].Name == nil {
@@ -122,6 +127,7 @@ func (p *parser) parse() *Project {
 		set(&t.FaultProfile, s.faultProfile)
 		set(&t.RateLimit, s.rateLimit)
 		set(&t.Debug, s.debug)
+		t.PIIVerbatim = s.piiVerbatim
 		t.Seed, t.ClockEpoch = s.seed, s.clockEpoch
 		proj.Twins = append(proj.Twins, t)
 	}
@@ -159,6 +165,10 @@ func merge(d, t settings) settings {
 	}
 	if t.debug != nil {
 		out.debug = t.debug
+	}
+	out.piiVerbatim = d.piiVerbatim
+	if t.piiVerbatim != nil {
+		out.piiVerbatim = t.piiVerbatim
 	}
 	return out
 }
@@ -238,7 +248,39 @@ func (p *parser) settings(prefix string, r *rawSettings) settings {
 		faultProfile:    p.str(k("fault_profile"), r.FaultProfile, checkFaultProfile),
 		rateLimit:       p.str(k("rate_limit"), r.RateLimit, checkRateLimit),
 		debug:           p.boolean(k("debug"), r.Debug),
+		piiVerbatim:     p.fields(k("pii_verbatim"), r.PIIVerbatim),
 	}
+}
+
+// realEpoch refuses a table that sets both clock = "real" and clock_epoch.
+// A twin whose real clock meets an epoch from [defaults] is fine: the
+// epoch is meant for the other twins, and Flags leaves it out.
+func (p *parser) realEpoch(prefix string, s settings) {
+	if s.clock != nil && *s.clock == "real" && s.clockEpoch != nil {
+		p.problem(prefix+".clock_epoch", "clock_epoch means nothing to the real clock, which reads the wall clock: drop clock_epoch, or set clock = \"deterministic\" or \"fixed\"")
+	}
+}
+
+// fields reads a list of field names, such as pii_verbatim = ["email"].
+func (p *parser) fields(path string, v any) []string {
+	if v == nil {
+		return nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		p.problem(path, "must be a list of field names, such as [\"email\", \"name\"], not %s", describe(v))
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for i, e := range list {
+		s, ok := e.(string)
+		if !ok || s == "" || strings.ContainsAny(s, ", \t\"=") {
+			p.problem(path, "entry %d must be a field name such as \"email\", not %s", i, describe(e))
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func (p *parser) str(path string, v any, check func(string) string) *string {

@@ -36,9 +36,12 @@ const (
 // child's @module and @caller become "module" and "caller", its
 // @timestamp is dropped (the parent stamps the line). Other lines keep
 // the level of an hclog text marker ("[WARN]") when they have one; Go
-// panics and fatal errors are logged as errors; anything else at info.
+// panics and fatal errors, and wraith-twin's messages written outside its
+// logger ("wraith-twin: --ready-fd 9: ..."), are logged as errors;
+// anything else at info.
 type forwarder struct {
 	logger hclog.Logger
+	file   hclog.Logger // also receives every line when set
 	r      *os.File
 	done   chan struct{}
 
@@ -107,6 +110,9 @@ func (f *forwarder) line(b []byte, truncated bool) {
 		args = append(args, "truncated", true)
 	}
 	f.logger.Log(level, msg, args...)
+	if f.file != nil {
+		f.file.Log(level, msg, args...)
+	}
 	f.remember(level, msg, args)
 }
 
@@ -174,7 +180,8 @@ func parseLine(b []byte) (hclog.Level, string, []any) {
 	if level, rest, ok := textLevel(s); ok {
 		return level, rest, nil
 	}
-	if strings.HasPrefix(s, "panic: ") || strings.HasPrefix(s, "fatal error: ") {
+	// wraith-twin's own messages outside its logger are usage errors.
+	if strings.HasPrefix(s, "panic: ") || strings.HasPrefix(s, "fatal error: ") || strings.HasPrefix(s, "wraith-twin: ") {
 		return hclog.Error, s, nil
 	}
 	return hclog.Info, s, nil

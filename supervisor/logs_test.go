@@ -32,6 +32,7 @@ func TestParseLine(t *testing.T) {
 		{"bracket marker", `[ERROR] bad`, hclog.Error, "bad", nil},
 		{"panic", `panic: runtime error: index out of range`, hclog.Error, "panic: runtime error: index out of range", nil},
 		{"fatal", `fatal error: concurrent map writes`, hclog.Error, "fatal error: concurrent map writes", nil},
+		{"twin usage error", `wraith-twin: --ready-fd 9: descriptor 9 is not open`, hclog.Error, "wraith-twin: --ready-fd 9: descriptor 9 is not open", nil},
 		{"plain", `goroutine 1 [running]:`, hclog.Info, "goroutine 1 [running]:", nil},
 	}
 	for _, tt := range tests {

@@ -35,7 +35,7 @@ type process struct {
 
 // spawn starts c and waits for its ready line. On any failure the process
 // is killed and reaped, its output drained, and a *ChildError returned.
-func spawn(ctx context.Context, s *Supervisor, c Child, port int, out, logger hclog.Logger) (*process, error) {
+func spawn(ctx context.Context, s *Supervisor, c Child, port int, out, file, logger hclog.Logger) (*process, error) {
 	fail := func(err error, output []string) (*process, error) {
 		return nil, &ChildError{Name: c.Name, Err: err, Output: output}
 	}
@@ -83,6 +83,7 @@ func spawn(ctx context.Context, s *Supervisor, c Child, port int, out, logger hc
 
 	p := &process{cmd: cmd, pid: cmd.Process.Pid, stdin: stdinW, exited: make(chan struct{}), logger: logger}
 	p.logs = newForwarder(out, outR)
+	p.logs.file = file
 	go p.logs.run()
 	go func() {
 		cmd.Wait() // stdio are *os.File: Wait copies nothing and closes none of our ends

@@ -47,6 +47,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -101,6 +102,13 @@ type Config struct {
 	RestartBackoff time.Duration // first restart delay; doubles per recent crash
 	MaxCrashes     int           // crashes within CrashWindow that stop the project
 	CrashWindow    time.Duration
+
+	// LogDir, if set, receives each child's output as LogDir/NAME.log
+	// (see LogPath), re-logged as in Logger, truncated when Run starts and
+	// appended to across restarts. LogJSON writes those files as hclog
+	// JSON lines instead of text.
+	LogDir  string
+	LogJSON bool
 
 	// StateFile, if set, receives the State (see StatePath).
 	StateFile string
@@ -190,6 +198,14 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	for _, c := range s.cfg.Children {
 		w := &watcher{s: s, c: c, port: c.Port, events: events,
 			logger: s.logger.Named("supervisor").Named(c.Name), out: s.logger.Named(c.Name)}
+		if s.cfg.LogDir != "" {
+			file, closeFile, err := s.openLog(c.Name)
+			if err != nil {
+				return err
+			}
+			defer closeFile()
+			w.file = file
+		}
 		g.Add(func() error { return w.run(ctx) }, func(error) { cancel() })
 	}
 	err := g.Run()
@@ -202,6 +218,25 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// LogPath is where a child's log goes under dir (Config.LogDir).
+func LogPath(dir, name string) string {
+	return filepath.Join(dir, name+".log")
+}
+
+// openLog opens the child's log file and a logger that writes to it.
+func (s *Supervisor) openLog(name string) (hclog.Logger, func(), error) {
+	if err := os.MkdirAll(s.cfg.LogDir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create the log folder: %w", err)
+	}
+	path := LogPath(s.cfg.LogDir, name)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the log of twin %s: %w", name, err)
+	}
+	l := hclog.New(&hclog.LoggerOptions{Name: name, Output: f, Level: hclog.Trace, JSONFormat: s.cfg.LogJSON})
+	return l, func() { f.Close() }, nil
 }
 
 // ChildError is a child that failed: it did not start, or crashed too often.

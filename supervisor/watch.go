@@ -17,6 +17,7 @@ type watcher struct {
 	events chan<- event
 	logger hclog.Logger // supervisor's messages about the child
 	out    hclog.Logger // the child's own output
+	file   hclog.Logger // the child's own output, to its log file; may be nil
 }
 
 func (w *watcher) run(ctx context.Context) error {
@@ -95,7 +96,7 @@ func (w *watcher) run(ctx context.Context) error {
 
 // start spawns the child and, when it is ready, reports it.
 func (w *watcher) start(ctx context.Context) (*process, error) {
-	p, err := spawn(ctx, w.s, w.c, w.port, w.out, w.logger)
+	p, err := spawn(ctx, w.s, w.c, w.port, w.out, w.file, w.logger)
 	if err != nil {
 		return nil, err
 	}

@@ -101,7 +101,8 @@ WRAITH_CHECKOUT_API_DIGEST=sha256:ab12
         "session_reset": "/__wraith/session/{session}/reset",
         "session_state": "/__wraith/session/{session}/state",
         "session_clock": "/__wraith/session/{session}/clock",
-        "reset": "/__wraith/reset"
+        "reset": "/__wraith/reset",
+        "ui": "/__wraith/ui"
       }
     },
     "checkout-api": {
@@ -120,7 +121,8 @@ WRAITH_CHECKOUT_API_DIGEST=sha256:ab12
         "session_reset": "/__wraith/session/{session}/reset",
         "session_state": "/__wraith/session/{session}/state",
         "session_clock": "/__wraith/session/{session}/clock",
-        "reset": "/__wraith/reset"
+        "reset": "/__wraith/reset",
+        "ui": "/__wraith/ui"
       }
     }
   }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -24,15 +22,18 @@ import (
 
 // upOptions is what `wraith up` runs with.
 type upOptions struct {
-	File         string
-	ReadyJSON    string
+	File       string
+	ReadyJSON  string
+	Foreground bool
+	// Detach is the default; the flag stays for scripts that name it.
 	Detach       bool
 	StartTimeout time.Duration
 	LogFormat    string
 	LogLevel     string
-	// NotifyFD is set by `up --detach` on the supervisor it starts in the
-	// background: one line on it says the project is ready.
-	NotifyFD int
+	// ReadyFD is set by `up` on the supervisor it starts in the
+	// background: the project's ready line (ipc.Project) on it says every
+	// twin is ready.
+	ReadyFD int
 
 	f          *factory
 	executable func() (string, error)
@@ -46,19 +47,22 @@ func newUpCmd(f *factory, runF func(context.Context, *upOptions) error) *cobra.C
 		Long: `Run one wraith-twin child per [[twins]] entry of the project manifest
 (wraith-project.toml in this folder, or -f FILE) and keep them running.
 
-When every twin is ready, up writes .wraith/up.json beside the manifest
-(read it with wraith env) and --ready-json if given. A twin that is not
-ready within --start-timeout stops everything and up exits 1 with that
-twin's last log lines. A twin that crashes is restarted on the same port;
-five crashes within a minute stop everything. SIGINT or SIGTERM stop every
-twin and exit 0. Children never outlive up, even if it is killed.
+up returns 0 once every twin is ready and leaves the supervisor running
+in the background: wraith env prints the twins' settings, wraith logs
+their logs (.wraith/logs/NAME.log), wraith down stops them. A twin that
+is not ready within --start-timeout stops everything and up exits 1 with
+that twin's last log lines. A twin that crashes is restarted on the same
+port; five crashes within a minute stop everything. Children never
+outlive the supervisor, even if it is killed.
 
-With --detach, up returns once every twin is ready and keeps supervising
-in the background (logs in .wraith/up.log); stop it with wraith down.
-See docs/up.md for the manifest keys.`,
+With --foreground, up stays attached (for containers and process
+managers): the twins' logs go to stderr as well, and SIGINT or SIGTERM
+stop every twin and exit 0. See docs/up.md for the manifest keys.`,
 		Example: `  wraith up
-  wraith up -f ci/wraith-project.toml --detach --ready-json /tmp/wraith.json
-  wraith env --format json`,
+  wraith up -f ci/wraith-project.toml --ready-json /tmp/wraith.json
+  wraith env --format json
+  wraith logs -f billing
+  wraith down`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.check(); err != nil {
@@ -73,12 +77,14 @@ See docs/up.md for the manifest keys.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.File, "file", "f", "", "project manifest (default ./"+manifest.DefaultFile+")")
 	fl.StringVar(&opts.ReadyJSON, "ready-json", "", "also write the project's connection settings (as wraith env --format json) to this file when every twin is ready")
-	fl.BoolVarP(&opts.Detach, "detach", "d", false, "return once every twin is ready and keep running in the background")
+	fl.BoolVar(&opts.Foreground, "foreground", false, "stay attached: log to stderr and stop the twins on SIGINT or SIGTERM (for containers and process managers)")
+	fl.BoolVarP(&opts.Detach, "detach", "d", false, "return once every twin is ready, leaving the supervisor in the background (the default)")
+	fl.MarkHidden("detach")
 	fl.DurationVar(&opts.StartTimeout, "start-timeout", supervisor.DefaultStartTimeout, "how long each twin may take to become ready")
 	fl.StringVar(&opts.LogFormat, "log-format", "text", "log format: text or json")
 	fl.StringVar(&opts.LogLevel, "log-level", "info", "log level: trace, debug, info, warn or error")
-	fl.IntVar(&opts.NotifyFD, "notify-fd", -1, "descriptor on which to report readiness (used by --detach)")
-	fl.MarkHidden("notify-fd")
+	fl.IntVar(&opts.ReadyFD, "ready-fd", -1, "descriptor `FD` on which the background supervisor reports that every twin is ready")
+	fl.MarkHidden("ready-fd")
 	return cmd
 }
 
@@ -94,8 +100,11 @@ func (o *upOptions) check() error {
 	default:
 		return usagef("--log-level must be trace, debug, info, warn or error, got %q", o.LogLevel)
 	}
-	if o.Detach && o.NotifyFD >= 0 {
-		return usagef("--notify-fd is for the background supervisor; do not combine it with --detach")
+	if o.Detach && o.Foreground {
+		return usagef("--detach and --foreground contradict each other: up detaches by default, so drop --detach")
+	}
+	if o.ReadyFD >= 0 && !o.Foreground {
+		return usagef("--ready-fd is for the background supervisor, which runs with --foreground")
 	}
 	return nil
 }
@@ -183,11 +192,19 @@ func runUp(ctx context.Context, opts *upOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Detach {
+	if !opts.Foreground {
 		return runDetached(ctx, opts, plan)
 	}
 	f, proj := opts.f, plan.project
 	log := newLogger(f, "wraith", opts.LogFormat, opts.LogLevel, false)
+	var ready *os.File
+	if opts.ReadyFD >= 0 {
+		var err error
+		if ready, err = ipc.ReadyFD(opts.ReadyFD); err != nil {
+			return usagef("--ready-fd %d: %v", opts.ReadyFD, err)
+		}
+		defer ready.Close()
+	}
 	unlock, err := supervisor.Lock(proj.Dir)
 	if err != nil {
 		return err
@@ -205,6 +222,8 @@ func runUp(ctx context.Context, opts *upOptions) error {
 		Dir:           proj.Dir,
 		Env:           plan.env,
 		Logger:        log,
+		LogDir:        logDir(proj.Dir),
+		LogJSON:       opts.LogFormat == "json",
 		StartTimeout:  opts.StartTimeout,
 		StateFile:     supervisor.StatePath(proj.Dir),
 		Project:       proj.Name,
@@ -219,8 +238,11 @@ func runUp(ctx context.Context, opts *upOptions) error {
 			}
 			if first {
 				first = false
-				printSummary(f, doc)
-				return notify(opts.NotifyFD, doc)
+				if ready == nil {
+					printSummary(f, doc)
+					return nil
+				}
+				return notify(ready, st)
 			}
 			return nil
 		},
@@ -259,25 +281,24 @@ func children(proj *manifest.Project) []supervisor.Child {
 	return cs
 }
 
-// notify writes the ready line for `up --detach` and closes the descriptor.
-func notify(fd int, doc envDoc) error {
-	if fd < 0 {
-		return nil
+// notify writes the project's ready line for the `wraith up` that started
+// this supervisor in the background, and closes the descriptor.
+func notify(w *os.File, st supervisor.State) error {
+	defer w.Close()
+	p := ipc.Project{WraithVersion: st.WraithVersion, Project: st.Project, SupervisorPID: st.SupervisorPID, Twins: map[string]ipc.Serve{}}
+	for _, t := range st.Twins {
+		p.Twins[t.Name] = t.Ready.Serve
 	}
-	f := os.NewFile(uintptr(fd), "notify")
-	if f == nil {
-		return fmt.Errorf("--notify-fd %d is not open", fd)
-	}
-	defer f.Close()
-	b, err := marshalLine(doc)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err != nil {
-		return fmt.Errorf("report readiness: %w", err)
+	if err := ipc.WriteProject(w, p); err != nil {
+		return fmt.Errorf("--ready-fd: %w: the wraith up that started this supervisor went away", err)
 	}
 	return nil
+}
+
+// logDir is the folder of the project's logs: the supervisor's (up.log)
+// and each twin's (NAME.log).
+func logDir(projectDir string) string {
+	return filepath.Join(projectDir, supervisor.StateDir, "logs")
 }
 
 func printSummary(f *factory, doc envDoc) {
@@ -296,15 +317,15 @@ func writeJSONFile(path string, doc envDoc) error {
 	return ipc.WriteFileAtomic(path, b, 0o644)
 }
 
-// detachSlack is how much longer than --start-timeout `up --detach` waits
+// detachSlack is how much longer than --start-timeout `wraith up` waits
 // for its background supervisor: children start in parallel, so this only
 // covers the supervisor's own start and bookkeeping.
 const detachSlack = 10 * time.Second
 
-// runDetached starts `wraith up` again as a background process in its own
-// session, with its logs in .wraith/up.log, and waits for the line it
-// writes on --notify-fd when every twin is ready. If that process exits
-// first, the end of its log is the error.
+// runDetached starts `wraith up --foreground` again as a background
+// process in its own session, with its log in .wraith/up.log, and waits
+// for the project's ready line (ipc.Project) on descriptor 3. If that
+// process exits first, the end of its log is the error.
 func runDetached(ctx context.Context, opts *upOptions, plan *upPlan) error {
 	f, proj := opts.f, plan.project
 	var starting *supervisor.StartingError
@@ -324,92 +345,36 @@ func runDetached(ctx context.Context, opts *upOptions, plan *upPlan) error {
 		return fmt.Errorf("open %s: %w", logPath, err)
 	}
 	defer logFile.Close()
-	r, w, err := os.Pipe()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-
-	args := []string{"up", "--file", proj.File, "--start-timeout", opts.StartTimeout.String(),
-		"--log-format", opts.LogFormat, "--log-level", opts.LogLevel, "--notify-fd", "3"}
+	args := []string{"up", "--foreground", "--file", proj.File, "--start-timeout", opts.StartTimeout.String(),
+		"--log-format", opts.LogFormat, "--log-level", opts.LogLevel, "--ready-fd", "3"}
 	if opts.ReadyJSON != "" {
 		args = append(args, "--ready-json", opts.ReadyJSON) // absolute: see plan
 	}
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = proj.Dir
 	// The background process must find the same wraith-twin.
-	cmd.Env = append(plan.env, supervisor.BinaryEnv+"="+plan.binary)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.ExtraFiles = []*os.File{w}
-	cmd.SysProcAttr = supervisor.DetachedProcAttr()
-	err = cmd.Start()
-	w.Close()
+	env := append(plan.env, supervisor.BinaryEnv+"="+plan.binary)
+	bg, err := startBackground(exe, args, proj.Dir, env, logFile)
 	if err != nil {
-		return fmt.Errorf("start the background supervisor: %w", err)
+		return err
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-
-	line, err := readNotifyLine(ctx, r, opts.StartTimeout+detachSlack)
-	if err != nil {
-		if !isClosed(exited) {
-			cmd.Process.Signal(syscall.SIGTERM) // it stops its children
-			select {
-			case <-exited:
-			case <-time.After(supervisor.DefaultStopGrace + 5*time.Second):
-				cmd.Process.Kill()
-			}
+	var p ipc.Project
+	err = bg.wait(ctx, supervisor.DefaultStopGrace+5*time.Second, func(r *os.File) error {
+		var err error
+		p, err = ipc.ReadProjectLine(r, opts.StartTimeout+detachSlack)
+		if errors.Is(err, ipc.ErrClosed) {
+			return errors.New("the background supervisor stopped before every twin was ready")
 		}
-		<-exited
-		return fmt.Errorf("%v; its log (%s) ends with:\n%s", err, logPath, logTail(logPath, 30))
-	}
-	var doc envDoc
-	if err := json.Unmarshal(line, &doc); err != nil {
-		return fmt.Errorf("wraith up --detach: bad ready line from the background supervisor: %w", err)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	st, err := supervisor.Probe(proj.Dir)
-	if err == nil {
-		doc = envDocument(st)
+	if err != nil {
+		return fmt.Errorf("the background supervisor (pid %d) said it was ready, but: %w", p.SupervisorPID, err)
 	}
-	printSummary(f, doc)
-	fmt.Fprintf(f.Stdout, "logs: %s\n", logPath)
-	cmd.Process.Release()
+	printSummary(f, envDocument(st))
+	fmt.Fprintf(f.Stdout, "logs: wraith logs [-f] [NAME] (files in %s)\n", logDir(proj.Dir))
 	return nil
-}
-
-func isClosed(ch chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
-// readNotifyLine reads one line from r within d.
-func readNotifyLine(ctx context.Context, r *os.File, d time.Duration) ([]byte, error) {
-	type result struct {
-		line []byte
-		err  error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		line, err := bufio.NewReaderSize(r, 64<<10).ReadBytes('\n')
-		ch <- result{line, err}
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case res := <-ch:
-		if res.err != nil {
-			return nil, errors.New("the background supervisor stopped before every twin was ready")
-		}
-		return res.line, nil
-	case <-t.C:
-		return nil, fmt.Errorf("the project was not ready within %s", d)
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // logTail returns the last n lines of a file, indented.

@@ -54,15 +54,15 @@ func testFactory(dir string, env map[string]string) (*factory, *bytes.Buffer, *b
 }
 
 func TestUpFlags(t *testing.T) {
-	def := upOptions{StartTimeout: 15 * time.Second, LogFormat: "text", LogLevel: "info", NotifyFD: -1}
+	def := upOptions{StartTimeout: 15 * time.Second, LogFormat: "text", LogLevel: "info", ReadyFD: -1}
 	tests := []struct {
 		args []string
 		want upOptions
 	}{
 		{nil, def},
-		{[]string{"-f", "ci/p.toml", "--ready-json", "/tmp/r.json", "--detach", "--start-timeout", "3s", "--log-format", "json", "--log-level", "debug"},
-			upOptions{File: "ci/p.toml", ReadyJSON: "/tmp/r.json", Detach: true, StartTimeout: 3 * time.Second, LogFormat: "json", LogLevel: "debug", NotifyFD: -1}},
-		{[]string{"--file=x.toml", "-d"}, upOptions{File: "x.toml", Detach: true, StartTimeout: 15 * time.Second, LogFormat: "text", LogLevel: "info", NotifyFD: -1}},
+		{[]string{"-f", "ci/p.toml", "--ready-json", "/tmp/r.json", "--foreground", "--start-timeout", "3s", "--log-format", "json", "--log-level", "debug"},
+			upOptions{File: "ci/p.toml", ReadyJSON: "/tmp/r.json", Foreground: true, StartTimeout: 3 * time.Second, LogFormat: "json", LogLevel: "debug", ReadyFD: -1}},
+		{[]string{"--file=x.toml", "-d"}, upOptions{File: "x.toml", Detach: true, StartTimeout: 15 * time.Second, LogFormat: "text", LogLevel: "info", ReadyFD: -1}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -93,7 +93,8 @@ func TestUpUsageErrors(t *testing.T) {
 		{[]string{"up", "--log-format", "xml"}, "--log-format must be text or json"},
 		{[]string{"up", "--log-level", "loud"}, "--log-level must be"},
 		{[]string{"up", "extra"}, "takes no arguments"},
-		{[]string{"up", "--detach", "--notify-fd", "3"}, "--notify-fd"},
+		{[]string{"up", "--ready-fd", "3"}, "--ready-fd is for the background supervisor"},
+		{[]string{"up", "--detach", "--foreground"}, "--detach and --foreground contradict each other"},
 		{[]string{"env", "--format", "yaml"}, "--format must be json, shell, dotenv or github"},
 		{[]string{"env", "now"}, "takes no arguments"},
 		{[]string{"status", "--format", "yaml"}, "--format must be text or json"},
@@ -182,7 +183,7 @@ type upProc struct {
 
 func (p *project) startUp(tb testing.TB, args ...string) *upProc {
 	tb.Helper()
-	cmd := exec.Command(p.bin, append([]string{"up"}, args...)...)
+	cmd := exec.Command(p.bin, append([]string{"up", "--foreground"}, args...)...)
 	cmd.Dir, cmd.Env = p.dir, p.env
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/observe"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -39,6 +40,8 @@ type Options struct {
 	Logger   hclog.Logger
 	// Now is the wall clock, for views of real-clock sessions.
 	Now func() time.Time
+	// Observer serves coverage and metrics; nil leaves them out (404).
+	Observer *observe.Observer
 }
 
 // Handler serves /__wraith/*.
@@ -72,6 +75,7 @@ func New(eng *engine.Engine, opts Options) *Handler {
 	h.mux.HandleFunc("GET /__wraith/session/{session}/state", h.state)
 	h.mux.HandleFunc("POST /__wraith/session/{session}/clock", h.clock)
 	h.mux.HandleFunc("POST /__wraith/reset", h.resetAll)
+	h.observe()
 	h.mux.HandleFunc("/__wraith/", h.unknown)
 	return h
 }
@@ -133,7 +137,7 @@ func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 // allowed returns the methods some endpoint serves r's path with.
 func (h *Handler) allowed(r *http.Request) []string {
 	var out []string
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
 		probe := r.WithContext(r.Context())
 		probe.Method = m
 		if _, pattern := h.mux.Handler(probe); pattern != Prefix {
@@ -159,11 +163,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // and trailing data are 400 invalid-json, with a message naming the field
 // at fault. An empty body leaves v as it is.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	return decodeMax(w, r, v, MaxBody)
+}
+
+// decodeMax is decode for bodies of up to max bytes.
+func decodeMax(w http.ResponseWriter, r *http.Request, v any, max int64) bool {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			engine.WriteError(w, http.StatusRequestEntityTooLarge, "body-too-large", fmt.Sprintf("control bodies are limited to %d bytes", MaxBody), nil)
+			engine.WriteError(w, http.StatusRequestEntityTooLarge, "body-too-large", fmt.Sprintf("this control body is limited to %d bytes", max), nil)
 			return false
 		}
 		engine.WriteError(w, http.StatusBadRequest, "body-unreadable", err.Error(), nil)

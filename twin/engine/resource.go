@@ -76,6 +76,9 @@ func compileResource(spec *format.Resource, errs errorShapes) (*resource, error)
 		immutable:  map[string]bool{"id": true, "object": true},
 		listURL:    spec.Collection,
 	}
+	if spec.ListURL != "" {
+		r.listURL = spec.ListURL
+	}
 	if r.notFound, err = compileShaped(spec.NotFound, 404); err != nil {
 		return nil, fmt.Errorf("not_found: %w", err)
 	}

@@ -51,7 +51,7 @@ func (r *Resource) Operations() []Operation {
 	for _, m := range r.Members {
 		add("POST", r.Item+"/"+m.Path, "member", m.Path)
 	}
-	return ops
+	return r.withoutOmitted(ops)
 }
 
 // UpdateMethods are the methods that update an item; POST by default.

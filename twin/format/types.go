@@ -122,6 +122,13 @@ type Resource struct {
 	Actions  []Action `toml:"actions"`
 	// Immutable names fields a parameter may not change (id, object...).
 	Immutable []string `toml:"immutable"`
+	// Omit names collection operations the provider does not have: "list",
+	// "create", "update" (see omit.go). Optional; default none.
+	Omit []string `toml:"omit"`
+	// ListURL is the "url" of the list envelope when it is not the
+	// collection path (Stripe lists some types under another path).
+	// Optional.
+	ListURL string `toml:"list_url"`
 
 	Keys
 }

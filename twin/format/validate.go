@@ -113,6 +113,7 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 			probs.addf("%s: skeleton is not a JSON object: %v", at, err)
 		}
 		validateKeys(&m.Resources[i], skel, at, probs)
+		validateOmit(&m.Resources[i], at, probs)
 		switch r.Delete {
 		case "", "not_found", "none":
 		case "tombstone":

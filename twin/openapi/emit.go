@@ -87,6 +87,8 @@ func (im *importer) manifestResource(r *resource) tomlResource {
 		IDPrefix:   r.idPrefix,
 		Skeleton:   compact(r.skeleton),
 		Delete:     r.delete,
+		Omit:       r.omit,
+		ListURL:    r.listURL,
 	}
 	if _, ok := r.skeleton["created"].(json.Number); ok {
 		fr.Timestamps = []string{"created"}
@@ -144,14 +146,24 @@ func (im *importer) manifestResource(r *resource) tomlResource {
 // resources, one entity each, or nil.
 func (im *importer) baseline() []byte {
 	var ents []json.RawMessage
+	taken := map[string]bool{}
 	for _, r := range im.resources {
 		if !strings.HasPrefix(r.from, "fixture") {
 			continue
 		}
 		o, _ := im.instance(r.ref, r.name)
-		if id, _ := o["id"].(string); id == "" || o["object"] != r.name {
+		id, _ := o["id"].(string)
+		if id == "" || o["object"] != r.name {
 			continue
 		}
+		if taken[id] {
+			// A session's world holds one entity per id; the description's
+			// fixtures share placeholders (obj_123) across types, and a
+			// resource without create is only ever read at its fixture.
+			o["id"] = r.idPrefix + "baseline"
+			im.report.inferred(r.name, "fixture_id", r.idPrefix+"baseline", "the fixture's id "+id+" is another type's too", 1)
+		}
+		taken[o["id"].(string)] = true
 		ents = append(ents, json.RawMessage(compact(o)))
 	}
 	if len(ents) == 0 {

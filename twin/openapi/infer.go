@@ -33,6 +33,8 @@ type resource struct {
 	delete     string // "tombstone", "not_found", "none"
 	deleted    *openapi3.SchemaRef
 	actions    []string // verbs, sorted
+	omit       []string // collection operations the description lacks
+	listURL    string   // the list envelope's url, when not the collection
 	idPrefix   string
 	skeleton   map[string]any
 	from       string // where the skeleton came from: fixture, example, sampler
@@ -66,7 +68,17 @@ func (im *importer) infer() {
 			cands = append(cands, p)
 		}
 	}
+	// A collection that its own list's url names goes first: Stripe lists
+	// financial connections accounts at /v1/financial_connections/accounts,
+	// not at the older /v1/linked_accounts.
+	own := map[string]bool{}
+	for _, p := range cands {
+		own[p] = listURL(byPath[p]["GET"]) == p
+	}
 	sort.Slice(cands, func(i, j int) bool {
+		if own[cands[i]] != own[cands[j]] {
+			return own[cands[i]]
+		}
 		ci, cj := strings.Count(cands[i], "/"), strings.Count(cands[j], "/")
 		if ci != cj {
 			return ci < cj
@@ -119,13 +131,16 @@ func isParam(seg string) bool {
 func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*openapi3.Operation) *resource {
 	c, it := byPath[coll], byPath[item]
 	list, create, get := c["GET"], c["POST"], it["GET"]
-	if list == nil || create == nil || get == nil {
-		im.report.unresolved(coll, "collection without list, create and retrieve: its operations are served as templates", "high")
+	if get == nil || (list == nil && create == nil) {
+		im.report.unresolved(coll, "collection without retrieve, or without both list and create: its operations are served as templates", "high")
 		return nil
 	}
-	_, listSchema, _ := success(list)
-	_, items := isList(schemaOf(listSchema))
-	want := objectEnum(schemaOf(items))
+	want := ""
+	if list != nil {
+		_, listSchema, _ := success(list)
+		_, items := isList(schemaOf(listSchema))
+		want = objectEnum(schemaOf(items))
+	}
 	_, getSchema, _ := success(get)
 	ref := pick(getSchema, want)
 	name := objectEnum(schemaOf(ref))
@@ -138,12 +153,14 @@ func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*
 		return nil
 	}
 	r := &resource{name: name, schema: refName(ref), collection: coll, itemParam: item[len(coll)+2 : len(item)-1], ref: ref, delete: "none"}
-	im.claim("GET", coll, r)
-	im.claim("POST", coll, r)
-	im.claim("GET", item, r)
-	if it["POST"] != nil {
-		im.claim("POST", item, r)
+	r.omit = omitted(list, create, it["POST"])
+	if u := listURL(list); u != "" && u != coll {
+		r.listURL = u
 	}
+	im.claimPresent(r, "GET", coll, list)
+	im.claimPresent(r, "POST", coll, create)
+	im.claim("GET", item, r)
+	im.claimPresent(r, "POST", item, it["POST"])
 	if del := it["DELETE"]; del != nil {
 		_, ds, _ := success(del)
 		if d := deletedBranch(ds); d != nil {
@@ -171,6 +188,47 @@ func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*
 
 func (im *importer) claim(method, path string, r *resource) {
 	im.claimed[method+" "+path] = r.name
+}
+
+// listURL is the literal path a list operation's envelope names in its
+// url pattern ("^/v1/refunds"), or "".
+func listURL(list *openapi3.Operation) string {
+	if list == nil {
+		return ""
+	}
+	_, s, _ := success(list)
+	if s == nil || s.Value == nil {
+		return ""
+	}
+	if u := s.Value.Properties["url"]; u != nil && u.Value != nil {
+		if m := literalPattern.FindStringSubmatch(u.Value.Pattern); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// claimPresent claims an operation the description has.
+func (im *importer) claimPresent(r *resource, method, path string, op *openapi3.Operation) {
+	if op != nil {
+		im.claim(method, path, r)
+	}
+}
+
+// omitted lists the collection operations the description does not have,
+// so the twin declares them absent (format.Resource.Omit) rather than
+// answering routes the provider has not got.
+func omitted(list, create, update *openapi3.Operation) []string {
+	var out []string
+	for _, o := range []struct {
+		op   *openapi3.Operation
+		name string
+	}{{list, "list"}, {create, "create"}, {update, "update"}} {
+		if o.op == nil {
+			out = append(out, o.name)
+		}
+	}
+	return out
 }
 
 func schemaOf(r *openapi3.SchemaRef) *openapi3.Schema {

@@ -48,6 +48,8 @@ type tomlResource struct {
 	Skeleton    string     `toml:"skeleton"`
 	Timestamps  []string   `toml:"timestamps,omitempty"`
 	Immutable   []string   `toml:"immutable,omitempty"`
+	Omit        []string   `toml:"omit,omitempty"`
+	ListURL     string     `toml:"list_url,omitempty"`
 	Delete      string     `toml:"delete,omitempty"`
 	DeletedBody string     `toml:"deleted_body,omitempty"`
 	Create      []tomlRule `toml:"create,omitempty"`

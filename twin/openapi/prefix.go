@@ -3,6 +3,7 @@ package openapi
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -76,6 +77,11 @@ func (im *importer) prefix(r *resource) {
 		reason := "no id of this type in the fixtures or examples"
 		if total > 0 {
 			reason = fmt.Sprintf("%d ids seen, none provider-generated (placeholders or natural keys)", total)
+		}
+		if slices.Contains(r.omit, "create") {
+			// The twin never makes an id of this type: the prefix is moot.
+			im.report.inferred(r.name, "id_prefix", r.idPrefix, "no create: ids come from fixtures only ("+reason+")", 1)
+			return
 		}
 		im.report.unresolved(r.name, "id prefix: "+reason+"; generated ids use "+r.idPrefix, "low")
 		return

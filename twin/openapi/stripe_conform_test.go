@@ -3,6 +3,7 @@ package openapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -27,14 +28,15 @@ var pathParam = regexp.MustCompile(`\{[^}]+\}`)
 // the description's response for that operation.
 func TestStripeConformance(t *testing.T) {
 	doc := stripeDoc(t)
-	srv := startTwin(t, "stripe", "--clock", "deterministic", "--clock-epoch", "1700000000")
+	srv := startTwin(t, "stripe", "--clock", "deterministic", "--clock-epoch", "1700000000", "--fixture", "baseline")
 	tw, err := format.Load(mustSub(t, "stripe"), "embedded twin stripe")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Stateful operations go in the order a client would send them: create,
-	// read, update, actions, list, delete.
-	ids := map[string]string{} // collection -> created id
+	// read, update, actions, list, delete. A resource without create is
+	// read at its baseline fixture entity.
+	ids := fixtureIDs(t, tw) // collection -> created or fixture id
 	type step struct {
 		method, specPath string
 		rank             int
@@ -70,6 +72,7 @@ func TestStripeConformance(t *testing.T) {
 		return a.method < b.method
 	})
 	var answered, valid, missed int
+	provs := map[string]int{}
 	var failures []string
 	for _, s := range steps {
 		coll, _ := splitResource(s.specPath, collOf)
@@ -108,9 +111,11 @@ func TestStripeConformance(t *testing.T) {
 			continue
 		}
 		answered++
+		provs[resp.Header.Get("X-Wraith-Provenance")]++
 		if s.rank == 0 && resp.StatusCode == 200 {
-			if m := regexp.MustCompile(`"id":"([^"]+)"`).FindSubmatch(raw); m != nil {
-				ids[coll] = string(m[1])
+			var created struct{ ID string }
+			if json.Unmarshal(raw, &created) == nil && created.ID != "" {
+				ids[coll] = created.ID // the top-level id, not an expanded object's
 			}
 		}
 		if err := validate(doc, s.method, s.specPath, req, resp, raw); err != nil {
@@ -123,9 +128,42 @@ func TestStripeConformance(t *testing.T) {
 	for _, f := range failures {
 		t.Errorf("does not validate: %s", f)
 	}
+	t.Logf("provenance of the answers: %v", provs)
+	if provs["fixture"] < len(fixtureIDs(t, tw)) {
+		t.Errorf("want each resource without create read at its fixture entity (%d), have %d fixture answers", len(fixtureIDs(t, tw)), provs["fixture"])
+	}
 	if answered < 500 {
 		t.Errorf("want 500+ of Stripe's operations answered, have %d", answered)
 	}
+}
+
+// fixtureIDs maps the collection of each resource that has no create to
+// the id of its entity in the baseline fixture set.
+func fixtureIDs(tb testing.TB, tw *format.Twin) map[string]string {
+	tb.Helper()
+	byType := map[string]string{}
+	for _, set := range tw.Fixtures {
+		if set.Name != "baseline" {
+			continue
+		}
+		for _, raw := range set.Entities {
+			var e struct{ ID, Object string }
+			if err := json.Unmarshal(raw, &e); err != nil {
+				tb.Fatal(err)
+			}
+			byType[e.Object] = e.ID
+		}
+	}
+	ids := map[string]string{}
+	for _, r := range tw.Manifest.Resources {
+		if r.Omits("create") && byType[r.Name] != "" {
+			ids[r.Collection] = byType[r.Name]
+		}
+	}
+	if len(ids) == 0 {
+		tb.Fatal("no baseline fixture entity of a resource without create: want read-only resources with fixtures")
+	}
+	return ids
 }
 
 // splitResource says whether specPath belongs to a stateful resource's

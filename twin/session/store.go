@@ -20,6 +20,34 @@ type Store struct {
 	mu    sync.Mutex
 	count atomic.Int64
 	max   int64
+
+	journalLimit int
+	onEntry      func(session string, e *Entry)
+}
+
+// SetJournalLimit bounds each session's journal to n entries (0 means
+// DefaultJournalLimit). Call it before serving.
+func (st *Store) SetJournalLimit(n int) { st.journalLimit = n }
+
+// JournalLimit returns the bound of each session's journal.
+func (st *Store) JournalLimit() int {
+	if st.journalLimit <= 0 {
+		return DefaultJournalLimit
+	}
+	return st.journalLimit
+}
+
+// OnEntry sets fn to be called with every finished request, journaled or
+// not (a route miss of an absent session is not journaled but is still
+// reported): coverage and metrics watch requests this way. Call it before
+// serving; fn must be safe for concurrent use.
+func (st *Store) OnEntry(fn func(session string, e *Entry)) { st.onEntry = fn }
+
+// Finished reports a finished request to the OnEntry watcher.
+func (st *Store) Finished(session string, e *Entry) {
+	if st.onEntry != nil {
+		st.onEntry(session, e)
+	}
 }
 
 // NewStore returns a store that holds at most max sessions (0 = no limit).

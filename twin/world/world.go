@@ -139,3 +139,13 @@ func (w *World) Seeded() int {
 	}
 	return w.seeded
 }
+
+// Each calls fn for every entity, in no particular order.
+func (w *World) Each(fn func(e *Entity)) {
+	if w == nil {
+		return
+	}
+	for _, e := range w.entities {
+		fn(e)
+	}
+}

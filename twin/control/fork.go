@@ -1,0 +1,216 @@
+package control
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/wraithdev/wraith/internal/rate"
+	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/session"
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+func (h *Handler) digest(w http.ResponseWriter, r *http.Request) {
+	s, ok := h.lookup(w, r)
+	if !ok {
+		return
+	}
+	var d string
+	var n int
+	s.Do(func(st *session.State) { d, n = st.Digest() })
+	writeJSON(w, http.StatusOK, map[string]any{"session": s.Name(), "digest": d, "entities": n})
+}
+
+// entityJSON is an entity as digest, diff and snapshot show it: its body.
+func entityJSON(e *world.Entity) json.RawMessage { return json.RawMessage(e.Body) }
+
+type updateView struct {
+	ID     string          `json:"id"`
+	Object string          `json:"object"`
+	Before json.RawMessage `json:"before"`
+	After  json.RawMessage `json:"after"`
+}
+
+type deletedView struct {
+	ID     string `json:"id"`
+	Object string `json:"object"`
+}
+
+func (h *Handler) diff(w http.ResponseWriter, r *http.Request) {
+	s, ok := h.lookup(w, r)
+	if !ok {
+		return
+	}
+	out := struct {
+		Session string            `json:"session"`
+		Created []json.RawMessage `json:"created"`
+		Updated []updateView      `json:"updated"`
+		Deleted []deletedView     `json:"deleted"`
+	}{Session: s.Name(), Created: []json.RawMessage{}, Updated: []updateView{}, Deleted: []deletedView{}}
+	s.Do(func(st *session.State) {
+		created, updated, deleted := st.Diff()
+		for _, e := range created {
+			out.Created = append(out.Created, entityJSON(e))
+		}
+		for _, u := range updated {
+			out.Updated = append(out.Updated, updateView{ID: u.After.ID, Object: u.After.Resource, Before: entityJSON(u.Before), After: entityJSON(u.After)})
+		}
+		for _, e := range deleted {
+			out.Deleted = append(out.Deleted, deletedView{ID: e.ID, Object: e.Resource})
+		}
+	})
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *Handler) fork(w http.ResponseWriter, r *http.Request) {
+	src, ok := h.lookup(w, r)
+	if !ok {
+		return
+	}
+	var body struct {
+		Session string `json:"session"`
+	}
+	if !decode(w, r, &body) {
+		return
+	}
+	if err := session.ValidateName(body.Session); err != nil {
+		engine.WriteError(w, http.StatusBadRequest, "invalid-session", `the body's "session" names the new session: `+err.Error(), nil)
+		return
+	}
+	f, err := h.eng.Store().Fork(src, body.Session)
+	if !h.stored(w, body.Session, err) {
+		return
+	}
+	n := f.Summary().Entities
+	h.log.Info("session forked", "session", body.Session, "from", src.Name(), "entities", n)
+	writeJSON(w, http.StatusCreated, map[string]any{"session": body.Session, "from": src.Name(), "entities": n})
+}
+
+// stored answers the errors of storing a new session; true when there
+// were none.
+func (h *Handler) stored(w http.ResponseWriter, name string, err error) bool {
+	var fe *engine.FixtureError
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, session.ErrExists):
+		engine.WriteError(w, http.StatusConflict, "session-exists", fmt.Sprintf("session %q already exists: delete it first (DELETE /__wraith/session/%s) or pick another name", name, name), map[string]any{"session": name})
+	case errors.Is(err, session.ErrLimit):
+		engine.WriteError(w, http.StatusServiceUnavailable, "session-limit", err.Error(), nil)
+	case errors.As(err, &fe):
+		engine.WriteError(w, http.StatusNotFound, "fixture-not-found", fe.Error(), map[string]any{"fixture": fe.Name, "available": fe.Available})
+	default:
+		engine.WriteError(w, http.StatusBadRequest, "invalid-snapshot", "the snapshot cannot be restored: "+err.Error(), nil)
+	}
+	return false
+}
+
+// SnapshotFormat is the version of snapshot documents.
+const SnapshotFormat = 1
+
+// snapshotDoc is the whole session as GET snapshot writes it and PUT
+// snapshot reads it.
+type snapshotDoc struct {
+	Format     int              `json:"format"`
+	Twin       string           `json:"twin"`
+	TwinDigest string           `json:"twin_digest"`
+	Session    string           `json:"session"`
+	Settings   snapshotSettings `json:"settings"`
+	Digest     string           `json:"digest"`
+	session.StateDoc
+}
+
+type snapshotSettings struct {
+	Fixture      string `json:"fixture"`
+	Seed         uint64 `json:"seed"`
+	ClockMode    string `json:"clock"`
+	BaseEpoch    int64  `json:"clock_epoch"`
+	ClockStep    string `json:"clock_step"`
+	FaultProfile string `json:"fault_profile"`
+	RateLimit    string `json:"rate_limit"`
+}
+
+func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) {
+	s, ok := h.lookup(w, r)
+	if !ok {
+		return
+	}
+	set, _ := s.Settings()
+	in := h.eng.Info()
+	doc := snapshotDoc{
+		Format: SnapshotFormat, Twin: in.Twin, TwinDigest: in.Digest, Session: s.Name(),
+		Settings: snapshotSettings{
+			Fixture: set.Fixture, Seed: set.Seed, ClockMode: set.Clock.Mode, BaseEpoch: set.Clock.BaseEpoch,
+			ClockStep: set.Clock.Step.String(), FaultProfile: set.FaultProfile, RateLimit: set.RateLimit.String(),
+		},
+	}
+	var err error
+	s.Do(func(st *session.State) {
+		doc.Digest, _ = st.Digest()
+		doc.StateDoc, err = st.Doc()
+	})
+	if err != nil {
+		engine.WriteError(w, http.StatusInternalServerError, "internal", err.Error(), nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// MaxSnapshot bounds a PUT snapshot body; the server's --max-body bounds
+// every request before this.
+const MaxSnapshot = 1 << 30
+
+func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
+	name, ok := sessionName(w, r)
+	if !ok {
+		return
+	}
+	var doc snapshotDoc
+	if !decodeMax(w, r, &doc, MaxSnapshot) {
+		return
+	}
+	in := h.eng.Info()
+	switch {
+	case doc.Format != SnapshotFormat:
+		engine.WriteError(w, http.StatusBadRequest, "invalid-snapshot", fmt.Sprintf("snapshot format %d: this build reads format %d; take the snapshot with the same wraith version", doc.Format, SnapshotFormat), nil)
+		return
+	case doc.TwinDigest != in.Digest:
+		engine.WriteError(w, http.StatusBadRequest, "snapshot-twin-mismatch", fmt.Sprintf("the snapshot is of twin %s %s, this process serves %s %s: restore it into a twin with the same digest", doc.Twin, doc.TwinDigest, in.Twin, in.Digest),
+			map[string]any{"snapshot_digest": doc.TwinDigest, "twin_digest": in.Digest})
+		return
+	}
+	set, err := doc.Settings.settings()
+	if err != nil {
+		engine.WriteError(w, http.StatusBadRequest, "invalid-snapshot", err.Error(), nil)
+		return
+	}
+	s, err := h.eng.Restore(name, set, &doc.StateDoc)
+	if !h.stored(w, name, err) {
+		return
+	}
+	var d string
+	var n int
+	s.Do(func(st *session.State) { d, n = st.Digest() })
+	h.log.Info("session restored", "session", name, "entities", n)
+	writeJSON(w, http.StatusCreated, map[string]any{"session": name, "digest": d, "entities": n})
+}
+
+func (s snapshotSettings) settings() (session.Settings, error) {
+	set := session.Settings{Fixture: s.Fixture, Seed: s.Seed, FaultProfile: s.FaultProfile,
+		Clock: session.Clock{Mode: s.ClockMode, BaseEpoch: s.BaseEpoch}}
+	if !session.ValidClockMode(s.ClockMode) {
+		return set, fmt.Errorf("settings.clock %q: want real, deterministic or fixed", s.ClockMode)
+	}
+	step, err := time.ParseDuration(s.ClockStep)
+	if err != nil || step < 0 {
+		return set, fmt.Errorf("settings.clock_step %q: want a duration such as 1s", s.ClockStep)
+	}
+	set.Clock.Step = step
+	if set.RateLimit, err = rate.Parse(s.RateLimit); err != nil {
+		return set, fmt.Errorf("settings.rate_limit: %w", err)
+	}
+	return set, nil
+}

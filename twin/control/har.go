@@ -1,0 +1,217 @@
+package control
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wraithdev/wraith/twin/scrub"
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// HAR 1.2 (the W3C draft Chrome DevTools imports). Every field the format
+// requires is always present; numbers nobody measured are -1.
+type harDoc struct {
+	Log harLog `json:"log"`
+}
+
+type harLog struct {
+	Version string     `json:"version"`
+	Creator harCreator `json:"creator"`
+	Entries []harEntry `json:"entries"`
+}
+
+type harCreator struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type harEntry struct {
+	StartedDateTime string      `json:"startedDateTime"`
+	Time            float64     `json:"time"`
+	Request         harRequest  `json:"request"`
+	Response        harResponse `json:"response"`
+	Cache           struct{}    `json:"cache"`
+	Timings         harTimings  `json:"timings"`
+	Wraith          harWraith   `json:"_wraith"`
+}
+
+type harPair struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type harRequest struct {
+	Method      string    `json:"method"`
+	URL         string    `json:"url"`
+	HTTPVersion string    `json:"httpVersion"`
+	Cookies     []harPair `json:"cookies"`
+	Headers     []harPair `json:"headers"`
+	QueryString []harPair `json:"queryString"`
+	PostData    *harPost  `json:"postData,omitempty"`
+	HeadersSize int       `json:"headersSize"`
+	BodySize    int       `json:"bodySize"`
+}
+
+type harPost struct {
+	MimeType string    `json:"mimeType"`
+	Params   []harPair `json:"params"`
+	Text     string    `json:"text"`
+}
+
+type harResponse struct {
+	Status      int        `json:"status"`
+	StatusText  string     `json:"statusText"`
+	HTTPVersion string     `json:"httpVersion"`
+	Cookies     []harPair  `json:"cookies"`
+	Headers     []harPair  `json:"headers"`
+	Content     harContent `json:"content"`
+	RedirectURL string     `json:"redirectURL"`
+	HeadersSize int        `json:"headersSize"`
+	BodySize    int        `json:"bodySize"`
+}
+
+type harContent struct {
+	Size     int    `json:"size"`
+	MimeType string `json:"mimeType"`
+	Text     string `json:"text,omitempty"`
+}
+
+type harTimings struct {
+	Send    float64 `json:"send"`
+	Wait    float64 `json:"wait"`
+	Receive float64 `json:"receive"`
+}
+
+type harWraith struct {
+	Session    string `json:"session"`
+	Index      int64  `json:"index"`
+	Route      string `json:"route"`
+	Provenance string `json:"provenance"`
+	Exchange   string `json:"exchange,omitempty"`
+}
+
+// redacted replaces a credential in the HAR: the journal keeps what the
+// agent sent, the export never shows it.
+const redacted = "[redacted]"
+
+func (h *Handler) har(name string, entries []session.Entry) harDoc {
+	doc := harDoc{Log: harLog{Version: "1.2", Creator: harCreator{Name: "wraith", Version: h.opts.Version}, Entries: make([]harEntry, 0, len(entries))}}
+	for i := range entries {
+		doc.Log.Entries = append(doc.Log.Entries, harEntryOf(name, &entries[i]))
+	}
+	return doc
+}
+
+func harEntryOf(name string, e *session.Entry) harEntry {
+	ms := float64(e.Latency.Microseconds()) / 1000
+	host := e.Host
+	if host == "" {
+		host = "localhost"
+	}
+	u := "http://" + host + e.Path
+	if e.Query != "" {
+		u += "?" + e.Query
+	}
+	out := harEntry{
+		StartedDateTime: time.Unix(e.At, 0).UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		Time:            ms,
+		Request: harRequest{
+			Method: e.Method, URL: u, HTTPVersion: "HTTP/1.1",
+			Cookies: []harPair{}, Headers: harHeaders(e.ReqHeader), QueryString: harQuery(e.Query),
+			HeadersSize: -1, BodySize: len(e.ReqBody),
+		},
+		Response: harResponse{
+			Status: e.Status, StatusText: http.StatusText(e.Status), HTTPVersion: "HTTP/1.1",
+			Cookies: []harPair{}, Headers: harHeaders(e.RespHeader),
+			Content:     harContent{Size: len(e.RespBody), MimeType: first(e.RespHeader, "Content-Type"), Text: string(e.RespBody)},
+			RedirectURL: first(e.RespHeader, "Location"),
+			HeadersSize: -1, BodySize: len(e.RespBody),
+		},
+		Timings: harTimings{Send: -1, Wait: ms, Receive: -1},
+		Wraith:  harWraith{Session: name, Index: e.Index, Route: e.Route, Provenance: e.Provenance, Exchange: e.Exchange},
+	}
+	if out.Response.Content.MimeType == "" {
+		out.Response.Content.MimeType = "application/json"
+	}
+	if len(e.ReqBody) > 0 {
+		mime := first(e.ReqHeader, "Content-Type")
+		post := &harPost{MimeType: mime, Params: []harPair{}, Text: string(e.ReqBody)}
+		if strings.HasPrefix(mime, "application/x-www-form-urlencoded") {
+			post.Params = harQuery(string(e.ReqBody))
+			post.Text = encodePairs(post.Params)
+		}
+		out.Request.PostData = post
+	}
+	return out
+}
+
+func first(h http.Header, k string) string {
+	if v := h[k]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// harHeaders lists headers sorted by name, with credentials redacted.
+func harHeaders(h http.Header) []harPair {
+	out := []harPair{}
+	for _, k := range sortedHeaderNames(h) {
+		for _, v := range h[k] {
+			if scrub.IsCredentialHeader(k) || strings.EqualFold(k, "Cookie") || strings.EqualFold(k, "Set-Cookie") {
+				if scheme, _, ok := strings.Cut(v, " "); ok && len(scheme) < 16 {
+					v = scheme + " " + redacted // keep "Bearer": it says how the client authenticated
+				} else {
+					v = redacted
+				}
+			}
+			out = append(out, harPair{Name: k, Value: v})
+		}
+	}
+	return out
+}
+
+func sortedHeaderNames(h http.Header) []string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// harQuery lists a query's (or form body's) pairs in the order sent, with
+// credential-named values redacted.
+func harQuery(raw string) []harPair {
+	out := []harPair{}
+	for _, part := range strings.Split(raw, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(part, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if uv, err := url.QueryUnescape(v); err == nil {
+			v = uv
+		}
+		if scrub.IsCredential(k) {
+			v = redacted
+		}
+		out = append(out, harPair{Name: k, Value: v})
+	}
+	return out
+}
+
+func encodePairs(ps []harPair) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(url.QueryEscape(p.Name) + "=" + url.QueryEscape(p.Value))
+	}
+	return b.String()
+}

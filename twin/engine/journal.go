@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// journalBegin journals a request of sess, under the session's lock so
+// that entries are numbered in the order the session served them. The
+// entry refers to the request's headers and body and the answer's body;
+// nothing is copied.
+func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *request, a *answer, at int64, start time.Time) *session.Entry {
+	ent := &session.Entry{
+		At: at, Started: start,
+		Method: req.method, Path: req.path, Query: req.query, Host: req.host,
+		Status: a.status, Provenance: a.prov,
+		ReqHeader: r.Header, ReqBody: req.body, RespBody: a.body,
+	}
+	if ep := req.match.Value; ep != nil {
+		ent.Route = ep.route[0]
+	}
+	if a.exchange != nil {
+		ent.Exchange = a.exchange[0]
+	}
+	sess.Journal().Begin(ent, e.store.JournalLimit())
+	return ent
+}
+
+// journalEnd completes an entry once its answer is written: the headers as
+// sent and the time it took; then coverage and metrics see it.
+func (e *Engine) journalEnd(sess *session.Session, ent *session.Entry, h http.Header, start time.Time) {
+	fault := ""
+	if f := h["X-Wraith-Fault"]; len(f) > 0 {
+		fault = f[0]
+	}
+	sess.Journal().Finish(ent, h, fault, time.Since(start))
+	e.store.Finished(sess.Name(), ent)
+}
+
+// journalMiss journals a route miss in its session when that session
+// exists (a miss never creates one), and reports it either way.
+func (e *Engine) journalMiss(name string, r *http.Request, h http.Header, start time.Time) {
+	ent := &session.Entry{
+		Started: start, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host,
+		Status: http.StatusNotImplemented, Provenance: ProvMiss, ReqHeader: r.Header, RespHeader: h,
+		Latency: time.Since(start),
+	}
+	if sess := e.store.Get(name); sess != nil {
+		sess.Do(func(st *session.State) { ent.At = st.Now(e.now) })
+		sess.Journal().Begin(ent, e.store.JournalLimit())
+	}
+	e.store.Finished(name, ent)
+}

@@ -1,0 +1,113 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// StateDoc is a session's state as a snapshot document carries it: with
+// the twin and the session's settings (which rebuild the starting world)
+// it recreates the session exactly. Entities are what the session changed
+// over its starting world, deletions included.
+type StateDoc struct {
+	ClockPos    int64              `json:"clock_pos_ns"`
+	Generator   []byte             `json:"generator"` // the id generator's state (PCG, binary)
+	Seq         uint64             `json:"seq"`
+	Requests    uint64             `json:"requests"`
+	Counters    map[string]int64   `json:"counters"`
+	RateEnd     int64              `json:"rate_window_end_ns"`
+	RateCount   int                `json:"rate_window_count"`
+	FaultCounts []RuleCount        `json:"fault_counts"`
+	Entities    []EntityDoc        `json:"entities"`
+	Idempotency map[string]*Replay `json:"idempotency"`
+}
+
+// EntityDoc is one changed entity in a snapshot.
+type EntityDoc struct {
+	ID         string          `json:"id"`
+	Object     string          `json:"object"`
+	Body       json.RawMessage `json:"body"`
+	Created    int64           `json:"created"`
+	Seq        uint64          `json:"seq"`
+	Provenance string          `json:"provenance"`
+	Exchange   string          `json:"exchange,omitempty"`
+	Deleted    bool            `json:"deleted,omitempty"`
+	Scope      string          `json:"scope,omitempty"`
+}
+
+// Doc returns the session's state as a snapshot document.
+func (st *State) Doc() (StateDoc, error) {
+	gen, err := st.rng.MarshalBinary()
+	if err != nil {
+		return StateDoc{}, fmt.Errorf("snapshot the id generator: %w", err)
+	}
+	d := StateDoc{
+		ClockPos: st.pos, Generator: gen, Seq: st.seq, Requests: st.requests,
+		Counters: maps.Clone(st.counters), RateEnd: st.rateEnd, RateCount: st.rateCount,
+		FaultCounts: slices.Clone(st.fault.counts), Idempotency: maps.Clone(st.idem),
+		Entities: []EntityDoc{},
+	}
+	var changed []*world.Entity
+	st.overlay.each(func(e *world.Entity) { changed = append(changed, e) })
+	sortEntities(changed)
+	for _, e := range changed {
+		d.Entities = append(d.Entities, EntityDoc{
+			ID: e.ID, Object: e.Resource, Body: e.Body, Created: e.Created, Seq: e.Seq,
+			Provenance: e.Provenance, Exchange: e.Exchange, Deleted: e.Deleted, Scope: e.Scope,
+		})
+	}
+	return d, nil
+}
+
+// Restore returns a session named name with settings set over world w,
+// in the state d describes.
+func Restore(name string, set Settings, w *world.World, d *StateDoc) (*Session, error) {
+	s := New(name, set, w, true)
+	st := &s.st
+	if err := st.rng.UnmarshalBinary(d.Generator); err != nil {
+		return nil, fmt.Errorf("generator: %w", err)
+	}
+	if d.ClockPos < 0 || d.ClockPos > MaxEpoch*1e9 {
+		return nil, fmt.Errorf("clock_pos_ns %d is outside 0 to the end of 2199", d.ClockPos)
+	}
+	st.pos, st.seq, st.requests = d.ClockPos, d.Seq, d.Requests
+	st.counters, st.rateEnd, st.rateCount = maps.Clone(d.Counters), d.RateEnd, d.RateCount
+	st.fault.counts = slices.Clone(d.FaultCounts)
+	st.idem = maps.Clone(d.Idempotency)
+	for _, ed := range d.Entities {
+		if ed.ID == "" || ed.Object == "" {
+			return nil, fmt.Errorf("an entity needs id and object")
+		}
+		if _, dup := st.overlay.get(ed.ID); dup {
+			return nil, fmt.Errorf("entity %s appears twice", ed.ID)
+		}
+		if !ed.Deleted && !json.Valid(ed.Body) {
+			return nil, fmt.Errorf("entity %s: body is not JSON", ed.ID)
+		}
+		e := &world.Entity{ID: ed.ID, Resource: ed.Object, Body: []byte(ed.Body), Created: ed.Created, Seq: ed.Seq,
+			Provenance: ed.Provenance, Exchange: ed.Exchange, Deleted: ed.Deleted, Scope: ed.Scope}
+		inWorld := w.Get(e.ID) != nil
+		switch {
+		case e.Deleted && inWorld:
+			st.removed++
+		case !e.Deleted && !inWorld:
+			st.added++
+		}
+		st.overlay.put(e)
+	}
+	return s, nil
+}
+
+// Restore stores the session d describes under name, unless name is
+// taken (ErrExists).
+func (st *Store) Restore(name string, set Settings, w *world.World, d *StateDoc) (*Session, error) {
+	s, err := Restore(name, set, w, d)
+	if err != nil {
+		return nil, err
+	}
+	return st.add(name, func() *Session { return s })
+}
