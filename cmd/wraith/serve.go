@@ -4,24 +4,36 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wraithdev/wraith/internal/gctune"
 	"github.com/wraithdev/wraith/ipc"
+	"github.com/wraithdev/wraith/supervisor"
 	"github.com/wraithdev/wraith/twin/server"
 )
 
 // serveOptions is what `wraith serve` runs with.
 type serveOptions struct {
 	Config *server.Config
+	// Detach starts the server in the background and returns once it
+	// serves; Args are the flags it was given, to pass on.
+	Detach bool
+	Args   []string
 	f      *factory
+	// executable is the program to start in the background.
+	executable func() (string, error)
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	gofs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	opts := &serveOptions{Config: server.Flags(gofs), f: f}
+	opts := &serveOptions{Config: server.Flags(gofs), f: f, executable: os.Executable}
 	cmd := &cobra.Command{
 		Use:   "serve TWIN",
 		Short: "Serve one twin in this process",
@@ -29,13 +41,30 @@ func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *c
 ./NAME.twin, a twin on WRAITH_TWINS_PATH, or an embedded twin (checkout, billing).
 
 The ready document (--ready-json, --ready-fd) says where the twin listens
-once it serves. SIGINT or SIGTERM drain in-flight requests and exit 0.`,
+once it serves; --ready-json removes a file an earlier run left before
+binding, and its own at exit. SIGINT or SIGTERM drain in-flight requests
+and exit 0.
+
+With --detach, serve starts the server in the background and returns once
+it serves, printing its URL; its log goes to .wraith/logs/serve-PID.log
+and kill PID (the ready document's serve.pid) stops it.`,
 		Example: `  wraith serve checkout --port 0 --ready-json /tmp/ready.json \
     --unknown-entity not_found --fixture baseline --seed 42 \
-    --clock deterministic --clock-epoch 1700000000`,
+    --clock deterministic --clock-epoch 1700000000 --detach`,
 		Args: exactArgs(1, "TWIN"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Config.Twin = args[0]
+			if opts.Detach {
+				if opts.Config.ReadyFD >= 0 {
+					return usagef("--detach and --ready-fd: --detach reports readiness itself; drop --ready-fd")
+				}
+				opts.Args = []string{"serve", args[0]}
+				cmd.Flags().Visit(func(fl *pflag.Flag) {
+					if fl.Name != "detach" {
+						opts.Args = append(opts.Args, "--"+fl.Name+"="+fl.Value.String())
+					}
+				})
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -43,10 +72,14 @@ once it serves. SIGINT or SIGTERM drain in-flight requests and exit 0.`,
 		},
 	}
 	cmd.Flags().AddGoFlagSet(gofs)
+	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "start in the background and return once serving, printing the URL (log: .wraith/logs/serve-PID.log)")
 	return cmd
 }
 
 func runServe(ctx context.Context, opts *serveOptions) error {
+	if opts.Detach {
+		return runServeDetached(ctx, opts)
+	}
 	f := opts.f
 	log := newLogger(f, "wraith", opts.Config.LogFormat, opts.Config.LogLevel, opts.Config.Debug)
 	dir, err := f.Getwd()
@@ -61,6 +94,10 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		}
 		deps.ReadyWriter = w
 		deps.ParentAlive = f.Stdin
+		if stdin, ok := f.Stdin.(*os.File); ok {
+			// Only a pipe's end-of-file means the parent went away.
+			deps.ParentAlive = ipc.ParentPipe(stdin)
+		}
 	}
 	srv, err := server.Open(*opts.Config, deps)
 	if err != nil {
@@ -73,6 +110,57 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	stopTuning := gctune.Start(ctx, gctune.Default(), f.Getenv)
 	defer stopTuning()
 	return srv.Run(ctx)
+}
+
+// serveStartTimeout bounds how long `serve --detach` waits for the
+// background server to be ready.
+const serveStartTimeout = 30 * time.Second
+
+// runServeDetached starts `wraith serve ... --ready-fd 3` in the
+// background and returns once its ready line arrives, printing the URL.
+func runServeDetached(ctx context.Context, opts *serveOptions) error {
+	f := opts.f
+	exe, err := opts.executable()
+	if err != nil {
+		return fmt.Errorf("find the wraith executable: %w", err)
+	}
+	dir, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	logs := filepath.Join(dir, supervisor.StateDir, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return fmt.Errorf("create the log folder: %w", err)
+	}
+	// Named after the server's pid once it runs.
+	log, err := os.CreateTemp(logs, "serve-starting-*.log")
+	if err != nil {
+		return fmt.Errorf("create the server's log: %w", err)
+	}
+	defer log.Close()
+	bg, err := startBackground(exe, append(opts.Args, "--ready-fd=3"), dir, os.Environ(), log)
+	if err != nil {
+		os.Remove(log.Name())
+		return err
+	}
+	final := filepath.Join(logs, fmt.Sprintf("serve-%d.log", bg.cmd.Process.Pid))
+	if os.Rename(log.Name(), final) == nil {
+		bg.log = final
+	}
+	var ready ipc.Ready
+	err = bg.wait(ctx, opts.Config.Grace+5*time.Second, func(r *os.File) error {
+		var err error
+		ready, err = ipc.ReadLine(r, serveStartTimeout)
+		if errors.Is(err, ipc.ErrClosed) {
+			return errors.New("the background server stopped before it was ready")
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(f.Stdout, ready.Serve.URL)
+	return nil
 }
 
 // newLogger builds the process logger on stderr.
