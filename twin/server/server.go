@@ -28,6 +28,7 @@ import (
 	"github.com/wraithdev/wraith/twin/resolve"
 	"github.com/wraithdev/wraith/twin/scrub"
 	"github.com/wraithdev/wraith/twin/session"
+	"github.com/wraithdev/wraith/twin/ui"
 )
 
 // Deps are the outside world a server uses.
@@ -242,6 +243,7 @@ func (s *Server) URL() string {
 // and everything else to the engine, bounding bodies.
 func (s *Server) handler() http.Handler {
 	max := s.cfg.MaxBody
+	page := ui.New(s.deps.Now())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
 			engine.WriteError(w, http.StatusRequestEntityTooLarge, "body-too-large", fmt.Sprintf("request body is %d bytes; the limit is %d (--max-body)", r.ContentLength, max), nil)
@@ -253,7 +255,11 @@ func (s *Server) handler() http.Handler {
 			r.Body = http.MaxBytesReader(w, r.Body, max)
 		}
 		if strings.HasPrefix(r.URL.Path, control.Prefix) {
-			if s.guard.allow(w, r) {
+			switch {
+			case !s.guard.allow(w, r):
+			case ui.Owns(r.URL.Path):
+				page.ServeHTTP(w, r)
+			default:
 				s.ctl.ServeHTTP(w, r)
 			}
 			return

@@ -27,6 +27,7 @@
     shown: 0,
     session: null,
     journalAfter: null,
+    journalWhole: false, // the twin's journal limit is below JOURNAL_PAGE
     selected: null,
   };
 
@@ -140,8 +141,11 @@
     show('view-sessions');
     const data = await api('session');
     if (gen !== state.gen) return;
+    const t0 = performance.now();
     state.sessions = data.sessions || [];
     filterSessions();
+    void $('sessions').offsetHeight;
+    $('view-sessions').dataset.renderMs = (performance.now() - t0).toFixed(1);
     ready('view-sessions');
   }
 
@@ -235,13 +239,16 @@
     $('journal-more').hidden = true;
     const t0 = performance.now();
     const [journal, diff] = await Promise.all([
-      api(`session/${enc(name)}/journal?limit=${JOURNAL_PAGE}`),
+      journalPage(name, null),
       api(`session/${enc(name)}/diff`),
     ]);
     if (gen !== state.gen) return;
     const t1 = performance.now();
     addJournal(journal);
     renderDiff(diff);
+    // Reading a layout property makes the browser lay the rows out now, so
+    // the figure includes layout, not only building the DOM.
+    void $('journal').offsetHeight;
     const t2 = performance.now();
     const view = $('view-session');
     view.dataset.renderMs = (t2 - t1).toFixed(1);
@@ -252,9 +259,27 @@
   async function moreJournal() {
     const gen = state.gen;
     const name = state.session;
-    const page = await api(`session/${enc(name)}/journal?limit=${JOURNAL_PAGE}&after=${enc(state.journalAfter)}`);
+    const page = await journalPage(name, state.journalAfter);
     if (gen !== state.gen) return;
     addJournal(page);
+  }
+
+  // journalPage fetches up to JOURNAL_PAGE entries after index after (null:
+  // from the oldest). A twin whose --journal-limit is below JOURNAL_PAGE
+  // refuses that limit; its whole journal is then one page.
+  async function journalPage(name, after) {
+    const from = after === null ? '' : `&after=${enc(after)}`;
+    if (!state.journalWhole) {
+      try {
+        const page = await api(`session/${enc(name)}/journal?limit=${JOURNAL_PAGE}${from}`);
+        page.limit = JOURNAL_PAGE;
+        return page;
+      } catch (err) {
+        if (!(err instanceof APIError) || err.status !== 400) throw err;
+        state.journalWhole = true;
+      }
+    }
+    return api(`session/${enc(name)}/journal?${from.slice(1)}`);
   }
 
   function addJournal(page) {
@@ -268,7 +293,7 @@
         el('td', 'num', e.index),
         el('td', 'mono', e.at),
         el('td', 'mono', e.method),
-        el('td', 'mono', e.route || '—'),
+        el('td', 'mono', routeOf(e) || '—'),
         el('td', 'mono path', e.path),
         el('td', 'num', e.status === 0 ? 'reset' : e.status),
         provenanceCell(e.provenance),
@@ -279,13 +304,20 @@
     }
     const body = $('journal').tBodies[0];
     body.append(rows);
-    const more = page.next_after !== null && page.next_after !== undefined && entries.length > 0;
+    // next_after names the last entry sent; a full page may have more.
+    const more = page.next_after !== null && page.next_after !== undefined && entries.length === page.limit;
     state.journalAfter = more ? page.next_after : null;
     $('journal-more').hidden = !more;
     let count = `${body.rows.length} entries`;
     if (more) count += ', more on request';
     if (page.dropped) count += `, ${page.dropped} older dropped (--journal-limit)`;
     $('journal-count').textContent = count;
+  }
+
+  // routeOf is an entry's route template without the method it starts with.
+  function routeOf(e) {
+    const r = e.route || '';
+    return r.startsWith(e.method + ' ') ? r.slice(e.method.length + 1) : r;
   }
 
   function provenanceCell(p) {
@@ -314,7 +346,7 @@
       $('exchange-response').textContent = '';
       return;
     }
-    $('exchange-title').textContent = `#${index} ${entry.request.method} ${entry._wraith.route || ''}`;
+    $('exchange-title').textContent = `#${index} ${entry.request.method} ${routeOf({ method: entry.request.method, route: entry._wraith.route })}`;
     $('exchange-request').textContent = httpRequest(entry.request);
     $('exchange-response').textContent = httpResponse(entry.response);
   }
