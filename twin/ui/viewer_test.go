@@ -94,6 +94,10 @@ func TestViewerInBrowser(t *testing.T) {
 	}
 	t.Logf("screenshot: %s", b.screenshot(t, dir, "viewer-session.png"))
 
+	// The download buttons fetch the session's HAR and snapshot.
+	b.do(t, "download the HAR and the snapshot", chromedp.Click(chromedp.ID("download-har")), chromedp.Click(chromedp.ID("download-snapshot")))
+	b.until(t, "both downloads requested", `performance.getEntriesByType('resource').filter(e => /agent-2\/(journal\?format=har|snapshot)$/.test(e.name)).length === 2`)
+
 	// Fork from the page, behind its confirmation; the new session is listed.
 	b.do(t, "fork agent-2",
 		chromedp.Click(chromedp.ID("action-fork")),
@@ -114,6 +118,19 @@ func TestViewerInBrowser(t *testing.T) {
 	if first := eval[string](t, b, `document.querySelector('#misses li').textContent`); !strings.Contains(first, "3×") || !strings.Contains(first, "GET /v1/not_a_route") {
 		t.Errorf("first miss: want 3× GET /v1/not_a_route, have %q", first)
 	}
+
+	// Reset from the page, behind its confirmation: the journal and the
+	// diff are empty again. Cancelling first changes nothing.
+	b.do(t, "open agent-3", chromedp.Navigate(tw.URL+"/__wraith/ui#/s/agent-3"))
+	b.until(t, "agent-3's timeline", `document.getElementById('view-session').dataset.state === 'ready' && document.getElementById('session-name').textContent === 'agent-3'`)
+	b.do(t, "cancel a reset", chromedp.Click(chromedp.ID("action-reset")), chromedp.WaitVisible(chromedp.ID("confirm-ok")),
+		chromedp.Click(chromedp.CSS(`#confirm button[value="cancel"]`)), chromedp.WaitNotVisible(chromedp.ID("confirm-ok")))
+	if n := len(c.control(t, "GET", "/__wraith/session/agent-3/journal", nil, 200)["entries"].([]any)); n != 6 {
+		t.Errorf("after a cancelled reset: want agent-3's 6 journal entries, have %d", n)
+	}
+	b.do(t, "reset agent-3", chromedp.Click(chromedp.ID("action-reset")), chromedp.WaitVisible(chromedp.ID("confirm-ok")), chromedp.Click(chromedp.ID("confirm-ok")))
+	b.until(t, "agent-3 reset", `document.getElementById('status').textContent === 'Session agent-3 was reset.' &&
+		document.querySelectorAll('#journal tbody tr').length === 0 && /No changes/.test(document.getElementById('diff').textContent)`)
 
 	scale(t, b, c)
 
