@@ -135,9 +135,20 @@ func docSnippets(tb testing.TB, path string) []docBlock {
 	var logical strings.Builder
 	start, first := 0, 0
 	var block strings.Builder
+	// Prose is read a paragraph at a time, so that a code span broken
+	// over two lines is still one span.
+	var para strings.Builder
+	paraLine := 0
+	flushPara := func() {
+		for _, span := range codeSpan.FindAllString(para.String(), -1) {
+			out = append(out, docBlock{file: path, line: paraLine, text: strings.Trim(span, "`")})
+		}
+		para.Reset()
+	}
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			flushPara()
 			inCode = !inCode
 			if inCode {
 				first, block = len(out), strings.Builder{}
@@ -150,8 +161,6 @@ func docSnippets(tb testing.TB, path string) []docBlock {
 		}
 		if inCode {
 			block.WriteString(line + "\n")
-		}
-		if inCode {
 			if logical.Len() == 0 {
 				start = n
 			}
@@ -164,10 +173,16 @@ func docSnippets(tb testing.TB, path string) []docBlock {
 			logical.Reset()
 			continue
 		}
-		for _, span := range codeSpan.FindAllString(line, -1) {
-			out = append(out, docBlock{file: path, line: n, text: strings.Trim(span, "`")})
+		if strings.TrimSpace(line) == "" {
+			flushPara()
+			continue
 		}
+		if para.Len() == 0 {
+			paraLine = n
+		}
+		para.WriteString(line + " ")
 	}
+	flushPara()
 	return out
 }
 
