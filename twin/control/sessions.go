@@ -167,6 +167,14 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 			engine.WriteError(w, http.StatusBadRequest, "invalid-clock", fmt.Sprintf("clock.mode %q: want real, deterministic or fixed", c.Mode), nil)
 			return set, false
 		}
+		if c.Mode == session.ClockReal && (c.BaseEpoch != nil || c.BaseEpochSecs != nil) {
+			field := "clock.base_epoch"
+			if c.BaseEpoch == nil {
+				field = "clock.base_epoch_secs"
+			}
+			engine.WriteError(w, http.StatusBadRequest, "invalid-clock", field+` means nothing to a real clock, which reads the wall clock: drop it, or use "mode": "deterministic" or "fixed"`, map[string]any{"field": field})
+			return set, false
+		}
 		if c.BaseEpoch != nil && c.BaseEpochSecs != nil && *c.BaseEpoch != *c.BaseEpochSecs {
 			engine.WriteError(w, http.StatusBadRequest, "invalid-clock", "clock.base_epoch and clock.base_epoch_secs differ; send one", nil)
 			return set, false
@@ -217,6 +225,7 @@ func (h *Handler) resetSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.Reset()
+	h.log.Info("session reset", "session", s.Name())
 	set, _ := s.Settings()
 	out := viewOf(s.Name(), set)
 	out.Reset, out.EntitiesSeeded = true, ptr(h.eng.Seeded(set.Fixture))
@@ -229,6 +238,7 @@ func (h *Handler) deleteSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.eng.Store().Delete(s.Name())
+	h.log.Info("session deleted", "session", s.Name())
 	set, _ := s.Settings()
 	out := viewOf(s.Name(), set)
 	out.Deleted = true
@@ -240,6 +250,7 @@ func (h *Handler) resetAll(w http.ResponseWriter, r *http.Request) {
 	for _, s := range all {
 		s.Reset()
 	}
+	h.log.Info("reset every session", "sessions", len(all))
 	writeJSON(w, http.StatusOK, map[string]any{"reset": true, "sessions": len(all)})
 }
 
@@ -336,6 +347,7 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) {
 		engine.WriteError(w, http.StatusConflict, "clock-not-movable", fmt.Sprintf("session %q uses the real clock; provision it with a deterministic or fixed clock to move time", s.Name()), nil)
 		return
 	}
+	h.log.Info("session clock moved", "session", s.Name(), "now", now)
 	set, _ := s.Settings()
 	out := viewOf(s.Name(), set)
 	out.Clock.Now = &now
