@@ -120,6 +120,11 @@ const serveStartTimeout = 30 * time.Second
 // background and returns once its ready line arrives, printing the URL.
 func runServeDetached(ctx context.Context, opts *serveOptions) error {
 	f := opts.f
+	// Bad flags are usage errors here and now, not a log line in the
+	// background.
+	if err := opts.Config.Validate(); err != nil {
+		return &usageError{err}
+	}
 	exe, err := opts.executable()
 	if err != nil {
 		return fmt.Errorf("find the wraith executable: %w", err)
