@@ -81,8 +81,8 @@ func isZombie(pid int) bool {
 }
 
 // DetachedProcAttr starts a process in a session of its own, away from the
-// terminal and its signals: how `wraith up --detach` starts the background
-// supervisor.
+// terminal and its signals: how `wraith up` starts the background
+// supervisor, and `wraith serve --detach` the background server.
 func DetachedProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true}
 }

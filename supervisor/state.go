@@ -142,7 +142,7 @@ type StartingError struct {
 }
 
 func (e *StartingError) Error() string {
-	return fmt.Sprintf("the wraith project in %s is starting (wraith up, pid %d): its twins are not ready yet; try again once wraith up reports them ready, or start it with wraith up --detach, which returns then", e.Dir, e.PID)
+	return fmt.Sprintf("the wraith project in %s is starting (wraith up, pid %d): its twins are not ready yet; try again once wraith up has returned (it returns once every twin is ready)", e.Dir, e.PID)
 }
 
 // UnreadableError says the state file is missing, cut short or corrupt.

@@ -43,8 +43,8 @@ Line formats give, per twin, _URL, _HOST, _PORT, _SESSION_HEADER, _DIGEST and,
 when the twin needs a control token, _CONTROL_TOKEN_ENV: the name of the
 variable holding the token (never the token). NAME is the twin's name
 upper-cased, each character other than a letter or digit turned into _.
-It exits 1 if no project is up in this folder, while it is starting (use
-wraith up --detach, which returns once every twin is ready), or when
+It exits 1 if no project is up in this folder, while it is starting (wraith
+up returns once every twin is ready: run env after it), or when
 .wraith/up.json does not name the live wraith process holding its lock.`,
 		Example: `  wraith env --format json | jq -r .twins.billing.url
   eval "$(wraith env --format shell)"
