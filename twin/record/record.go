@@ -238,6 +238,15 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if !r.admit(w, req) {
 		return
 	}
+	if req.Method == http.MethodTrace || req.Method == http.MethodConnect {
+		// TRACE makes the provider echo the request, the injected
+		// credential included, to the client; CONNECT asks for a tunnel a
+		// reverse proxy does not give. Neither goes upstream.
+		w.Header().Set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+		writeError(w, http.StatusMethodNotAllowed, "record-method-refused",
+			fmt.Sprintf("the recorder does not forward %s: a TRACE answer would show the client the live credential, and CONNECT tunnels are not proxied; nothing was sent upstream", req.Method))
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, r.opts.MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -373,6 +382,14 @@ func (r *Recorder) record(resp *http.Response) error {
 	c, _ := resp.Request.Context().Value(captureKey{}).(*capture)
 	if c == nil {
 		return &recordError{errors.New("record: request without a capture")}
+	}
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// An upgraded connection (WebSocket) is a stream both ways that
+		// format 1 cannot hold: hand it over untouched, or the read below
+		// would wait for the connection to end.
+		r.log.Warn("proxied, not recorded", "method", c.method, "path", c.path, "reason", "the connection was upgraded (101)")
+		resp.Header.Set(NotRecordedHeader, "the connection was upgraded to another protocol, which twin format 1 does not record")
+		return nil
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, r.opts.MaxBody+1))
 	if err != nil {
