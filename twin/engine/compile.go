@@ -219,6 +219,7 @@ func (e *Engine) compileResources() (map[string]*resource, error) {
 		}
 	}
 	linkMembers(resources)
+	linkExpansions(resources)
 	for _, rt := range e.twin.Manifest.Routes {
 		// Skip a route a resource already declares; a route a parameter
 		// of a resource's only matches (GET /v1/customers/search beside

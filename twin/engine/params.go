@@ -28,6 +28,14 @@ var ignoredParams = map[string]bool{"expand": true}
 // scrub when it is not nil. Parameters that name no field are returned,
 // sorted, so the answer can say they were ignored.
 func applyParams(o *object.Object, params map[string]any, immutable map[string]bool, only []string, scrub func(field string, v any) any) (ignored []string, err error) {
+	return applyParamsFilled(o, params, immutable, only, scrub, nil)
+}
+
+// applyParamsFilled is applyParams with the resource's nested defaults
+// (nested.go): a parameter that writes a nested object where the field
+// holds none, or the elements of a nested list, is merged over the
+// default for that place.
+func applyParamsFilled(o *object.Object, params map[string]any, immutable map[string]bool, only []string, scrub func(field string, v any) any, fill *filler) (ignored []string, err error) {
 	keys := make([]string, 0, len(params))
 	for k := range params {
 		keys = append(keys, k)
@@ -49,7 +57,7 @@ func applyParams(o *object.Object, params map[string]any, immutable map[string]b
 		if immutable[k] {
 			return nil, &paramError{param: k, message: fmt.Sprintf("You cannot change `%s`.", k)}
 		}
-		v, err := convertParam(k, cur, params[k])
+		v, err := convertParam(k, cur, params[k], fill)
 		if err != nil {
 			return nil, err
 		}
@@ -71,12 +79,22 @@ func contains(list []string, s string) bool {
 }
 
 // convertParam returns the new value of a field whose current value is cur.
-func convertParam(name string, cur, v any) (any, error) {
+func convertParam(name string, cur, v any, fill *filler) (any, error) {
+	if m, ok := v.(map[string]any); ok && cur == nil {
+		if d := fill.defaultAt(dottedPath(name)); d != nil {
+			return merge(name, d, m, fill)
+		}
+	}
+	if l, ok := v.([]any); ok && fill.has(dottedPath(name)+"[]") {
+		if _, isList := cur.([]any); isList || cur == nil {
+			return mergeEach(name, dottedPath(name)+"[]", l, fill)
+		}
+	}
 	switch c := cur.(type) {
 	case *object.Object:
 		switch t := v.(type) {
 		case map[string]any:
-			return merge(name, c, t)
+			return merge(name, c, t, fill)
 		case string:
 			if t == "" {
 				if name == "metadata" {
@@ -98,7 +116,11 @@ func convertParam(name string, cur, v any) (any, error) {
 			// into items.data) replaces the envelope's data.
 			if c.String("object") == "list" {
 				env := c.Clone()
-				env.Set("data", paramValue(t))
+				data, err := mergeEach(name, dottedPath(name)+".data[]", t, fill)
+				if err != nil {
+					return nil, err
+				}
+				env.Set("data", data)
 				if _, ok := env.Get("total_count"); ok {
 					env.Set("total_count", json.Number(strconv.Itoa(len(t))))
 				}
@@ -139,7 +161,7 @@ func convertParam(name string, cur, v any) (any, error) {
 // follow cur's in sorted order. It builds the result in one pass over cur
 // and one over t, so a merge of n keys costs O(n log n) for the sort and
 // nothing quadratic. cur itself is left as it was.
-func merge(name string, cur *object.Object, t map[string]any) (*object.Object, error) {
+func merge(name string, cur *object.Object, t map[string]any, fill *filler) (*object.Object, error) {
 	merged := object.New(cur.Len() + len(t))
 	vals := cur.Values()
 	for i, k := range cur.Keys() {
@@ -151,7 +173,7 @@ func merge(name string, cur *object.Object, t map[string]any) (*object.Object, e
 		if s, ok := v.(string); ok && s == "" {
 			continue
 		}
-		nv, err := convertParam(name+"["+k+"]", vals[i], v)
+		nv, err := convertParam(name+"["+k+"]", vals[i], v, fill)
 		if err != nil {
 			return nil, err
 		}
@@ -161,13 +183,32 @@ func merge(name string, cur *object.Object, t map[string]any) (*object.Object, e
 		if s, ok := t[k].(string); (ok && s == "") || cur.Has(k) {
 			continue
 		}
-		nv, err := convertParam(name+"["+k+"]", nil, t[k])
+		nv, err := convertParam(name+"["+k+"]", nil, t[k], fill)
 		if err != nil {
 			return nil, err
 		}
 		merged.Set(k, nv)
 	}
 	return merged, nil
+}
+
+// mergeEach converts the elements of a list parameter, merging each
+// object over the nested default at path when there is one.
+func mergeEach(name, path string, l []any, fill *filler) ([]any, error) {
+	out := make([]any, len(l))
+	for i, el := range l {
+		m, ok := el.(map[string]any)
+		if !ok || !fill.has(path) {
+			out[i] = paramValue(el)
+			continue
+		}
+		merged, err := merge(name+"["+strconv.Itoa(i)+"]", fill.defaultAt(path), m, fill)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = merged
+	}
+	return out, nil
 }
 
 // paramValue converts a decoded parameter into package object's value set,

@@ -29,7 +29,8 @@ type resource struct {
 	actions    []*action
 	immutable  map[string]bool
 	listURL    string
-	ext        *ext // nil for a Stripe-shaped resource; see keys.go
+	ext        *ext    // nil for a Stripe-shaped resource; see keys.go
+	nested     *nested // nested defaults and expansions; see nested.go
 }
 
 type action struct {
@@ -110,6 +111,9 @@ func compileResource(spec *format.Resource, errs errorShapes) (*resource, error)
 		r.actions = append(r.actions, ca)
 	}
 	if r.ext, err = compileExt(spec); err != nil {
+		return nil, err
+	}
+	if r.nested, err = compileNested(spec); err != nil {
 		return nil, err
 	}
 	if r.ext != nil && r.ext.rfc3339 {

@@ -121,9 +121,12 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	for _, f := range res.timestamps {
 		o.Set(f, now)
 	}
-	ignored, err := applyParams(o, p, res.immutable, nil, e.scrubbed)
+	ignored, err := applyParamsFilled(o, p, res.immutable, nil, e.scrubbed, fillerFor(res, st, o, req.now))
 	if err != nil {
 		e.paramFailed(a, err)
+		return
+	}
+	if !e.expand(st, res, o, a) {
 		return
 	}
 	e.applyRules(res.create, o, req.now)
@@ -143,9 +146,12 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
-	ignored, err := applyParams(o, p, res.immutable, nil, e.scrubbed)
+	ignored, err := applyParamsFilled(o, p, res.immutable, nil, e.scrubbed, fillerFor(res, st, o, req.now))
 	if err != nil {
 		e.paramFailed(a, err)
+		return
+	}
+	if !e.expand(st, res, o, a) {
 		return
 	}
 	if res.ext != nil && !e.afterUpdate(res, o, ent, req, a) {
@@ -172,9 +178,12 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		e.unexpectedState(a, res, ent.ID, status, act)
 		return
 	}
-	ignored, err := applyParams(o, p, res.immutable, act.params, e.scrubbed)
+	ignored, err := applyParamsFilled(o, p, res.immutable, act.params, e.scrubbed, fillerFor(res, st, o, req.now))
 	if err != nil {
 		e.paramFailed(a, err)
+		return
+	}
+	if !e.expand(st, res, o, a) {
 		return
 	}
 	fail := failing(act.rules, o)

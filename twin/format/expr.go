@@ -19,6 +19,10 @@ type Expr struct {
 	Secret bool
 	// Null is "$null", a null value: TOML has none.
 	Null bool
+	// IDPrefix is "$id:PREFIX", a new id with that prefix from the
+	// session's generator: the id of an object nested in a resource (a
+	// subscription's items), in nested_defaults only.
+	IDPrefix string
 }
 
 // ParseExpr parses a Set value that starts with "$".
@@ -38,6 +42,8 @@ func ParseExpr(s string) (Expr, error) {
 		return Expr{Field: s[2:]}, nil
 	case s == "$secret":
 		return Expr{Secret: true}, nil
+	case strings.HasPrefix(s, "$id:") && len(s) > len("$id:"):
+		return Expr{IDPrefix: s[len("$id:"):]}, nil
 	}
-	return Expr{}, fmt.Errorf("%q: want $now, $now+SECONDS, $.field, $secret, $null, or $$ for a literal $", s)
+	return Expr{}, fmt.Errorf("%q: want $now, $now+SECONDS, $.field, $secret, $null, $id:PREFIX (nested_defaults), or $$ for a literal $", s)
 }

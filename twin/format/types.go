@@ -131,6 +131,7 @@ type Resource struct {
 	ListURL string `toml:"list_url"`
 
 	Keys
+	Nested
 }
 
 // Keys are the optional fields that address, scope, list and answer

@@ -149,6 +149,7 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 		}
 	}
 	validateShared(m.Resources, file, probs)
+	validateNested(m.Resources, file, probs)
 	validateFaults(m, file, probs)
 }
 
@@ -197,8 +198,10 @@ func validateRules(rules []Rule, at string, probs *Problems) {
 			if !ok || !strings.HasPrefix(s, "$") || strings.HasPrefix(s, "$$") {
 				continue
 			}
-			if _, err := ParseExpr(s); err != nil {
+			if x, err := ParseExpr(s); err != nil {
 				probs.addf("%s rules[%d].set.%s: %v", at, i, k, err)
+			} else if x.IDPrefix != "" {
+				probs.addf("%s rules[%d].set.%s: %q: $id:PREFIX makes the id of a nested object and belongs in nested_defaults", at, i, k, s)
 			}
 		}
 	}
