@@ -31,7 +31,7 @@ func (im *importer) emit() (*Result, error) {
 		Provider:    firstOf(im.opts.Provider, im.ov.Twin.Provider, slug(im.doc.Info.Title), "api"),
 		Upstream:    firstOf(im.ov.Twin.Upstream, im.server()),
 		Description: firstOf(im.ov.Twin.Description, strings.TrimSpace(fmt.Sprintf("imported from %s %s", im.doc.Info.Title, im.doc.Info.Version))),
-		Errors:      toErrors(im.errorShapes()),
+		Errors:      errorsTable(im.errorShapes(), im.ov.Errors),
 		PII:         tomlPII{Verbatim: im.verbatim()},
 	}
 	if v := m.PII.Verbatim; len(v) > 0 {

@@ -16,7 +16,7 @@ type tomlManifest struct {
 	Upstream    string         `toml:"upstream,omitempty"`
 	Description string         `toml:"description,omitempty"`
 	PII         tomlPII        `toml:"pii"`
-	Errors      tomlErrors     `toml:"errors"`
+	Errors      any            `toml:"errors"` // tomlErrors, or a map with extra shapes; see errorsTable
 	Routes      []tomlRoute    `toml:"routes,omitempty"`
 	Resources   []tomlResource `toml:"resources,omitempty"`
 }
@@ -75,14 +75,16 @@ type tomlActionNone struct {
 }
 
 type tomlRule struct {
-	When map[string]any `toml:"when,omitempty"`
-	Set  map[string]any `toml:"set,omitempty"`
+	When     map[string]any    `toml:"when,omitempty"`
+	Set      map[string]any    `toml:"set,omitempty"`
+	Fail     string            `toml:"fail,omitempty"`
+	FailWith map[string]string `toml:"fail_with,omitempty"`
 }
 
 func toRules(rs []format.Rule) []tomlRule {
 	var out []tomlRule
 	for _, r := range rs {
-		out = append(out, tomlRule{When: r.When, Set: r.Set})
+		out = append(out, tomlRule{When: r.When, Set: r.Set, Fail: r.Fail, FailWith: r.FailWith})
 	}
 	return out
 }
@@ -98,4 +100,26 @@ func toAction(a format.Action) any {
 
 func toErrors(e format.Errors) tomlErrors {
 	return tomlErrors{NotFound: e.NotFound, InvalidRequest: e.InvalidRequest, Idempotency: e.Idempotency, RateLimited: e.RateLimited, UnexpectedState: e.UnexpectedState}
+}
+
+// errorsTable is [errors] as twin.toml declares it: the inferred shapes
+// in their fixed order, or, when the overlay adds extra shapes for its
+// fail rules, every shape by name (sorted, so the bytes are still a
+// function of the inputs). An import without extras keeps the bytes it
+// had before extras existed.
+func errorsTable(e format.Errors, extra map[string]format.Answer) any {
+	t := toErrors(e)
+	if len(extra) == 0 {
+		return t
+	}
+	m := map[string]*format.Answer{}
+	for name, a := range map[string]*format.Answer{"not_found": t.NotFound, "invalid_request": t.InvalidRequest, "idempotency": t.Idempotency, "rate_limited": t.RateLimited, "unexpected_state": t.UnexpectedState} {
+		if a != nil {
+			m[name] = a
+		}
+	}
+	for name, a := range extra {
+		m[name] = &a
+	}
+	return m
 }

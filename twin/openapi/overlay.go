@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -20,8 +21,12 @@ type Overlay struct {
 	// and the regeneration test: a Go module version and paths in it.
 	Source Source `toml:"source"`
 	// Twin sets the twin's manifest fields.
-	Twin      TwinInfo          `toml:"twin"`
-	Resources []OverlayResource `toml:"resources"`
+	Twin TwinInfo `toml:"twin"`
+	// Errors are extra [errors.*] shapes (card_declined, ...) that the
+	// twin gains for the fail rules of its resources; the shapes the
+	// import infers (not_found, invalid_request, ...) cannot be named.
+	Errors    map[string]format.Answer `toml:"errors"`
+	Resources []OverlayResource        `toml:"resources"`
 }
 
 // Source is a description pinned to a module version.
@@ -78,6 +83,14 @@ func parseOverlay(b []byte) (*Overlay, error) {
 	if err := dec.Decode(ov); err != nil {
 		return nil, fmt.Errorf("overlay: %w", err)
 	}
+	for _, name := range sortedKeysOf(ov.Errors) {
+		if slices.Contains(format.ErrorKeys, name) {
+			return nil, fmt.Errorf("overlay: errors.%s is inferred from the description: name an extra error shape (card_declined, ...)", name)
+		}
+		if a := ov.Errors[name]; a.Status < 100 || a.Status > 599 || !json.Valid([]byte(format.Fill(a.Body, placeholderSample))) {
+			return nil, fmt.Errorf("overlay: errors.%s: want status (an HTTP status) and body (JSON, placeholders inside strings)", name)
+		}
+	}
 	seen := map[string]bool{}
 	for i := range ov.Resources {
 		r := &ov.Resources[i]
@@ -95,6 +108,16 @@ func parseOverlay(b []byte) (*Overlay, error) {
 	}
 	return ov, nil
 }
+
+// placeholderSample fills every placeholder an error body may hold, to
+// check that the body is JSON.
+var placeholderSample = func() map[string]string {
+	m := map[string]string{"entity": "x"}
+	for _, p := range format.Placeholders {
+		m[p] = "x"
+	}
+	return m
+}()
 
 // resource returns the overlay's entry for a resource, or nil.
 func (ov *Overlay) resource(name string) *OverlayResource {
