@@ -139,6 +139,7 @@ func (im *importer) manifestResource(r *resource) tomlResource {
 		fr.OnDelete = toAction(*ov.OnDelete)
 	}
 	fr.Immutable = mergeSorted(fr.Immutable, ov.Immutable)
+	fr.NestedDefaults, fr.Expand = ov.NestedDefaults, ov.Expand
 	return fr
 }
 

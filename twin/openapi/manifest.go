@@ -55,6 +55,9 @@ type tomlResource struct {
 	Create      []tomlRule `toml:"create,omitempty"`
 	Actions     []any      `toml:"actions,omitempty"`   // tomlAction or tomlActionNone
 	OnDelete    any        `toml:"on_delete,omitempty"` // tomlAction or tomlActionNone
+	// Last, so that an import without them keeps its bytes.
+	NestedDefaults map[string]string `toml:"nested_defaults,omitempty"`
+	Expand         []format.Expand   `toml:"expand,omitempty"`
 }
 
 // tomlAction copies the parameters it lists, or, without a list, every

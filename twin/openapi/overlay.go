@@ -56,6 +56,10 @@ type OverlayResource struct {
 	Delete        string          `toml:"delete"`
 	OnDelete      *format.Action  `toml:"on_delete"`
 	Immutable     []string        `toml:"immutable"`
+	// NestedDefaults and Expand complete nested objects, as in twin.toml
+	// (format.Nested); they are copied as they are.
+	NestedDefaults map[string]string `toml:"nested_defaults"`
+	Expand         []format.Expand   `toml:"expand"`
 }
 
 //go:embed overlays/*.toml

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stripe/stripe-go/v82"
@@ -102,8 +103,14 @@ func TestStripeGoAgainstStripeTwin(t *testing.T) {
 	stateful(t, "product create", prod.LastResponse, err)
 	price, err := sc.V1Prices.Create(ctx, &stripe.PriceCreateParams{Product: stripe.String(prod.ID), UnitAmount: stripe.Int64(900), Currency: stripe.String("usd"), Recurring: &stripe.PriceCreateRecurringParams{Interval: stripe.String("month")}})
 	stateful(t, "price create", price.LastResponse, err)
-	sub, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(cus.ID)})
+	sub, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(cus.ID), Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(price.ID), Quantity: stripe.Int64(2)}}})
 	stateful(t, "subscription create", sub.LastResponse, err)
+	if sub.Items == nil || len(sub.Items.Data) != 1 {
+		t.Fatalf("subscription create: want one item, have %+v", sub.Items)
+	}
+	if it := sub.Items.Data[0]; !strings.HasPrefix(it.ID, "si_") || it.Subscription != sub.ID || it.Quantity != 2 || it.Price == nil || it.Price.ID != price.ID || it.Price.UnitAmount != 900 || it.Price.Recurring == nil || it.Price.Recurring.Interval != "month" {
+		t.Errorf("subscription item: want an si_ item of %s, quantity 2, with the price object %s (900, monthly), have %+v (price %+v)", sub.ID, price.ID, it, it.Price)
+	}
 	sub, err = sc.V1Subscriptions.Cancel(ctx, sub.ID, nil)
 	stateful(t, "subscription cancel (DELETE)", sub.LastResponse, err)
 	if sub.Status != stripe.SubscriptionStatusCanceled || sub.CanceledAt == 0 {
