@@ -103,8 +103,12 @@ func TestMetadataMergeIsLinear(t *testing.T) {
 	if md, _ := rep.json["metadata"].(map[string]any); rep.status != http.StatusOK || len(md) != 0 {
 		t.Fatalf("clearing %d keys: want 200 and no keys, have %d and %d keys", n, rep.status, len(md))
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("setting and clearing %d metadata keys took %v, want well under a second each", n, d)
+	// The speed itself is BenchmarkMergeMetadata's to show (about 0.1 s for
+	// 80k keys). This bound only catches a return to per-key search, which
+	// took 35 s for one such request without the race detector: it is far
+	// enough from both that a busy CI machine cannot make it flake.
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("setting and clearing %d metadata keys took %v: merging is no longer linear in the key count (see BenchmarkMergeMetadata)", n, d)
 	}
 }
 
