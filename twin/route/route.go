@@ -9,8 +9,12 @@
 //     neither "//" nor a trailing "/" can appear; "/" alone is the root.
 //   - A segment {name} matches exactly one non-empty segment; a name is
 //     letters, digits and "_". A parameter must be a whole segment
-//     (/v1/files/{id}.json is an error), a template has at most MaxParams,
-//     and templates sharing a parameter position must name it alike.
+//     (/v1/files/{id}.json is an error) and a template has at most
+//     MaxParams. Templates sharing a one-segment parameter position may
+//     name it differently (/v1/customers/{id} beside
+//     /v1/customers/{customer}/tax_ids): names are kept per route, so a
+//     match answers the names of the template it matched. A rest
+//     parameter's position is named alike by every template.
 //   - A last segment {name...} matches the rest of the path, one or more
 //     segments with their slashes (GitHub's git refs: heads/main). It is
 //     tried after a static segment and a one-segment parameter at the
@@ -61,8 +65,8 @@ type node[V any] struct {
 	static  []*node[V] // sorted by segment
 	param   *node[V]   // the child matching any one segment
 	rest    *node[V]   // the child matching the rest of the path
-	// name is the parameter's name, for a param child, and from the
-	// template that first named it.
+	// name is the parameter's name, for a rest child, and from the
+	// template that first named it (a param child's names are per entry).
 	name, from string
 	entries    []entry[V] // routes ending here, one per method
 }
@@ -102,9 +106,6 @@ func (r *Router[V]) Add(method, template string, v V) error {
 			n = n.rest
 		case !s.param:
 			n = n.child(s.text)
-		case n.param != nil && n.param.name != s.text:
-			return fmt.Errorf("template %q names the parameter at segment %d {%s}, but template %q names it {%s}: use one name",
-				template, i+1, s.text, n.param.from, n.param.name)
 		default:
 			n = n.param
 		}
