@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/route"
@@ -42,6 +43,7 @@ type request struct {
 
 // ServeHTTP answers one application request.
 func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	name, path, bad := sessionOf(r)
 	if bad != nil {
 		writeError(w, http.StatusBadRequest, bad.code, bad.message, nil)
@@ -53,6 +55,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m, ok := e.router.Match(r.Method, r.URL.Path)
 	if !ok {
 		e.writeMiss(w, name, r)
+		e.journalMiss(name, r, w.Header(), start)
 		return
 	}
 	sess, err := e.Session(name)
@@ -96,12 +99,15 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.write(w, sess, m.Value, &a)
 		return
 	}
+	var ent *session.Entry
 	err = sess.DoContext(req.ctx, func(st *session.State) {
 		req.now = st.Begin(e.now)
 		if e.limited(st, &req, &a) {
+			ent = e.journalBegin(sess, r, &req, &a, st.Now(e.now), start)
 			return
 		}
 		e.faulted(st, &req, &a)
+		ent = e.journalBegin(sess, r, &req, &a, req.now, start)
 	})
 	if err != nil {
 		// The client went away (or the server is stopping) while another
@@ -113,6 +119,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // the client gave up on a slow answer
 	}
 	e.write(w, sess, m.Value, &a)
+	e.journalEnd(sess, ent, w.Header(), start)
 }
 
 // withPath returns r asking for the provider path p: what routing,

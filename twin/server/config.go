@@ -43,6 +43,7 @@ type Config struct {
 	PIIVerbatim      []string
 	MaxSessions      int
 	MaxEntities      int
+	JournalLimit     int
 	MaxBody          int64
 	MaxMemory        int64
 	Grace            time.Duration
@@ -122,6 +123,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log `FORMAT`: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log `LEVEL`: trace, debug, info, warn or error")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 10000, "most sessions alive at once (`N`); past it new sessions get 503 session-limit")
+	fs.IntVar(&c.JournalLimit, "journal-limit", session.DefaultJournalLimit, "journal entries (`N`) kept per session; past it the oldest are dropped and counted")
 	fs.IntVar(&c.MaxEntities, "max-entities", engine.DefaultMaxEntities, "most entities (`N`) one session may create, change or delete; past it writes get 507 session-entity-limit")
 	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "largest request body in `BYTES`, and largest entity; larger bodies get 413 body-too-large")
 	fs.Int64Var(&c.MaxMemory, "max-memory", 0, "soft limit on the live heap in `BYTES`; past it writes get 507 memory-limit and reads keep working (0: none)")
@@ -162,6 +164,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxEntities < 1 {
 		bad("--max-entities %d: want 1 or more", c.MaxEntities)
+	}
+	if c.JournalLimit < 1 {
+		bad("--journal-limit %d: want 1 or more", c.JournalLimit)
 	}
 	if c.ControlTokenEnv != "" && !hostguard.ValidEnvName(c.ControlTokenEnv) {
 		bad("--control-token-env: want the name of an environment variable (letters, digits, _), not the token itself")

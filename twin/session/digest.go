@@ -1,12 +1,12 @@
 package session
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"runtime"
 	"sort"
+	"sync"
 
-	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/world"
 )
 
@@ -40,34 +40,46 @@ func sortEntities(l []*world.Entity) {
 
 // Digest returns the sha256 of the session's entities in canonical form
 // and how many there are. Each entity contributes its object type, its id
-// and its body as canonical JSON (keys sorted, no insignificant space), so
-// two sessions that hold the same world have the same digest however they
-// got there.
+// and the sha256 of its body as canonical JSON (keys sorted, no
+// insignificant space), so two sessions that hold the same world have the
+// same digest however they got there. Body hashes are computed once per
+// entity version (see world.Entity.BodyHash), on all cores.
 func (st *State) Digest() (string, int) {
 	ents := st.Entities()
+	bodyHashes(ents)
 	h := sha256.New()
-	var buf []byte
+	buf := make([]byte, 0, 128)
 	for _, e := range ents {
-		buf = buf[:0]
-		buf = append(buf, e.Resource...)
+		sum := e.BodyHash()
+		buf = append(buf[:0], e.Resource...)
 		buf = append(buf, 0)
 		buf = append(buf, e.ID...)
 		buf = append(buf, 0)
+		buf = append(buf, sum[:]...)
+		buf = append(buf, '\n')
 		h.Write(buf)
-		h.Write(canonical(e.Body))
-		h.Write([]byte{'\n'})
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), len(ents)
 }
 
-// canonical returns body as canonical JSON; a body that does not parse
-// (which the engine never stores) is hashed as it is.
-func canonical(body []byte) []byte {
-	c, err := canon.JSON(body)
-	if err != nil || c == nil {
-		return body
+// bodyHashes computes the entities' body hashes that are not cached yet,
+// spread over the available cores.
+func bodyHashes(ents []*world.Entity) {
+	workers := min(runtime.GOMAXPROCS(0), len(ents)/256+1)
+	if workers < 2 {
+		return // Digest computes them one by one
 	}
-	return c
+	var wg sync.WaitGroup
+	chunk := (len(ents) + workers - 1) / workers
+	for lo := 0; lo < len(ents); lo += chunk {
+		part := ents[lo:min(lo+chunk, len(ents))]
+		wg.Go(func() {
+			for _, e := range part {
+				e.BodyHash()
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Update is an entity the session changed: its starting and current
@@ -94,7 +106,7 @@ func (st *State) Diff() (created []*world.Entity, updated []Update, deleted []*w
 			// created and deleted again: not in either world
 		case e.Deleted:
 			deleted = append(deleted, before)
-		case !bytes.Equal(canonical(before.Body), canonical(e.Body)):
+		case before.BodyHash() != e.BodyHash():
 			updated = append(updated, Update{Before: before, After: e})
 		}
 	}

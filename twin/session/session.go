@@ -20,6 +20,7 @@ type Session struct {
 	settings    Settings
 	provisioned bool
 	st          State
+	journal     Journal
 }
 
 // New returns a session starting from w.
@@ -101,6 +102,7 @@ func (s *Session) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.init(s.settings, s.st.world)
+	s.journal.clear()
 }
 
 // Summary is what the session list shows of a session.
@@ -129,7 +131,7 @@ func (s *Session) Summary() Summary {
 // session's lock.
 type State struct {
 	world     *world.World
-	overlay   map[string]*world.Entity // changes: new, changed and deleted entities
+	overlay   overlay // changes: new, changed and deleted entities, shared with forks until written
 	idem      map[string]*Replay
 	rng       rand.PCG
 	seq       uint64
@@ -222,12 +224,12 @@ func clampPos(pos, d int64) int64 {
 
 // ChangeCount returns how many entities the session created, changed or
 // deleted: the size of its overlay, which --max-entities bounds.
-func (st *State) ChangeCount() int { return len(st.overlay) }
+func (st *State) ChangeCount() int { return st.overlay.len() }
 
 // Touched reports whether the session already holds its own version (or
 // tombstone) of the entity with id.
 func (st *State) Touched(id string) bool {
-	_, ok := st.overlay[id]
+	_, ok := st.overlay.get(id)
 	return ok
 }
 
@@ -237,18 +239,17 @@ func (st *State) ReplayCount() int { return len(st.idem) }
 // Get returns the entity with id as this session sees it: its own change
 // first, then its starting world. A tombstone is returned as is (Deleted).
 func (st *State) Get(id string) *world.Entity {
-	if e, ok := st.overlay[id]; ok {
+	if e, ok := st.overlay.get(id); ok {
 		return e
 	}
 	return st.world.Get(id)
 }
 
-// Put records a new or changed entity. It takes the next sequence number.
+// Put records a new or changed entity. e must be a new value, never an
+// entity another session may see: Put gives it a fresh body-hash cell
+// (see world.Entity.Renew).
 func (st *State) Put(e *world.Entity) {
-	if st.overlay == nil {
-		st.overlay = map[string]*world.Entity{}
-	}
-	prev, inOverlay := st.overlay[e.ID]
+	prev, inOverlay := st.overlay.get(e.ID)
 	inWorld := st.world.Get(e.ID) != nil
 	switch {
 	case !inOverlay && !inWorld:
@@ -258,16 +259,13 @@ func (st *State) Put(e *world.Entity) {
 	case inOverlay && prev.Deleted && !inWorld:
 		st.added++
 	}
-	st.overlay[e.ID] = e
+	st.overlay.put(e)
 }
 
 // Delete records that the entity with id is gone, keeping a tombstone so
 // reads after delete answer as the provider does.
 func (st *State) Delete(e *world.Entity) {
-	if st.overlay == nil {
-		st.overlay = map[string]*world.Entity{}
-	}
-	prev, inOverlay := st.overlay[e.ID]
+	prev, inOverlay := st.overlay.get(e.ID)
 	if inOverlay && prev.Deleted {
 		return
 	}
@@ -278,7 +276,7 @@ func (st *State) Delete(e *world.Entity) {
 	}
 	t := *e
 	t.Deleted = true
-	st.overlay[e.ID] = &t
+	st.overlay.put(&t)
 }
 
 // Next returns the next value of the named counter, 1 first. Counters
@@ -321,29 +319,26 @@ func (st *State) NewID(prefix string, n int) string {
 // changed and deleted ones, in no particular order.
 func (st *State) Changed(resource string) []*world.Entity {
 	var out []*world.Entity
-	for _, e := range st.overlay {
+	st.overlay.each(func(e *world.Entity) {
 		if e.Resource == resource {
 			out = append(out, e)
 		}
-	}
+	})
 	return out
 }
 
 // HasChanges reports whether the session changed any entity of resource.
 func (st *State) HasChanges(resource string) bool {
-	for _, e := range st.overlay {
-		if e.Resource == resource {
-			return true
-		}
-	}
-	return false
+	found := false
+	st.overlay.each(func(e *world.Entity) {
+		found = found || e.Resource == resource
+	})
+	return found
 }
 
 // Overlay calls fn for every changed entity, for debugging views.
 func (st *State) Overlay(fn func(e *world.Entity)) {
-	for _, e := range st.overlay {
-		fn(e)
-	}
+	st.overlay.each(fn)
 }
 
 // Requests returns how many business requests the session served.

@@ -8,7 +8,11 @@
 package world
 
 import (
+	"crypto/sha256"
 	"sort"
+	"sync"
+
+	"github.com/wraithdev/wraith/twin/canon"
 )
 
 // Provenance values of entities.
@@ -37,6 +41,38 @@ type Entity struct {
 	// (GitHub's "octocat/hello" for an issue): lists under a parent show
 	// only the entities of its scope. Empty for unparented resources.
 	Scope string
+
+	hash *bodyHash // see BodyHash; Builder.Put and session writes renew it
+}
+
+// bodyHash caches the hash of an entity's canonical body. Entities are
+// immutable and shared by every session (and every fork) that sees them,
+// so it is computed at most once, by whichever digest needs it first.
+type bodyHash struct {
+	once sync.Once
+	sum  [sha256.Size]byte
+}
+
+// Renew gives e a hash cell of its own. Call it on every entity built or
+// changed before it is shared: a changed copy of an entity must not keep
+// the cell of its original.
+func (e *Entity) Renew() { e.hash = &bodyHash{} }
+
+// BodyHash returns the sha256 of e's body as canonical JSON (keys sorted,
+// no insignificant space); a body that does not parse is hashed as it is.
+func (e *Entity) BodyHash() [sha256.Size]byte {
+	if e.hash == nil {
+		return hashBody(e.Body)
+	}
+	e.hash.once.Do(func() { e.hash.sum = hashBody(e.Body) })
+	return e.hash.sum
+}
+
+func hashBody(body []byte) [sha256.Size]byte {
+	if c, err := canon.JSON(body); err == nil && c != nil {
+		body = c
+	}
+	return sha256.Sum256(body)
 }
 
 // World is an immutable set of entities.
@@ -58,6 +94,7 @@ func NewBuilder() *Builder {
 
 // Put adds or replaces e.
 func (b *Builder) Put(e *Entity) {
+	e.Renew()
 	b.w.entities[e.ID] = e
 }
 
