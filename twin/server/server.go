@@ -25,6 +25,7 @@ import (
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/hostguard"
+	"github.com/wraithdev/wraith/twin/observe"
 	"github.com/wraithdev/wraith/twin/resolve"
 	"github.com/wraithdev/wraith/twin/scrub"
 	"github.com/wraithdev/wraith/twin/session"
@@ -160,12 +161,16 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access}
+	eng.Store().SetJournalLimit(cfg.JournalLimit)
+	obs := observe.New(eng.Store(), deps.Now)
+	eng.Store().OnEntry(obs.Observe)
 	s.ctl = control.New(eng, control.Options{
 		Debug:    cfg.Debug,
 		Version:  deps.Version,
 		Settings: s.settings(),
 		Logger:   log.Named("control"),
 		Now:      deps.Now,
+		Observer: obs,
 	})
 	addr := hostguard.ListenAddr(cfg.Host, cfg.Port)
 	ln, err := net.Listen("tcp", addr)
