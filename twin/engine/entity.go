@@ -15,7 +15,7 @@ import (
 func (e *Engine) retrieve(st *session.State, req *request, a *answer) {
 	res := req.match.Value.res
 	id := res.address(req.match)
-	ent := st.Get(id)
+	ent := res.scoped(st.Get(id), req.match)
 	if ent != nil && ent.Resource == res.name {
 		switch {
 		case ent.Deleted:
@@ -57,7 +57,7 @@ func (e *Engine) unknown(req *request, res *resource, id string, a *answer) {
 func (e *Engine) notFound(ep *endpoint, res *resource, id string, a *answer) {
 	a.prov = ProvMiss
 	if res.notFound != nil {
-		res.notFound.set(a, map[string]string{"id": id, "object": res.name})
+		res.notFound.set(a, map[string]string{"id": res.shownID(id), "object": res.name})
 		return
 	}
 	if ep.notFound != nil {
@@ -72,7 +72,7 @@ func (e *Engine) notFound(ep *endpoint, res *resource, id string, a *answer) {
 // the provider's not-found shape.
 func (e *Engine) afterDelete(res *resource, id string, read bool, a *answer) {
 	a.prov = ProvHandler
-	vals := map[string]string{"id": id, "object": res.name}
+	vals := map[string]string{"id": res.shownID(id), "object": res.name}
 	switch {
 	case read && res.deleted != nil:
 		res.deleted.set(a, vals)
@@ -90,7 +90,7 @@ func (e *Engine) afterDelete(res *resource, id string, read bool, a *answer) {
 func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Object, *world.Entity, bool) {
 	res := req.match.Value.res
 	id := res.address(req.match)
-	ent := st.Get(id)
+	ent := res.scoped(st.Get(id), req.match)
 	if ent != nil && ent.Resource == res.name {
 		if ent.Deleted {
 			e.afterDelete(res, id, false, a)

@@ -126,6 +126,9 @@ func (r *resource) address(m *route.Match[*endpoint]) string {
 		return m.Param("id")
 	}
 	x := r.ext
+	if x.byID() {
+		return m.Param(x.keyParam)
+	}
 	var b strings.Builder
 	b.WriteString(r.name)
 	b.WriteByte(':')
@@ -164,7 +167,7 @@ func (x *ext) parentValue(scope []string, name string) string {
 // addressOf is the address of an entity of r with scope and key text.
 func (r *resource) addressOf(scope []string, key string) string {
 	x := r.ext
-	if !x.keyed {
+	if !x.keyed || x.byID() {
 		return key
 	}
 	var b strings.Builder

@@ -219,7 +219,7 @@ func (e *Engine) remove(st *session.State, req *request, a *answer) {
 		return
 	}
 	if res.deleted != nil {
-		res.deleted.set(a, map[string]string{"id": ent.ID, "object": res.name})
+		res.deleted.set(a, map[string]string{"id": res.shownID(ent.ID), "object": res.name})
 		return
 	}
 	a.body = ent.Body

@@ -162,8 +162,8 @@ func validateKeyedPaths(r *Resource, at string, probs *Problems) {
 	itemParams := strings.Join(PathParams(r.Item), ",")
 	for _, p := range k.ReadPaths {
 		check("read_paths", p, true)
-		if strings.Join(PathParams(p), ",") != itemParams {
-			probs.addf("%s: read_paths %q must have the item's parameters (%s), in its order", at, p, itemParams)
+		if strings.Join(onItem(PathParams(p), PathParams(r.Item), parents), ",") != itemParams {
+			probs.addf("%s: read_paths %q must have the item's parameters (%s), in its order, and may add parents", at, p, itemParams)
 		}
 	}
 	for _, p := range k.ListPaths {
@@ -187,6 +187,24 @@ func validateKeyedPaths(r *Resource, at string, probs *Problems) {
 			}
 		}
 	}
+}
+
+// onItem drops from params the parents that the item path does not carry:
+// a read path may name them (a customer's tax id is read at
+// /v1/customers/{customer}/tax_ids/{id} as well as at /v1/tax_ids/{id}),
+// and then reads only the entities of that parent.
+func onItem(params, item []string, parents map[string]bool) []string {
+	on := map[string]bool{}
+	for _, p := range item {
+		on[p] = true
+	}
+	var out []string
+	for _, p := range params {
+		if on[p] || !parents[p] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // KeyParam is the name of the item path's last parameter.

@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/route"
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// Stripe-shaped resources with parents: a customer's tax ids and sources,
+// an account's persons and external accounts. Their ids are unique on
+// their own, so an entity whose item path is the resource's own
+// (/v1/tax_ids/{id}) is stored under its id (byID) and its parents only
+// scope it: a path that names a parent (/v1/customers/{customer}/tax_ids/{id})
+// reads, changes and deletes only the entities of that parent, and lists
+// only them. An entity under another parent is, at that path, as absent
+// as at the provider.
+
+// byID reports whether a keyed resource's entities are stored under their
+// id alone: the key is "id", unprefixed, and the item path carries no
+// parent.
+func (x *ext) byID() bool {
+	return x.keyField == "id" && x.keyPrefix == "" && len(x.addrParams) == 0
+}
+
+// inPathScope reports whether ent belongs to the parents the matched path
+// names; a parent the path does not name matches any value.
+func (r *resource) inPathScope(ent *world.Entity, m *route.Match[*endpoint]) bool {
+	x := r.ext
+	if x == nil || len(x.parents) == 0 {
+		return true
+	}
+	want := make([]string, len(x.parents))
+	named := false
+	for i, p := range x.parents {
+		if want[i] = m.Param(p); want[i] != "" {
+			named = true
+		}
+	}
+	return !named || inScope(ent.Scope, want)
+}
+
+// scoped returns the session's entity at id when the matched path's
+// parents hold it, else nil.
+func (r *resource) scoped(ent *world.Entity, m *route.Match[*endpoint]) *world.Entity {
+	if ent != nil && !r.inPathScope(ent, m) {
+		return nil
+	}
+	return ent
+}
+
+// shownID is the id an answer names for an entity stored at addr: the
+// address without its resource name and parents' values, so a keyed
+// Stripe-shaped entity's tombstone and not-found answers name "person_1",
+// not "person:acct_1/person_1".
+func (r *resource) shownID(addr string) string {
+	x := r.ext
+	if x == nil || !x.keyed || x.byID() || x.keyField != "id" {
+		return addr
+	}
+	rest, ok := strings.CutPrefix(addr, r.name+":")
+	if !ok {
+		return addr
+	}
+	for range x.addrParams {
+		_, rest, _ = strings.Cut(rest, "/")
+	}
+	return rest
+}
