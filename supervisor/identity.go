@@ -42,7 +42,7 @@ func writeLockRecord(f *os.File) error {
 
 func readLockRecord(dir string) (lockRecord, error) {
 	var rec lockRecord
-	b, err := os.ReadFile(lockPath(dir))
+	b, err := readSmall(lockPath(dir), 64<<10)
 	if err != nil {
 		return rec, err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,7 +103,7 @@ func ensureStateDir(dir string) error {
 // ReadState reads path. A missing file is an error satisfying
 // errors.Is(err, fs.ErrNotExist).
 func ReadState(path string) (State, error) {
-	b, err := os.ReadFile(path)
+	b, err := readSmall(path, MaxStateBytes)
 	if err != nil {
 		return State{}, err
 	}
@@ -114,6 +115,36 @@ func ReadState(path string) (State, error) {
 		return State{}, fmt.Errorf("%s has version %d, this build reads version %d: use the wraith build that ran wraith up", path, st.Version, StateVersion)
 	}
 	return st, nil
+}
+
+// MaxStateBytes bounds what is read of a state file: a real one for many
+// twins is a few KiB.
+const MaxStateBytes = 1 << 20
+
+// readSmall reads a file wraith wrote and something else may have
+// replaced: it must be a regular file (a FIFO would block the read
+// forever, /dev/zero would never end) of at most max bytes.
+func readSmall(path string, max int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): wraith writes it as one; remove it", path, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is over %d bytes, more than wraith ever writes there: remove it", path, max)
+	}
+	return b, nil
 }
 
 // NotUpError says no project is up in Dir.
