@@ -21,7 +21,9 @@ func (im *importer) emit() (*Result, error) {
 		trie.add(o.path, false)
 	}
 	for _, r := range im.resources {
-		trie.add(r.collection+"/{"+r.itemParam+"}", true)
+		if !r.nested {
+			trie.add(r.collection+"/{"+r.itemParam+"}", true)
+		}
 	}
 	trie.assign(map[string]bool{})
 
@@ -90,6 +92,7 @@ func (im *importer) manifestResource(r *resource) tomlResource {
 		Omit:       r.omit,
 		ListURL:    r.listURL,
 	}
+	im.nestedFields(r, &fr)
 	if _, ok := r.skeleton["created"].(json.Number); ok {
 		fr.Timestamps = []string{"created"}
 	}
@@ -149,7 +152,7 @@ func (im *importer) baseline() []byte {
 	var ents []json.RawMessage
 	taken := map[string]bool{}
 	for _, r := range im.resources {
-		if !strings.HasPrefix(r.from, "fixture") {
+		if !strings.HasPrefix(r.from, "fixture") || r.nested {
 			continue
 		}
 		o, _ := im.instance(r.ref, r.name)

@@ -38,6 +38,15 @@ type resource struct {
 	idPrefix   string
 	skeleton   map[string]any
 	from       string // where the skeleton came from: fixture, example, sampler
+	// object is the provider's type of new entities when it is not name
+	// (a polymorphic resource is named after its schema); see nested.go.
+	object string
+	// nested: the collection is under a parent's item; parents are its
+	// parameters. A top-level resource gains parents, and create, list and
+	// read paths, from nested collections of its type.
+	nested                            bool
+	parents                           []string
+	createPaths, listPaths, readPaths []string
 }
 
 func newImporter(doc *openapi3.T, fx fixtures, ov *Overlay, opts Options) *importer {
@@ -96,7 +105,7 @@ func (im *importer) infer() {
 			im.byName[r.name] = r
 		}
 	}
-	sort.Slice(im.resources, func(i, j int) bool { return im.resources[i].name < im.resources[j].name })
+	im.inferNested(byPath)
 	im.collectExamples()
 	for _, r := range im.resources {
 		im.prefix(r)
@@ -152,7 +161,7 @@ func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*
 		im.report.unresolved(coll, "another collection already serves "+name+" statefully: served as templates", "high")
 		return nil
 	}
-	r := &resource{name: name, schema: refName(ref), collection: coll, itemParam: item[len(coll)+2 : len(item)-1], ref: ref, delete: "none"}
+	r := &resource{name: name, object: name, schema: refName(ref), collection: coll, itemParam: item[len(coll)+2 : len(item)-1], ref: ref, delete: "none"}
 	r.omit = omitted(list, create, it["POST"])
 	if u := listURL(list); u != "" && u != coll {
 		r.listURL = u

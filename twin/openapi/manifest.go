@@ -58,6 +58,13 @@ type tomlResource struct {
 	// Last, so that an import without them keeps its bytes.
 	NestedDefaults map[string]string `toml:"nested_defaults,omitempty"`
 	Expand         []format.Expand   `toml:"expand,omitempty"`
+	// Parents and the paths under them (nested.go), last for the same
+	// reason.
+	Parents        []string          `toml:"parents,omitempty"`
+	ParentDefaults map[string]string `toml:"parent_defaults,omitempty"`
+	CreatePaths    []string          `toml:"create_paths,omitempty"`
+	ListPaths      []string          `toml:"list_paths,omitempty"`
+	ReadPaths      []string          `toml:"read_paths,omitempty"`
 }
 
 // tomlAction copies the parameters it lists, or, without a list, every

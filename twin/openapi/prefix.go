@@ -46,7 +46,7 @@ func (im *importer) prefix(r *resource) {
 		walkObjects(v, func(o map[string]any) {
 			obj, _ := o["object"].(string)
 			id, _ := o["id"].(string)
-			if obj != r.name || id == "" {
+			if obj != r.object || id == "" {
 				return
 			}
 			total++

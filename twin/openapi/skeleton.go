@@ -10,7 +10,7 @@ import (
 // schema, else an example object of its type, else the sampler's output;
 // then the overlay's patch.
 func (im *importer) skeleton(r *resource) {
-	r.skeleton, r.from = im.instance(r.ref, r.name)
+	r.skeleton, r.from = im.instance(r.ref, r.object)
 	if ov := im.ov.resource(r.name); ov != nil && ov.Skeleton != nil {
 		r.skeleton = mergePatch(r.skeleton, ov.Skeleton)
 		r.from += "+overlay"

@@ -44,7 +44,9 @@ func TestStripeConformance(t *testing.T) {
 	var steps []step
 	collOf := map[string]string{}
 	for _, r := range tw.Manifest.Resources {
-		collOf[r.Collection] = r.Name
+		for _, c := range append(append([]string{r.Collection}, r.CreatePaths...), r.ListPaths...) {
+			collOf[c] = r.Name
+		}
 	}
 	for _, p := range doc.Paths.Keys() {
 		for m := range doc.Paths.Value(p).Operations() {
@@ -76,21 +78,7 @@ func TestStripeConformance(t *testing.T) {
 	var failures []string
 	for _, s := range steps {
 		coll, _ := splitResource(s.specPath, collOf)
-		target := pathParam.ReplaceAllStringFunc(s.specPath, func(string) string { return "x_0123456789" })
-		if coll != "" {
-			id := ids[coll]
-			if id == "" {
-				id = "missing"
-			}
-			first := true
-			target = coll + pathParam.ReplaceAllStringFunc(s.specPath[len(coll):], func(string) string {
-				if first {
-					first = false
-					return id
-				}
-				return "x_0123456789"
-			})
-		}
+		target := idsFor(s.specPath, collOf, ids)
 		body := ""
 		if s.method == "POST" && strings.Contains(s.specPath, "{") {
 			body = "metadata[conformance]=1"
@@ -166,11 +154,41 @@ func fixtureIDs(tb testing.TB, tw *format.Twin) map[string]string {
 	return ids
 }
 
+// idsFor fills a description path's parameters: each parameter that
+// follows a stateful collection (/v1/customers/{customer}/tax_ids/{id})
+// is the id the session created or read there, so a nested entity is
+// created and read under the parent created before it; "missing" when
+// none was, "x_0123456789" for the other parameters.
+func idsFor(specPath string, collOf map[string]string, ids map[string]string) string {
+	segs := strings.Split(specPath, "/")
+	out := make([]string, len(segs))
+	for i, seg := range segs {
+		out[i] = seg
+		if !pathParam.MatchString(seg) {
+			continue
+		}
+		out[i] = "x_0123456789"
+		if prefix := strings.Join(segs[:i], "/"); collOf[prefix] != "" {
+			out[i] = "missing"
+			if id := ids[prefix]; id != "" {
+				out[i] = id
+			}
+		}
+	}
+	return strings.Join(out, "/")
+}
+
 // splitResource says whether specPath belongs to a stateful resource's
 // collection and whether it is the collection (""), the item ("item") or
-// below the item ("sub").
+// below the item ("sub"); the longest collection wins, so a nested
+// collection's paths are its own, not its parent's.
 func splitResource(specPath string, collOf map[string]string) (string, string) {
+	colls := make([]string, 0, len(collOf))
 	for coll := range collOf {
+		colls = append(colls, coll)
+	}
+	sort.Slice(colls, func(i, j int) bool { return len(colls[i]) > len(colls[j]) })
+	for _, coll := range colls {
 		rest, ok := strings.CutPrefix(specPath, coll)
 		if !ok {
 			continue

@@ -1,0 +1,196 @@
+package openapi
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Nested collections: a collection under a parent's item
+// (/v1/customers/{customer}/tax_ids) with its own create and an item path
+// collection/{param} that reads it. Its entities belong to the parent:
+// they are created, listed and read only under it (format.Keys: parents).
+//
+//   - When the type has no top-level resource (an account's persons, a
+//     customer's cards), the nested collection is the resource: its paths
+//     keep the description's parameter names, and a second collection
+//     answering the same type under the same parent (/people beside
+//     /persons) adds its create, list and read paths to it.
+//   - When the type is a top-level resource and the nested item reads
+//     {id} as its item does (tax_id, source), the nested
+//     paths are that resource's create_paths, list_paths and read_paths,
+//     scoped by the parent. Stripe's tax ids and sources are one object
+//     type wherever they were created, so a customer's tax id is also read
+//     at /v1/tax_ids/{id}; under another customer it is absent.
+//   - A polymorphic answer takes the branch the collection is named after
+//     (a customer's sources: source); without one (an account's external
+//     accounts: bank_account or card) the resource is named after its
+//     schema (external_account) and new entities are the first branch.
+//
+// A charge's refunds and a customer's subscriptions read
+// {refund} and {subscription_exposed_id}: they stay templates, so the
+// create rules of refunds and subscriptions keep their one path.
+//
+// Only the item's read, update and delete and its actions are stateful;
+// an alias's update and delete stay templates.
+func (im *importer) inferNested(byPath map[string]map[string]*openapi3.Operation) {
+	items := itemPaths(byPath)
+	var cands []string
+	for coll := range items {
+		segs := strings.Split(coll, "/")
+		if strings.Contains(coll, "{") && !isParam(segs[len(segs)-1]) && byPath[coll]["POST"] != nil {
+			cands = append(cands, coll)
+		}
+	}
+	// Collections with their own list first (persons before people, external
+	// accounts before the create-only bank_accounts), then by path.
+	sort.Slice(cands, func(i, j int) bool {
+		li, lj := byPath[cands[i]]["GET"] != nil, byPath[cands[j]]["GET"] != nil
+		if li != lj {
+			return li
+		}
+		return cands[i] < cands[j]
+	})
+	for _, coll := range cands {
+		item := items[coll]
+		get := byPath[item]["GET"]
+		if get == nil {
+			continue
+		}
+		_, getSchema, _ := success(get)
+		ref := pick(getSchema, namedBranch(getSchema, coll))
+		object := objectEnum(schemaOf(ref))
+		if ref == nil || object == "" || ref.Value.Properties["id"] == nil {
+			im.report.unresolved(coll, "the nested item's answer has no id and one-value object enum: served as templates", "medium")
+			continue
+		}
+		name := object
+		if len(branches(getSchema)) > 1 && namedBranch(getSchema, coll) == "" {
+			if name = refName(getSchema); name == "" {
+				im.report.unresolved(coll, "a polymorphic answer without a schema name: served as templates", "medium")
+				continue
+			}
+		}
+		parents := pathParams(coll)
+		key := item[len(coll)+2 : len(item)-1]
+		if r := im.byName[name]; r != nil {
+			im.nestedAlias(r, coll, item, key, parents, byPath)
+			continue
+		}
+		r := &resource{name: name, object: object, schema: refName(ref), collection: coll, itemParam: key, ref: ref, delete: "none", parents: parents, nested: true}
+		list, create := byPath[coll]["GET"], byPath[coll]["POST"]
+		r.omit = omitted(list, create, byPath[item]["POST"])
+		im.claimPresent(r, "GET", coll, list)
+		im.claimPresent(r, "POST", coll, create)
+		im.claim("GET", item, r)
+		im.claimPresent(r, "POST", item, byPath[item]["POST"])
+		if del := byPath[item]["DELETE"]; del != nil {
+			_, ds, _ := success(del)
+			if d := deletedBranch(ds); d != nil {
+				r.delete, r.deleted = "tombstone", d
+			} else {
+				r.delete = "not_found"
+			}
+			im.claim("DELETE", item, r)
+		}
+		r.actions = im.itemActions(r, item, object, byPath)
+		im.resources = append(im.resources, r)
+		im.byName[r.name] = r
+	}
+	sort.Slice(im.resources, func(i, j int) bool { return im.resources[i].name < im.resources[j].name })
+}
+
+// nestedAlias adds a nested collection's create, list and read to r when
+// its parents fit r's: the same parents for a nested resource, any one
+// parent for a top-level resource (which gains it).
+func (im *importer) nestedAlias(r *resource, coll, item, key string, parents []string, byPath map[string]map[string]*openapi3.Operation) {
+	fits := false
+	switch {
+	case r.nested:
+		fits = strings.Join(parents, ",") == strings.Join(r.parents, ",") && key == r.itemParam
+	case len(parents) == 1 && key == "id" && (len(r.parents) == 0 || r.parents[0] == parents[0]):
+		fits = true
+		r.parents = parents
+		key = "id" // a top-level resource's item reads {id}
+	}
+	if !fits {
+		im.report.unresolved(coll, "another collection already serves "+r.name+" statefully, under other parents or another item parameter: served as templates", "high")
+		return
+	}
+	if byPath[coll]["POST"] != nil {
+		r.createPaths = append(r.createPaths, coll)
+		im.claim("POST", coll, r)
+	}
+	if byPath[coll]["GET"] != nil {
+		r.listPaths = append(r.listPaths, coll)
+		im.claim("GET", coll, r)
+	}
+	r.readPaths = append(r.readPaths, coll+"/{"+key+"}")
+	im.claim("GET", item, r)
+	im.report.inferred(r.name, "nested_paths", coll, "a collection of "+r.name+" under {"+strings.Join(parents, "}/{")+"}", 1)
+}
+
+// itemActions are the verbs POST {item}/{verb} answering the resource's
+// type, claimed for it.
+func (im *importer) itemActions(r *resource, item, object string, byPath map[string]map[string]*openapi3.Operation) []string {
+	var out []string
+	for p, ops := range byPath {
+		verb, ok := strings.CutPrefix(p, item+"/")
+		if !ok || strings.ContainsAny(verb, "/{") || ops["POST"] == nil || len(ops) != 1 {
+			continue
+		}
+		_, as, _ := success(ops["POST"])
+		if objectEnum(schemaOf(pick(as, object))) != object {
+			continue
+		}
+		out = append(out, verb)
+		im.claim("POST", p, r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pathParams are a path's parameter names, in order.
+func pathParams(path string) []string {
+	var out []string
+	for _, s := range strings.Split(path, "/") {
+		if isParam(s) {
+			out = append(out, s[1:len(s)-1])
+		}
+	}
+	return out
+}
+
+// nestedFields writes r's parents and nested paths into its twin.toml
+// entry: a nested resource's item keeps the description's parameter name;
+// a top-level resource with parents lists across them at its own
+// collection (parent_defaults of "").
+func (im *importer) nestedFields(r *resource, fr *tomlResource) {
+	if r.nested {
+		fr.Item = r.collection + "/{" + r.itemParam + "}"
+	}
+	fr.Parents, fr.CreatePaths, fr.ListPaths, fr.ReadPaths = r.parents, r.createPaths, r.listPaths, r.readPaths
+	if !r.nested && len(r.parents) > 0 {
+		fr.ParentDefaults = map[string]string{}
+		for _, p := range r.parents {
+			fr.ParentDefaults[p] = ""
+		}
+	}
+}
+
+// namedBranch is the object type of the branch of a polymorphic answer
+// that the collection's last segment names (sources: source), or "".
+func namedBranch(s *openapi3.SchemaRef, coll string) string {
+	bs := branches(s)
+	if len(bs) < 2 {
+		return ""
+	}
+	last := coll[strings.LastIndexByte(coll, '/')+1:]
+	for _, b := range bs {
+		if o := objectEnum(schemaOf(b)); o != "" && o+"s" == last {
+			return o
+		}
+	}
+	return ""
+}
