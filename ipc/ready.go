@@ -107,6 +107,15 @@ type Control struct {
 	Reset        string `json:"reset"`
 	// UI is the session viewer, a page for a browser.
 	UI string `json:"ui"`
+	// What an agent did (added within version 1; absent from older
+	// twins' documents).
+	SessionJournal  string `json:"session_journal,omitempty"`
+	SessionDigest   string `json:"session_digest,omitempty"`
+	SessionDiff     string `json:"session_diff,omitempty"`
+	SessionFork     string `json:"session_fork,omitempty"`
+	SessionSnapshot string `json:"session_snapshot,omitempty"`
+	Coverage        string `json:"coverage,omitempty"`
+	Metrics         string `json:"metrics,omitempty"`
 }
 
 // ControlPaths returns the control paths every twin of this version serves.
@@ -122,6 +131,14 @@ func ControlPaths() Control {
 		SessionClock: "/__wraith/session/{session}/clock",
 		Reset:        "/__wraith/reset",
 		UI:           "/__wraith/ui",
+
+		SessionJournal:  "/__wraith/session/{session}/journal",
+		SessionDigest:   "/__wraith/session/{session}/digest",
+		SessionDiff:     "/__wraith/session/{session}/diff",
+		SessionFork:     "/__wraith/session/{session}/fork",
+		SessionSnapshot: "/__wraith/session/{session}/snapshot",
+		Coverage:        "/__wraith/coverage",
+		Metrics:         "/__wraith/metrics",
 	}
 }
 

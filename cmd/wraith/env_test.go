@@ -102,7 +102,14 @@ WRAITH_CHECKOUT_API_DIGEST=sha256:ab12
         "session_state": "/__wraith/session/{session}/state",
         "session_clock": "/__wraith/session/{session}/clock",
         "reset": "/__wraith/reset",
-        "ui": "/__wraith/ui"
+        "ui": "/__wraith/ui",
+        "session_journal": "/__wraith/session/{session}/journal",
+        "session_digest": "/__wraith/session/{session}/digest",
+        "session_diff": "/__wraith/session/{session}/diff",
+        "session_fork": "/__wraith/session/{session}/fork",
+        "session_snapshot": "/__wraith/session/{session}/snapshot",
+        "coverage": "/__wraith/coverage",
+        "metrics": "/__wraith/metrics"
       }
     },
     "checkout-api": {
@@ -122,7 +129,14 @@ WRAITH_CHECKOUT_API_DIGEST=sha256:ab12
         "session_state": "/__wraith/session/{session}/state",
         "session_clock": "/__wraith/session/{session}/clock",
         "reset": "/__wraith/reset",
-        "ui": "/__wraith/ui"
+        "ui": "/__wraith/ui",
+        "session_journal": "/__wraith/session/{session}/journal",
+        "session_digest": "/__wraith/session/{session}/digest",
+        "session_diff": "/__wraith/session/{session}/diff",
+        "session_fork": "/__wraith/session/{session}/fork",
+        "session_snapshot": "/__wraith/session/{session}/snapshot",
+        "coverage": "/__wraith/coverage",
+        "metrics": "/__wraith/metrics"
       }
     }
   }
