@@ -288,3 +288,36 @@ func TestHARValidates(t *testing.T) {
 		t.Errorf("har-validator: %s", out)
 	}
 }
+
+// TestObserveEndpointsAreGuarded: the endpoints of SPEC §9 are control
+// calls: with a token they need it, and on loopback a foreign Host or
+// Origin is refused.
+func TestObserveEndpointsAreGuarded(t *testing.T) {
+	srv, err := openWith(t, map[string]string{"TOK": "s3cret-token"}, nil, "--control-token-env", "TOK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveWith(t, srv)
+	base := srv.URL()
+	do(t, base, call{path: "/v1/customers/cus_123", session: "g"})
+	paths := []call{
+		{path: "/__wraith/session/g/journal"}, {path: "/__wraith/session/g/journal?format=har"},
+		{path: "/__wraith/session/g/digest"}, {path: "/__wraith/session/g/diff"},
+		{method: "POST", path: "/__wraith/session/g/fork", json: `{"session":"g2"}`},
+		{path: "/__wraith/session/g/snapshot"}, {method: "PUT", path: "/__wraith/session/g3/snapshot", json: `{}`},
+		{path: "/__wraith/coverage"}, {path: "/__wraith/metrics"},
+	}
+	for _, c := range paths {
+		if resp, body := do(t, base, c); resp.StatusCode != 401 {
+			t.Errorf("%s %s without the token: want 401, have %d %s", c.method, c.path, resp.StatusCode, body)
+		}
+		c.header = map[string]string{"Authorization": "Bearer s3cret-token"}
+		if resp, body := do(t, base, c); resp.StatusCode == 401 || resp.StatusCode == 403 {
+			t.Errorf("%s %s with the token: %d %s", c.method, c.path, resp.StatusCode, body)
+		}
+		c.header["Origin"] = "http://evil.example"
+		if resp, _ := do(t, base, c); resp.StatusCode != 403 {
+			t.Errorf("%s %s from a foreign Origin: want 403, have %d", c.method, c.path, resp.StatusCode)
+		}
+	}
+}
