@@ -24,6 +24,9 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 	if a.exchange != nil {
 		ent.Exchange = a.exchange[0]
 	}
+	if a.fault != nil {
+		ent.Fault = a.fault[0]
+	}
 	sess.Journal().Begin(ent, e.store.JournalLimit())
 	return ent
 }
@@ -31,11 +34,7 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 // journalEnd completes an entry once its answer is written: the headers as
 // sent and the time it took; then coverage and metrics see it.
 func (e *Engine) journalEnd(sess *session.Session, ent *session.Entry, h http.Header, start time.Time) {
-	fault := ""
-	if f := h["X-Wraith-Fault"]; len(f) > 0 {
-		fault = f[0]
-	}
-	sess.Journal().Finish(ent, h, fault, time.Since(start))
+	sess.Journal().Finish(ent, h, time.Since(start))
 	e.store.Finished(sess.Name(), ent)
 }
 

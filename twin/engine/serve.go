@@ -116,6 +116,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.delay > 0 && !wait(req.ctx, a.delay) {
+		e.journalEnd(sess, ent, nil, start)
 		return // the client gave up on a slow answer
 	}
 	e.write(w, sess, m.Value, &a)

@@ -66,9 +66,9 @@ func (j *Journal) Begin(e *Entry, limit int) {
 }
 
 // Finish records what is known once the answer was written.
-func (j *Journal) Finish(e *Entry, h http.Header, fault string, latency time.Duration) {
+func (j *Journal) Finish(e *Entry, h http.Header, latency time.Duration) {
 	j.mu.Lock()
-	e.RespHeader, e.Fault, e.Latency = h, fault, latency
+	e.RespHeader, e.Latency = h, latency
 	j.mu.Unlock()
 }
 
