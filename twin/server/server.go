@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,7 +117,10 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		log.Warn(w)
 	}
 	key := scrubKey(deps.Getenv, t.Digest)
-	scr := scrub.New(key, scrub.Policy{Fields: t.Manifest.PII.Fields, Verbatim: t.Manifest.PII.Verbatim})
+	// --pii-verbatim adds to the twin's own policy, so an embedded twin
+	// needs no unpacking (and keeps its digest) to serve a field as is.
+	verbatim := append(slices.Clip(t.Manifest.PII.Verbatim), cfg.PIIVerbatim...)
+	scr := scrub.New(key, scrub.Policy{Fields: t.Manifest.PII.Fields, Verbatim: verbatim})
 	defaults := session.Settings{
 		Fixture: cfg.Fixture,
 		Seed:    uint64(cfg.Seed),
@@ -163,7 +167,11 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access}
 	eng.Store().SetJournalLimit(cfg.JournalLimit)
 	obs := observe.New(eng.Store(), deps.Now)
-	eng.Store().OnEntry(obs.Observe)
+	logRequest := requestLog(log.Named("request"))
+	eng.Store().OnEntry(func(name string, e *session.Entry) {
+		obs.Observe(name, e)
+		logRequest(name, e)
+	})
 	s.ctl = control.New(eng, control.Options{
 		Debug:    cfg.Debug,
 		Version:  deps.Version,
@@ -268,6 +276,9 @@ func (s *Server) handler() http.Handler {
 				s.ctl.ServeHTTP(w, r)
 			}
 			return
+		}
+		if r.Method == http.MethodHead {
+			r = asGet(r)
 		}
 		s.eng.ServeHTTP(w, r)
 	})
