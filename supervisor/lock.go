@@ -28,7 +28,7 @@ func lockPath(dir string) string { return filepath.Join(dir, StateDir, "up.lock"
 // the process dies, however it dies, so a crashed supervisor never leaves
 // the folder locked. It returns *AlreadyUpError when another process holds it.
 func Lock(dir string) (unlock func(), err error) {
-	if err := ensureStateDir(filepath.Join(dir, StateDir)); err != nil {
+	if err := EnsureStateDir(filepath.Join(dir, StateDir)); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(lockPath(dir), os.O_RDWR|os.O_CREATE, 0o644)

@@ -77,7 +77,7 @@ func StatePath(dir string) string { return filepath.Join(dir, StateDir, "up.json
 
 // WriteState writes st to path atomically, creating its folder.
 func WriteState(path string, st State) error {
-	if err := ensureStateDir(filepath.Dir(path)); err != nil {
+	if err := EnsureStateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(st, "", "  ")
@@ -87,15 +87,15 @@ func WriteState(path string, st State) error {
 	return ipc.WriteFileAtomic(path, append(b, '\n'), 0o644)
 }
 
-// ensureStateDir creates the state folder with a .gitignore that keeps it
+// EnsureStateDir creates the state folder with a .gitignore that keeps it
 // out of version control.
-func ensureStateDir(dir string) error {
+func EnsureStateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	ignore := filepath.Join(dir, ".gitignore")
 	if _, err := os.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
-		os.WriteFile(ignore, []byte("# written by wraith up\n*\n"), 0o644)
+		os.WriteFile(ignore, []byte("# written by wraith\n*\n"), 0o644)
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ wraith serve no-such-twin --detach; echo "exit=$?"
 	if n := strings.Count(out, "exit=2\n"); n != 3 {
 		t.Errorf("want 3 usage errors (exit 2), have %d:\n%s", n, out)
 	}
-	logs, _ := filepath.Glob(filepath.Join(dir, ".wraith", "logs", "serve-*.log"))
+	logs, _ := filepath.Glob(filepath.Join(dir, ".wraith", "serve-*.log"))
 	if len(logs) != 1 {
 		t.Fatalf("want one background server log, have %v", logs)
 	}

@@ -46,7 +46,7 @@ binding, and its own at exit. SIGINT or SIGTERM drain in-flight requests
 and exit 0.
 
 With --detach, serve starts the server in the background and returns once
-it serves, printing its URL; its log goes to .wraith/logs/serve-PID.log
+it serves, printing its URL; its log goes to .wraith/serve-PID.log
 and kill PID (the ready document's serve.pid) stops it.`,
 		Example: `  wraith serve checkout --port 0 --ready-json /tmp/ready.json \
     --unknown-entity not_found --fixture baseline --seed 42 \
@@ -72,7 +72,7 @@ and kill PID (the ready document's serve.pid) stops it.`,
 		},
 	}
 	cmd.Flags().AddGoFlagSet(gofs)
-	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "start in the background and return once serving, printing the URL (log: .wraith/logs/serve-PID.log)")
+	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "start in the background and return once serving, printing the URL (log: .wraith/serve-PID.log)")
 	return cmd
 }
 
@@ -133,9 +133,11 @@ func runServeDetached(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	logs := filepath.Join(dir, supervisor.StateDir, "logs")
-	if err := os.MkdirAll(logs, 0o755); err != nil {
-		return fmt.Errorf("create the log folder: %w", err)
+	// Beside up.log, not in .wraith/logs, which holds the twins of
+	// `wraith up` that `wraith logs` lists.
+	logs := filepath.Join(dir, supervisor.StateDir)
+	if err := supervisor.EnsureStateDir(logs); err != nil {
+		return err
 	}
 	// Named after the server's pid once it runs.
 	log, err := os.CreateTemp(logs, "serve-starting-*.log")
