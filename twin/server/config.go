@@ -32,6 +32,7 @@ type Config struct {
 	ClockEpoch       int64
 	ClockEpochSet    bool
 	ClockStep        time.Duration
+	ClockStepSet     bool
 	Debug            bool
 	FaultProfile     string
 	RateLimit        string
@@ -78,6 +79,25 @@ func (f epochFlag) Set(s string) error {
 	return nil
 }
 
+// stepFlag records whether --clock-step was given.
+type stepFlag struct{ c *Config }
+
+func (f stepFlag) String() string {
+	if f.c == nil {
+		return ""
+	}
+	return f.c.ClockStep.String()
+}
+
+func (f stepFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 1s or 250ms, got %q", s)
+	}
+	f.c.ClockStep, f.c.ClockStepSet = d, true
+	return nil
+}
+
 // fieldsFlag collects --pii-verbatim FIELD,... (repeatable).
 type fieldsFlag struct{ c *Config }
 
@@ -112,7 +132,8 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of each session's id generator: a whole number `N`, 0 or more")
 	fs.StringVar(&c.Clock, "clock", session.ClockReal, "session clock `MODE`: real, deterministic or fixed")
 	fs.Var(epochFlag{c}, "clock-epoch", "base epoch, in unix `SECS`, of deterministic and fixed clocks; default: the twin's recorded_at")
-	fs.DurationVar(&c.ClockStep, "clock-step", time.Second, "how far (a `DURATION` such as 1s or 250ms) a deterministic clock advances per business request")
+	c.ClockStep = time.Second
+	fs.Var(stepFlag{c}, "clock-step", "how far (a `DURATION` such as 1s or 250ms) a deterministic clock advances per business request")
 	fs.BoolVar(&c.Debug, "debug", false, "enable the session state endpoint and debug logs")
 	fs.StringVar(&c.FaultProfile, "fault-profile", "", "fault profile `NAME` of every new session: none, flaky, slow or one of the twin's own (wraith inspect lists them)")
 	fs.StringVar(&c.RateLimit, "rate-limit", "", "per-session rate limit, `RATE` of N/s or N/m; past it answers 429 with Retry-After")
@@ -149,6 +170,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Clock == session.ClockReal && c.ClockEpochSet {
 		bad("--clock-epoch %d: the real clock reads the wall clock and has no base epoch; drop --clock-epoch, or add --clock deterministic or --clock fixed", c.ClockEpoch)
+	}
+	if c.ClockStepSet && c.Clock != session.ClockDeterministic && session.ValidClockMode(c.Clock) {
+		bad("--clock-step %s: only a deterministic clock steps, and this one is %s; drop --clock-step, or add --clock deterministic", c.ClockStep, c.Clock)
 	}
 	if c.ClockStep <= 0 || c.ClockStep > 24*time.Hour {
 		bad("--clock-step %s: want a positive duration up to 24h, such as 1s or 250ms", c.ClockStep)

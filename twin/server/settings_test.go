@@ -15,6 +15,17 @@ func TestMeaninglessClockRefused(t *testing.T) {
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--clock-epoch 1700000000") {
 		t.Errorf("--clock real --clock-epoch: want a usage error naming --clock-epoch, have %v", err)
 	}
+	for _, mode := range []string{"real", "fixed"} {
+		_, err := openWith(t, nil, nil, "--clock", mode, "--clock-step", "2s")
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--clock-step 2s: only a deterministic clock steps") {
+			t.Errorf("--clock %s --clock-step 2s: want a usage error naming --clock-step, have %v", mode, err)
+		}
+	}
+	if srv, err := openWith(t, nil, nil, "--clock", "deterministic", "--clock-step", "2s"); err != nil {
+		t.Errorf("--clock deterministic --clock-step 2s: %v", err)
+	} else {
+		srv.ln.Close()
+	}
 	srv, err := openWith(t, nil, nil)
 	if err != nil {
 		t.Fatal(err)
