@@ -13,7 +13,7 @@ import (
 // nothing is copied.
 func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *request, a *answer, at int64, start time.Time) *session.Entry {
 	ent := &session.Entry{
-		At: at, Started: start,
+		At:     at,
 		Method: req.method, Path: req.path, Query: req.query, Host: req.host,
 		Status: a.status, Provenance: a.prov,
 		ReqHeader: r.Header, ReqBody: req.body, RespBody: a.body,
@@ -42,7 +42,7 @@ func (e *Engine) journalEnd(sess *session.Session, ent *session.Entry, h http.He
 // exists (a miss never creates one), and reports it either way.
 func (e *Engine) journalMiss(name string, r *http.Request, h http.Header, start time.Time) {
 	ent := &session.Entry{
-		Started: start, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host,
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host,
 		Status: http.StatusNotImplemented, Provenance: ProvMiss, ReqHeader: r.Header, RespHeader: h,
 		Latency: time.Since(start),
 	}

@@ -17,8 +17,7 @@ const DefaultJournalLimit = 1000
 // renders them, redacting credentials on the way out.
 type Entry struct {
 	Index      int64
-	At         int64     // the session's clock, unix seconds
-	Started    time.Time // the wall clock when the request arrived
+	At         int64 // the session's clock, unix seconds
 	Method     string
 	Path       string // the provider path, without a /__s/{session} prefix
 	Query      string
