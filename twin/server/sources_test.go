@@ -29,7 +29,7 @@ var nodeClients = sync.OnceValues(func() (string, error) {
 	if out, err := exec.Command("make", "-C", root, "node-clients").CombinedOutput(); err != nil {
 		return "", &exec.Error{Name: "make node-clients: " + string(out), Err: err}
 	}
-	for _, pkg := range []string{"stripe", "har-validator"} {
+	for _, pkg := range []string{"stripe", "har-validator", "@octokit/rest"} {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
 			return "", err
 		}
@@ -177,5 +177,45 @@ func TestReadySessionSources(t *testing.T) {
 	json.Unmarshal(b, &doc)
 	if want := []string{"header", "path", "credential"}; len(doc.Serve.Sources) != 3 || doc.Serve.Sources[0] != want[0] || doc.Serve.Sources[1] != want[1] || doc.Serve.Sources[2] != want[2] {
 		t.Errorf("session_sources: want %v, have %v", want, doc.Serve.Sources)
+	}
+}
+
+// TestOctokitSessions runs Octokit against the github twin with no
+// header: once with a base URL ending in /__s/agent-3, once with the
+// token ghp_x.wraith.agent-4.
+func TestOctokitSessions(t *testing.T) {
+	dir := needNode(t)
+	srv := startServer(t, "github", "--unknown-entity", "not_found")
+	for _, tc := range []struct{ mode, session string }{{"path", "agent-3"}, {"credential", "agent-4"}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			cmd := exec.Command("node", filepath.Join(dir, "octokit_sessions.mjs"), srv.URL(), tc.mode, tc.session)
+			cmd.Dir = dir
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("octokit: %v\n%s", err, stderr.String())
+			}
+			var have struct {
+				Sessions       []string `json:"sessions"`
+				Number         int      `json:"number"`
+				ReadProvenance string   `json:"read_provenance"`
+			}
+			if err := json.Unmarshal(out, &have); err != nil {
+				t.Fatalf("octokit printed %s: %v", out, err)
+			}
+			for _, s := range have.Sessions {
+				if s != tc.session {
+					t.Errorf("want every answer from %s, have %v", tc.session, have.Sessions)
+					break
+				}
+			}
+			if have.Number != 1 || have.ReadProvenance != "handler" {
+				t.Errorf("issue read back: %+v", have)
+			}
+		})
+	}
+	if sessionSummary(t, srv.URL(), "default") != nil {
+		t.Errorf("Octokit's requests reached the default session")
 	}
 }
