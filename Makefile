@@ -74,12 +74,12 @@ chromium:
 	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
 	  || echo "chromium: apt-get could not install chromium; the browser test will skip" >&2
 
-# The official Node clients some tests drive (stripe-node, and
+# The official Node clients some tests drive (stripe-node, Octokit, and
 # har-validator for the HAR export), pinned in testdata/node. Offline, the
 # tests that need them skip and say why.
 node-clients:
 	@npm install --prefix testdata/node --no-audit --no-fund --loglevel=error >/dev/null \
-	  || echo "node-clients: npm install failed; the stripe-node and HAR validator tests will skip" >&2
+	  || echo "node-clients: npm install failed; the stripe-node, Octokit and HAR validator tests will skip" >&2
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
