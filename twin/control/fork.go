@@ -93,9 +93,12 @@ func (h *Handler) fork(w http.ResponseWriter, r *http.Request) {
 // were none.
 func (h *Handler) stored(w http.ResponseWriter, name string, err error) bool {
 	var fe *engine.FixtureError
+	var pe *engine.ProfileError
 	switch {
 	case err == nil:
 		return true
+	case errors.As(err, &pe):
+		engine.WriteError(w, http.StatusNotFound, "fault-profile-not-found", pe.Error(), map[string]any{"fault_profile": pe.Name, "available": pe.Available})
 	case errors.Is(err, session.ErrExists):
 		engine.WriteError(w, http.StatusConflict, "session-exists", fmt.Sprintf("session %q already exists: delete it first (DELETE /__wraith/session/%s) or pick another name", name, name), map[string]any{"session": name})
 	case errors.Is(err, session.ErrLimit):

@@ -59,6 +59,12 @@ var controlOps = []struct{ method, path string }{
 	{"DELETE", "/__wraith/session/%s"},
 	{"GET", "/__wraith/session/%s/state"},
 	{"POST", "/__wraith/reset"},
+	{"POST", "/__wraith/session/fz/fork"},
+	{"PUT", "/__wraith/session/%s/snapshot"},
+	{"GET", "/__wraith/session/%s/journal"},
+	{"GET", "/__wraith/session/fz/snapshot"},
+	{"GET", "/__wraith/session/%s/diff"},
+	{"GET", "/__wraith/session/%s/digest"},
 }
 
 var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -95,6 +101,18 @@ var controlSeeds = []struct {
 	{6, "fz", ``},
 	{7, "fz", ``},
 	{8, "", ``},
+	{9, "", `{"session":"b"}`},
+	{9, "", `{"session":"fz"}`},
+	{9, "", `{"session":"../x"}`},
+	{9, "", `{}`},
+	{10, "r", `{"format":1}`},
+	{10, "r", `{"format":2}`},
+	{10, "r", `{"format":1,"twin_digest":"sha256:0"}`},
+	{10, "fz", `[]`},
+	{11, "fz", ``},
+	{12, "", ``},
+	{13, "fz", ``},
+	{14, "nobody", ``},
 }
 
 // FuzzControlBody sends arbitrary bodies and session names to the control
@@ -105,6 +123,20 @@ func FuzzControlBody(f *testing.F) {
 		f.Add(s.op, s.name, []byte(s.body))
 	}
 	h, eng := newCheckout(f)
+	// A real snapshot to mutate, so restores get past the format and
+	// twin checks.
+	fz := eng.Defaults()
+	fz.Clock = session.Clock{Mode: session.ClockDeterministic, BaseEpoch: 1700000000, Step: time.Second}
+	if _, err := eng.Provision("fz", fz); err != nil {
+		f.Fatal(err)
+	}
+	create := httptest.NewRequest("POST", "/v1/customers", bytes.NewReader([]byte("description=x")))
+	create.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	create.Header.Set("X-Wraith-Session", "fz")
+	eng.ServeHTTP(httptest.NewRecorder(), create)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/__wraith/session/fz/snapshot", nil))
+	f.Add(uint8(10), "restored", w.Body.Bytes())
 	f.Fuzz(func(t *testing.T, op uint8, name string, body []byte) {
 		// Each input starts from one provisioned session and nothing else,
 		// so inputs are independent and memory stays flat.

@@ -20,8 +20,12 @@ func (e *Engine) World(fixture string) (*world.World, error) {
 
 // Restore recreates a session from its snapshot state under name, over
 // the starting world of set's fixture. It fails with session.ErrExists
-// when name is taken and a *FixtureError for an unknown fixture.
+// when name is taken, a *FixtureError for an unknown fixture and a
+// *ProfileError for an unknown fault profile.
 func (e *Engine) Restore(name string, set session.Settings, d *session.StateDoc) (*session.Session, error) {
+	if err := e.CheckProfile(set.FaultProfile); err != nil {
+		return nil, err
+	}
 	w, err := e.World(set.Fixture)
 	if err != nil {
 		return nil, err
