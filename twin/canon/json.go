@@ -3,6 +3,7 @@ package canon
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -185,6 +186,9 @@ func jsonParams(body []byte) (map[string]any, error) {
 	}
 	v, err := b.value(0, 0)
 	if err != nil {
+		if ne, ok := err.(*NumberError); ok {
+			ne.param()
+		}
 		return nil, err
 	}
 	return v.(map[string]any), nil
@@ -208,6 +212,9 @@ func (b *jbuilder) value(i int32, depth int) (any, error) {
 		for c := n.first; c >= 0; c = b.nodes[c].next {
 			v, err := b.value(c, depth+1)
 			if err != nil {
+				if ne, ok := err.(*NumberError); ok {
+					ne.path = append(ne.path, string(b.key(int(c))))
+				}
 				return nil, err
 			}
 			m[string(b.key(int(c)))] = v
@@ -218,6 +225,9 @@ func (b *jbuilder) value(i int32, depth int) (any, error) {
 		for c := n.first; c >= 0; c = b.nodes[c].next {
 			v, err := b.value(c, depth+1)
 			if err != nil {
+				if ne, ok := err.(*NumberError); ok {
+					ne.path = append(ne.path, strconv.Itoa(len(list)))
+				}
 				return nil, err
 			}
 			list = append(list, v)
@@ -231,7 +241,11 @@ func (b *jbuilder) value(i int32, depth int) (any, error) {
 		}
 		return string(raw), nil
 	case '0':
-		return json.Number(b.in[n.start:n.end]), nil
+		text := b.in[n.start:n.end]
+		if !fitsFloat(text) {
+			return nil, &NumberError{Text: string(text)}
+		}
+		return json.Number(text), nil
 	case 't':
 		return true, nil
 	case 'f':

@@ -26,7 +26,9 @@ const MaxDepth = 32
 //     an error, as are malformed brackets, an empty name, and more than
 //     MaxDepth levels;
 //   - a JSON body must hold an object; it is decoded with json.Number for
-//     numbers, bool for true and false, nil for null.
+//     numbers, bool for true and false, nil for null. A number that no
+//     64-bit float holds (1e999) is a *NumberError naming its key: served
+//     back, it would be text that JSON decoders refuse.
 //
 // Query parameters are read first; a body parameter replaces a query
 // parameter of the same top-level name. Bodies of other media types add

@@ -444,8 +444,9 @@ func setKey(o *object.Object, res *resource, req *request, scrub func(string, an
 	if _, isNumber := res.skeleton.Get(x.keyField); isNumber {
 		if cur, _ := res.skeleton.Get(x.keyField); cur != nil {
 			if _, ok := cur.(json.Number); ok {
-				if _, err := strconv.ParseInt(v, 10, 64); err == nil {
-					o.Set(x.keyField, json.Number(v))
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+					// Written anew: +7 or 007 in a path is no JSON number.
+					o.Set(x.keyField, json.Number(strconv.FormatInt(n, 10)))
 					return
 				}
 			}

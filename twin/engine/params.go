@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
+	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/object"
 )
 
@@ -129,16 +131,7 @@ func convertParam(name string, cur, v any, fill *filler) (any, error) {
 		}
 		return nil, &paramError{param: name, message: fmt.Sprintf("Invalid object for %s: expected a hash of fields.", name)}
 	case json.Number:
-		switch t := v.(type) {
-		case json.Number:
-			return t, nil
-		case string:
-			if _, err := strconv.ParseFloat(t, 64); err != nil || t == "" {
-				return nil, &paramError{param: name, message: fmt.Sprintf("Invalid integer: %s", t)}
-			}
-			return json.Number(t), nil
-		}
-		return nil, &paramError{param: name, message: fmt.Sprintf("Invalid value for %s: expected a number.", name)}
+		return numberParam(name, c, v)
 	case bool:
 		switch t := v.(type) {
 		case bool:
@@ -232,4 +225,41 @@ func paramValue(v any) any {
 	default:
 		return v
 	}
+}
+
+// numberParam converts v, sent for a field whose current value is the
+// number cur. A field that holds an integer takes only integers within
+// int64, written in decimal, as Stripe does ("Invalid integer: 1.5"); any
+// other number field takes a JSON number that a 64-bit float holds. NaN,
+// Inf, hex, 1_000 and the like, which strconv would read, are refused:
+// stored, they would be served as text no JSON decoder reads. The result
+// is always valid JSON text: an integer is rewritten in canonical form
+// (+7 and 007 are 7).
+func numberParam(name string, cur json.Number, v any) (json.Number, error) {
+	var text string
+	switch t := v.(type) {
+	case json.Number:
+		text = string(t)
+	case string:
+		text = t
+	default:
+		return "", &paramError{param: name, message: fmt.Sprintf("Invalid value for %s: expected a number.", name)}
+	}
+	if isInteger(cur) {
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return "", &paramError{param: name, message: "Invalid integer: " + text}
+		}
+		return json.Number(strconv.FormatInt(n, 10)), nil
+	}
+	if !canon.Number(text) {
+		return "", &paramError{param: name, message: "Invalid float: " + text}
+	}
+	return json.Number(text), nil
+}
+
+// isInteger reports whether a number field holds an integer: its text has
+// no fraction and no exponent.
+func isInteger(n json.Number) bool {
+	return !strings.ContainsAny(string(n), ".eE")
 }
