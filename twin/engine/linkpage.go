@@ -50,12 +50,13 @@ func (e *Engine) listExt(st *session.State, req *request, a *answer) {
 	if len(filters) > 0 {
 		all = filter(all, filters)
 	}
-	a.status, a.prov, a.ignored = http.StatusOK, ProvHandler, ignored
 	if !x.array {
-		page, more, _ := paginate(all, defaultLimit, "", "")
-		a.body = envelope(page, more, res.listURL)
+		// A parent-scoped list (a customer's tax ids) pages as Stripe's
+		// top-level lists do; its url is the path it was asked at.
+		e.stripeList(a, res, p, all, req.path, ignored)
 		return
 	}
+	a.status, a.prov, a.ignored = http.StatusOK, ProvHandler, ignored
 	pageNo, perPage := pageParam(p["page"], 1, 1<<20), pageParam(p["per_page"], defaultPerPage, maxPerPage)
 	last := (len(all) + perPage - 1) / perPage
 	start := min((pageNo-1)*perPage, len(all))

@@ -37,6 +37,19 @@ func (e *Engine) list(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
+	filters, ignored := e.listFilters(res, p)
+	all := visible(st, res.name)
+	if len(filters) > 0 {
+		all = filter(all, filters)
+	}
+	e.stripeList(a, res, p, all, res.listURL, ignored)
+}
+
+// stripeList answers with the page of all that p asks for, in Stripe's
+// list envelope: limit is 1 to 100 (default 10), starting_after or
+// ending_before name the entity the page starts after or ends before.
+// Top-level and parent-scoped lists page alike; url is the envelope's url.
+func (e *Engine) stripeList(a *answer, res *resource, p map[string]any, all []*world.Entity, url string, ignored []string) {
 	limit := defaultLimit
 	if v, ok := p["limit"]; ok {
 		s, _ := v.(string)
@@ -53,11 +66,6 @@ func (e *Engine) list(st *session.State, req *request, a *answer) {
 		e.invalid(a, "ending_before", "You may only specify one of these parameters: ending_before, starting_after.")
 		return
 	}
-	filters, ignored := e.listFilters(res, p)
-	all := visible(st, res.name)
-	if len(filters) > 0 {
-		all = filter(all, filters)
-	}
 	page, more, ok := paginate(all, limit, after, before)
 	if !ok {
 		cursor, param := after, "starting_after"
@@ -68,7 +76,7 @@ func (e *Engine) list(st *session.State, req *request, a *answer) {
 		return
 	}
 	a.status, a.prov, a.ignored = http.StatusOK, ProvHandler, ignored
-	a.body = envelope(page, more, res.listURL)
+	a.body = envelope(page, more, url)
 }
 
 type fieldFilter struct {
