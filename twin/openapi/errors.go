@@ -56,7 +56,8 @@ func (im *importer) errorShapes() format.Errors {
 		return format.Errors{}
 	}
 	shape := func(status int, vals map[string]string, types ...string) *format.Answer {
-		return &format.Answer{Status: status, Body: compact(fillError(s, vals, types, 0))}
+		body, _ := fillError(s, vals, types, 0)
+		return &format.Answer{Status: status, Body: compact(body)}
 	}
 	im.report.inferred("errors", "schema", refName(s), "most common error response", 1)
 	return format.Errors{
@@ -74,16 +75,23 @@ func (im *importer) errorShapes() format.Errors {
 
 // fillError samples an error schema, setting the string fields named in
 // vals wherever they appear, and a "type" enum to the first of types it
-// allows.
-func fillError(ref *openapi3.SchemaRef, vals map[string]string, types []string, depth int) any {
+// allows. It keeps only required properties and those it fills: an
+// optional object (Stripe's error.payment_intent, payment_method,
+// setup_intent) is kept only when it holds a filled field, since a
+// sampled one would be an object the request never produced, and SDKs
+// decode it as real.
+//
+// It also reports whether it filled a field.
+func fillError(ref *openapi3.SchemaRef, vals map[string]string, types []string, depth int) (any, bool) {
 	if ref == nil || ref.Value == nil || depth > 4 {
-		return nil
+		return nil, false
 	}
 	s := ref.Value
 	if s.Type == nil || !s.Type.Is("object") {
-		return sample(ref)
+		return sample(ref), false
 	}
 	out := map[string]any{}
+	filled := false
 	for _, k := range sortedProps(s) {
 		p := s.Properties[k]
 		if p == nil || p.Value == nil {
@@ -91,18 +99,23 @@ func fillError(ref *openapi3.SchemaRef, vals map[string]string, types []string, 
 		}
 		switch {
 		case p.Value.Type != nil && p.Value.Type.Is("object"):
-			if v, ok := fillError(p, vals, types, depth+1).(map[string]any); ok && (len(v) > 0 || required(s, k)) {
+			v, ok := fillError(p, vals, types, depth+1)
+			if ok || required(s, k) {
 				out[k] = v
+				filled = filled || ok
 			}
 		case k == "type" && len(p.Value.Enum) > 0:
-			out[k] = pickEnum(p.Value.Enum, types)
+			e, ok := pickEnum(p.Value.Enum, types)
+			out[k] = e
+			filled = filled || ok
 		case vals[k] != "" && p.Value.Type != nil && p.Value.Type.Is("string"):
 			out[k] = vals[k]
+			filled = true
 		case required(s, k):
 			out[k] = sample(p)
 		}
 	}
-	return out
+	return out, filled
 }
 
 func required(s *openapi3.Schema, k string) bool {
@@ -114,13 +127,15 @@ func required(s *openapi3.Schema, k string) bool {
 	return false
 }
 
-func pickEnum(enum []any, prefer []string) any {
+// pickEnum is the first of prefer that enum allows, else enum's first
+// value; ok says whether one of prefer was found.
+func pickEnum(enum []any, prefer []string) (v any, ok bool) {
 	for _, p := range prefer {
 		for _, e := range enum {
 			if e == p {
-				return e
+				return e, true
 			}
 		}
 	}
-	return enum[0]
+	return enum[0], false
 }
