@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"runtime"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/observe"
 	"github.com/wraithdev/wraith/twin/session"
@@ -100,7 +100,7 @@ func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
 	if !h.ready.Load() {
-		engine.WriteError(w, http.StatusServiceUnavailable, "not-ready", "the twin is starting or draining", nil)
+		apierr.Write(w, apierr.New(apierr.NotReady, "the twin is starting or draining"))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ready": true})
@@ -126,12 +126,12 @@ func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 	if allow := h.allowed(r); len(allow) > 0 {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		engine.WriteError(w, http.StatusMethodNotAllowed, "method-not-allowed",
-			fmt.Sprintf("%s %s: this control endpoint takes %s", r.Method, r.URL.Path, strings.Join(allow, " or ")), map[string]any{"allow": allow})
+		apierr.Write(w, apierr.Errorf(apierr.MethodNotAllowed,
+			"%s %s: this control endpoint takes %s", r.Method, r.URL.Path, strings.Join(allow, " or ")).With("allow", allow))
 		return
 	}
-	engine.WriteError(w, http.StatusNotFound, "control-not-found",
-		fmt.Sprintf("no control endpoint %s %s; see the control paths in the ready JSON", r.Method, r.URL.Path), nil)
+	apierr.Write(w, apierr.Errorf(apierr.ControlNotFound,
+		"no control endpoint %s %s; see the control paths in the ready JSON", r.Method, r.URL.Path))
 }
 
 // allowed returns the methods some endpoint serves r's path with.
@@ -151,7 +151,7 @@ func (h *Handler) allowed(r *http.Request) []string {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		engine.WriteError(w, http.StatusInternalServerError, "internal", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.Internal, err.Error()))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -172,10 +172,10 @@ func decodeMax(w http.ResponseWriter, r *http.Request, v any, max int64) bool {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			engine.WriteError(w, http.StatusRequestEntityTooLarge, "body-too-large", fmt.Sprintf("this control body is limited to %d bytes", max), nil)
+			apierr.Write(w, apierr.Errorf(apierr.BodyTooLarge, "this control body is limited to %d bytes", max))
 			return false
 		}
-		engine.WriteError(w, http.StatusBadRequest, "body-unreadable", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.BodyUnreadable, err.Error()))
 		return false
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -185,11 +185,11 @@ func decodeMax(w http.ResponseWriter, r *http.Request, v any, max int64) bool {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		msg, details := jsonProblem(err, v)
-		engine.WriteError(w, http.StatusBadRequest, "invalid-json", msg, details)
+		apierr.Write(w, &apierr.Error{Code: apierr.InvalidJSON, Message: msg, Details: details})
 		return false
 	}
 	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-json", "the body has data after its JSON object: send one object", nil)
+		apierr.Write(w, apierr.New(apierr.InvalidJSON, "the body has data after its JSON object: send one object"))
 		return false
 	}
 	return true
@@ -199,7 +199,7 @@ func decodeMax(w http.ResponseWriter, r *http.Request, v any, max int64) bool {
 func sessionName(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name := r.PathValue("session")
 	if err := session.ValidateName(name); err != nil {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-session", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.InvalidSession, err.Error()))
 		return "", false
 	}
 	return name, true

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wraithdev/wraith/internal/rate"
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
@@ -77,7 +78,7 @@ func (h *Handler) fork(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := session.ValidateName(body.Session); err != nil {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-session", `the body's "session" names the new session: `+err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.InvalidSession, `the body's "session" names the new session: `+err.Error()))
 		return
 	}
 	f, err := h.eng.Store().Fork(src, body.Session)
@@ -98,15 +99,17 @@ func (h *Handler) stored(w http.ResponseWriter, name string, err error) bool {
 	case err == nil:
 		return true
 	case errors.As(err, &pe):
-		engine.WriteError(w, http.StatusNotFound, "fault-profile-not-found", pe.Error(), map[string]any{"fault_profile": pe.Name, "available": pe.Available})
+		apierr.Write(w, apierr.New(apierr.FaultProfileNotFound,
+			pe.Error()).With("fault_profile", pe.Name).With("available", pe.Available))
 	case errors.Is(err, session.ErrExists):
-		engine.WriteError(w, http.StatusConflict, "session-exists", fmt.Sprintf("session %q already exists: delete it first (DELETE /__wraith/session/%s) or pick another name", name, name), map[string]any{"session": name})
+		apierr.Write(w, apierr.Errorf(apierr.SessionExists,
+			"session %q already exists: delete it first (DELETE /__wraith/session/%s) or pick another name", name, name).With("session", name))
 	case errors.Is(err, session.ErrLimit):
-		engine.WriteError(w, http.StatusServiceUnavailable, "session-limit", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.SessionLimit, err.Error()))
 	case errors.As(err, &fe):
-		engine.WriteError(w, http.StatusNotFound, "fixture-not-found", fe.Error(), map[string]any{"fixture": fe.Name, "available": fe.Available})
+		apierr.Write(w, apierr.New(apierr.FixtureNotFound, fe.Error()).With("fixture", fe.Name).With("available", fe.Available))
 	default:
-		engine.WriteError(w, http.StatusBadRequest, "invalid-snapshot", "the snapshot cannot be restored: "+err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.InvalidSnapshot, "the snapshot cannot be restored: "+err.Error()))
 	}
 	return false
 }
@@ -134,6 +137,8 @@ type snapshotSettings struct {
 	ClockStep    string `json:"clock_step"`
 	FaultProfile string `json:"fault_profile"`
 	RateLimit    string `json:"rate_limit"`
+	// PIIVerbatim is absent for none, so documents without it still read.
+	PIIVerbatim []string `json:"pii_verbatim,omitempty"`
 }
 
 func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) {
@@ -148,6 +153,7 @@ func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) {
 		Settings: snapshotSettings{
 			Fixture: set.Fixture, Seed: set.Seed, ClockMode: set.Clock.Mode, BaseEpoch: set.Clock.BaseEpoch,
 			ClockStep: set.Clock.Step.String(), FaultProfile: set.FaultProfile, RateLimit: set.RateLimit.String(),
+			PIIVerbatim: set.PIIVerbatim,
 		},
 	}
 	var err error
@@ -156,7 +162,7 @@ func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) {
 		doc.StateDoc, err = st.Doc()
 	})
 	if err != nil {
-		engine.WriteError(w, http.StatusInternalServerError, "internal", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.Internal, err.Error()))
 		return
 	}
 	writeJSON(w, http.StatusOK, doc)
@@ -178,16 +184,17 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
 	in := h.eng.Info()
 	switch {
 	case doc.Format != SnapshotFormat:
-		engine.WriteError(w, http.StatusBadRequest, "invalid-snapshot", fmt.Sprintf("snapshot format %d: this build reads format %d; take the snapshot with the same wraith version", doc.Format, SnapshotFormat), nil)
+		apierr.Write(w, apierr.Errorf(apierr.InvalidSnapshot,
+			"snapshot format %d: this build reads format %d; take the snapshot with the same wraith version", doc.Format, SnapshotFormat))
 		return
 	case doc.TwinDigest != in.Digest:
-		engine.WriteError(w, http.StatusBadRequest, "snapshot-twin-mismatch", fmt.Sprintf("the snapshot is of twin %s %s, this process serves %s %s: restore it into a twin with the same digest", doc.Twin, doc.TwinDigest, in.Twin, in.Digest),
-			map[string]any{"snapshot_digest": doc.TwinDigest, "twin_digest": in.Digest})
+		apierr.Write(w, apierr.Errorf(apierr.SnapshotTwinMismatch,
+			"the snapshot is of twin %s %s, this process serves %s %s: restore it into a twin with the same digest", doc.Twin, doc.TwinDigest, in.Twin, in.Digest).With("snapshot_digest", doc.TwinDigest).With("twin_digest", in.Digest))
 		return
 	}
 	set, err := doc.Settings.settings()
 	if err != nil {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-snapshot", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.InvalidSnapshot, err.Error()))
 		return
 	}
 	s, err := h.eng.Restore(name, set, &doc.StateDoc)
@@ -214,6 +221,9 @@ func (s snapshotSettings) settings() (session.Settings, error) {
 	set.Clock.Step = step
 	if set.RateLimit, err = rate.Parse(s.RateLimit); err != nil {
 		return set, fmt.Errorf("settings.rate_limit: %w", err)
+	}
+	if set.PIIVerbatim, err = session.PIIFields(s.PIIVerbatim); err != nil {
+		return set, fmt.Errorf("settings.pii_verbatim: %w", err)
 	}
 	return set, nil
 }

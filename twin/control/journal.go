@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -91,7 +91,7 @@ func (h *Handler) journal(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := parseJournalFilter(r, h.eng.Store().JournalLimit())
 	if err != nil {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-query", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.InvalidQuery, err.Error()))
 		return
 	}
 	all, dropped := s.Journal().Entries()

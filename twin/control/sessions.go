@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/wraithdev/wraith/internal/rate"
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -28,6 +29,9 @@ type provisionBody struct {
 	// and --rate-limit for this session.
 	FaultProfile *string `json:"fault_profile"`
 	RateLimit    *string `json:"rate_limit"`
+	// PIIVerbatim names PII-shaped fields this session serves as they
+	// are, on top of the serve-wide --pii-verbatim.
+	PIIVerbatim *[]string `json:"pii_verbatim"`
 }
 
 // sessionView is how the control plane shows a session's settings; the
@@ -40,6 +44,7 @@ type sessionView struct {
 	Clock          clockView `json:"clock"`
 	FaultProfile   *string   `json:"fault_profile"`
 	RateLimit      *string   `json:"rate_limit"`
+	PIIVerbatim    []string  `json:"pii_verbatim,omitempty"`
 	EntitiesSeeded *int      `json:"entities_seeded,omitempty"`
 	Requests       *uint64   `json:"requests,omitempty"`
 	Entities       *int      `json:"entities,omitempty"`
@@ -65,6 +70,7 @@ func viewOf(name string, s session.Settings) sessionView {
 	if !s.RateLimit.IsZero() {
 		v.RateLimit = ptr(s.RateLimit.String())
 	}
+	v.PIIVerbatim = s.PIIVerbatim
 	return v
 }
 
@@ -87,17 +93,18 @@ func (h *Handler) provision(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("session")
 	switch {
 	case name != "" && body.Session != "" && body.Session != name:
-		engine.WriteError(w, http.StatusBadRequest, "session-mismatch", fmt.Sprintf("the path names session %q but the body names %q; send one", name, body.Session), nil)
+		apierr.Write(w, apierr.Errorf(apierr.SessionMismatch,
+			"the path names session %q but the body names %q; send one", name, body.Session))
 		return
 	case name == "":
 		name = body.Session
 	}
 	if name == "" {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-session", `the body needs "session": the session name to provision`, nil)
+		apierr.Write(w, apierr.New(apierr.InvalidSession, `the body needs "session": the session name to provision`))
 		return
 	}
 	if err := session.ValidateName(name); err != nil {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-session", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.InvalidSession, err.Error()))
 		return
 	}
 	set, ok := h.settingsFrom(w, &body)
@@ -110,20 +117,21 @@ func (h *Handler) provision(w http.ResponseWriter, r *http.Request) {
 	var pe *engine.ProfileError
 	switch {
 	case errors.As(err, &fe):
-		engine.WriteError(w, http.StatusNotFound, "fixture-not-found", fe.Error(), map[string]any{"fixture": fe.Name, "available": fe.Available})
+		apierr.Write(w, apierr.New(apierr.FixtureNotFound, fe.Error()).With("fixture", fe.Name).With("available", fe.Available))
 		return
 	case errors.As(err, &pe):
-		engine.WriteError(w, http.StatusNotFound, "fault-profile-not-found", pe.Error(), map[string]any{"fault_profile": pe.Name, "available": pe.Available})
+		apierr.Write(w, apierr.New(apierr.FaultProfileNotFound,
+			pe.Error()).With("fault_profile", pe.Name).With("available", pe.Available))
 		return
 	case errors.As(err, &ce):
-		engine.WriteError(w, http.StatusConflict, "session-provision-conflict", ce.Error(), map[string]any{
-			"session": name, "existing": viewOf(name, ce.Existing), "requested": viewOf(name, ce.Requested)})
+		apierr.Write(w, &apierr.Error{Code: apierr.SessionProvisionConflict,
+			Message: ce.Error(), Details: apierr.Details{"session": name, "existing": viewOf(name, ce.Existing), "requested": viewOf(name, ce.Requested)}})
 		return
 	case errors.Is(err, session.ErrLimit):
-		engine.WriteError(w, http.StatusServiceUnavailable, "session-limit", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.SessionLimit, err.Error()))
 		return
 	case err != nil:
-		engine.WriteError(w, http.StatusInternalServerError, "internal", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.Internal, err.Error()))
 		return
 	}
 	status := http.StatusOK
@@ -146,7 +154,8 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 	if b.Seed != nil {
 		var seed uint64
 		if _, err := fmt.Sscan(b.Seed.String(), &seed); err != nil || b.Seed.String() != fmt.Sprint(seed) {
-			engine.WriteError(w, http.StatusBadRequest, "invalid-seed", fmt.Sprintf("seed %s must be a whole number from 0 to 18446744073709551615", b.Seed), nil)
+			apierr.Write(w, apierr.Errorf(apierr.InvalidSeed,
+				"seed %s must be a whole number from 0 to 18446744073709551615", b.Seed))
 			return set, false
 		}
 		set.Seed = seed
@@ -157,14 +166,22 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 	if b.RateLimit != nil {
 		lim, err := rate.Parse(*b.RateLimit)
 		if err != nil {
-			engine.WriteError(w, http.StatusBadRequest, "invalid-rate-limit", "rate_limit: "+err.Error()+`, or "" for none`, nil)
+			apierr.Write(w, apierr.New(apierr.InvalidRateLimit, "rate_limit: "+err.Error()+`, or "" for none`))
 			return set, false
 		}
 		set.RateLimit = lim
 	}
+	if b.PIIVerbatim != nil {
+		fields, err := session.PIIFields(*b.PIIVerbatim)
+		if err != nil {
+			apierr.Write(w, apierr.New(apierr.InvalidPIIVerbatim, "pii_verbatim: "+err.Error()+`; send a list of field names such as ["email","name"], or [] for none`))
+			return set, false
+		}
+		set.PIIVerbatim = fields
+	}
 	if c := b.Clock; c != nil {
 		if !session.ValidClockMode(c.Mode) {
-			engine.WriteError(w, http.StatusBadRequest, "invalid-clock", fmt.Sprintf("clock.mode %q: want real, deterministic or fixed", c.Mode), nil)
+			apierr.Write(w, apierr.Errorf(apierr.InvalidClock, "clock.mode %q: want real, deterministic or fixed", c.Mode))
 			return set, false
 		}
 		if c.Mode == session.ClockReal && (c.BaseEpoch != nil || c.BaseEpochSecs != nil) {
@@ -172,11 +189,12 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 			if c.BaseEpoch == nil {
 				field = "clock.base_epoch_secs"
 			}
-			engine.WriteError(w, http.StatusBadRequest, "invalid-clock", field+` means nothing to a real clock, which reads the wall clock: drop it, or use "mode": "deterministic" or "fixed"`, map[string]any{"field": field})
+			apierr.Write(w, apierr.New(apierr.InvalidClock,
+				field+` means nothing to a real clock, which reads the wall clock: drop it, or use "mode": "deterministic" or "fixed"`).With("field", field))
 			return set, false
 		}
 		if c.BaseEpoch != nil && c.BaseEpochSecs != nil && *c.BaseEpoch != *c.BaseEpochSecs {
-			engine.WriteError(w, http.StatusBadRequest, "invalid-clock", "clock.base_epoch and clock.base_epoch_secs differ; send one", nil)
+			apierr.Write(w, apierr.New(apierr.InvalidClock, "clock.base_epoch and clock.base_epoch_secs differ; send one"))
 			return set, false
 		}
 		set.Clock.Mode = c.Mode
@@ -187,7 +205,8 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 			set.Clock.BaseEpoch = *c.BaseEpochSecs
 		}
 		if set.Clock.BaseEpoch < 0 || set.Clock.BaseEpoch > session.MaxEpoch {
-			engine.WriteError(w, http.StatusBadRequest, "invalid-clock", fmt.Sprintf("clock.base_epoch must be from 0 to %d (the end of 2199)", session.MaxEpoch), nil)
+			apierr.Write(w, apierr.Errorf(apierr.InvalidClock,
+				"clock.base_epoch must be from 0 to %d (the end of 2199)", session.MaxEpoch))
 			return set, false
 		}
 	}
@@ -213,7 +232,7 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request) (*session.Sessi
 	}
 	s := h.eng.Store().Get(name)
 	if s == nil {
-		engine.WriteError(w, http.StatusNotFound, "session-not-found", fmt.Sprintf("no session %q in this process", name), map[string]any{"session": name})
+		apierr.Write(w, apierr.Errorf(apierr.SessionNotFound, "no session %q in this process", name).With("session", name))
 		return nil, false
 	}
 	return s, true
@@ -269,7 +288,7 @@ type changeView struct {
 
 func (h *Handler) state(w http.ResponseWriter, r *http.Request) {
 	if !h.opts.Debug {
-		engine.WriteError(w, http.StatusNotFound, "debug-disabled", "the session state endpoint needs wraith serve --debug", nil)
+		apierr.Write(w, apierr.New(apierr.DebugDisabled, "the session state endpoint needs wraith serve --debug"))
 		return
 	}
 	s, ok := h.lookup(w, r)
@@ -312,11 +331,12 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if (mv.AdvanceSecs == nil) == (mv.SetEpoch == nil) {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-clock", `send exactly one of {"advance_secs": N} or {"set_epoch": SECS}`, nil)
+		apierr.Write(w, apierr.New(apierr.InvalidClock, `send exactly one of {"advance_secs": N} or {"set_epoch": SECS}`))
 		return
 	}
 	if mv.AdvanceSecs != nil && *mv.AdvanceSecs < 0 || mv.SetEpoch != nil && (*mv.SetEpoch < 0 || *mv.SetEpoch > session.MaxEpoch) {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-clock", fmt.Sprintf("a clock moves to times from 0 to %d (the end of 2199), and advance_secs must not be negative", session.MaxEpoch), nil)
+		apierr.Write(w, apierr.Errorf(apierr.InvalidClock,
+			"a clock moves to times from 0 to %d (the end of 2199), and advance_secs must not be negative", session.MaxEpoch))
 		return
 	}
 	var mode string
@@ -340,11 +360,13 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) {
 		now = st.Now(h.now)
 	})
 	if tooFar {
-		engine.WriteError(w, http.StatusBadRequest, "invalid-clock", fmt.Sprintf("advancing %d seconds from %d would pass %d (the end of 2199), the latest time a clock reaches", *mv.AdvanceSecs, now, session.MaxEpoch), nil)
+		apierr.Write(w, apierr.Errorf(apierr.InvalidClock,
+			"advancing %d seconds from %d would pass %d (the end of 2199), the latest time a clock reaches", *mv.AdvanceSecs, now, session.MaxEpoch))
 		return
 	}
 	if mode == session.ClockReal {
-		engine.WriteError(w, http.StatusConflict, "clock-not-movable", fmt.Sprintf("session %q uses the real clock; provision it with a deterministic or fixed clock to move time", s.Name()), nil)
+		apierr.Write(w, apierr.Errorf(apierr.ClockNotMovable,
+			"session %q uses the real clock; provision it with a deterministic or fixed clock to move time", s.Name()))
 		return
 	}
 	h.log.Info("session clock moved", "session", s.Name(), "now", now)

@@ -38,7 +38,6 @@ package record
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +55,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/route"
@@ -243,19 +243,19 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		// credential included, to the client; CONNECT asks for a tunnel a
 		// reverse proxy does not give. Neither goes upstream.
 		w.Header().Set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
-		writeError(w, http.StatusMethodNotAllowed, "record-method-refused",
-			fmt.Sprintf("the recorder does not forward %s: a TRACE answer would show the client the live credential, and CONNECT tunnels are not proxied; nothing was sent upstream", req.Method))
+		apierr.Write(w, apierr.Errorf(apierr.RecordMethodRefused,
+			"the recorder does not forward %s: a TRACE answer would show the client the live credential, and CONNECT tunnels are not proxied; nothing was sent upstream", req.Method))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, r.opts.MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "body-too-large",
-				fmt.Sprintf("request body is over %d bytes, the most the recorder keeps: raise --max-body", r.opts.MaxBody))
+			apierr.Write(w, apierr.Errorf(apierr.BodyTooLarge,
+				"request body is over %d bytes, the most the recorder keeps: raise --max-body", r.opts.MaxBody))
 			return
 		}
-		writeError(w, http.StatusBadRequest, "bad-request-body", "reading the request body: "+err.Error())
+		apierr.Write(w, apierr.New(apierr.BadRequestBody, "reading the request body: "+err.Error()))
 		return
 	}
 	c := &capture{
@@ -284,12 +284,12 @@ func (r *Recorder) admit(w http.ResponseWriter, req *http.Request) bool {
 		if no := hostguard.Check(req, hostguard.SameOriginOnly); no != nil {
 			r.log.Warn("refused a request from a web page", "header", no.Header, "value", no.Value, "method", req.Method, "path", req.URL.Path)
 			if no.Reason == hostguard.ForeignHost {
-				writeError(w, http.StatusForbidden, "record-forbidden-host",
-					fmt.Sprintf("the recorder listens on loopback and answers only requests that name it by a loopback Host (localhost, 127.0.0.1, [::1]), not %q: this keeps DNS-rebinding web pages from spending the live credential; point the client at the URL in the ready JSON", no.Value))
+				apierr.Write(w, apierr.Errorf(apierr.RecordForbiddenHost,
+					"the recorder listens on loopback and answers only requests that name it by a loopback Host (localhost, 127.0.0.1, [::1]), not %q: this keeps DNS-rebinding web pages from spending the live credential; point the client at the URL in the ready JSON", no.Value))
 				return false
 			}
-			writeError(w, http.StatusForbidden, "record-forbidden-origin",
-				fmt.Sprintf("the recorder does not serve web pages of other origins (%s: %q): it would send their requests upstream with the live credential; call it from a program (curl, an SDK, an agent), not from a browser page", no.Header, no.Value))
+			apierr.Write(w, apierr.Errorf(apierr.RecordForbiddenOrigin,
+				"the recorder does not serve web pages of other origins (%s: %q): it would send their requests upstream with the live credential; call it from a program (curl, an SDK, an agent), not from a browser page", no.Header, no.Value))
 			return false
 		}
 	}
@@ -312,8 +312,8 @@ func (r *Recorder) admit(w http.ResponseWriter, req *http.Request) bool {
 		if r.opts.Credential != "" {
 			how += ` or "Authorization: Bearer <token>"`
 		}
-		writeError(w, http.StatusUnauthorized, "record-unauthorized",
-			"this recorder needs its token, from the variable named by --token-env, in "+how+"; nothing was sent upstream")
+		apierr.Write(w, apierr.New(apierr.RecordUnauthorized,
+			"this recorder needs its token, from the variable named by --token-env, in "+how+"; nothing was sent upstream"))
 		return false
 	}
 	return true
@@ -425,23 +425,16 @@ func (r *Recorder) fail(w http.ResponseWriter, req *http.Request, err error) {
 	var rec *recordError
 	if errors.As(err, &rec) {
 		r.log.Error("exchange not recorded", "method", req.Method, "path", req.URL.Path, "error", err)
-		writeError(w, http.StatusBadGateway, "record-failed",
-			"the provider answered but the exchange could not be written: "+err.Error()+"; fix the twin folder and repeat the request")
+		apierr.Write(w, apierr.New(apierr.RecordFailed,
+			"the provider answered but the exchange could not be written: "+err.Error()+"; fix the twin folder and repeat the request"))
 		return
 	}
 	if errors.Is(err, context.Canceled) {
 		return // the client went away
 	}
 	r.log.Warn("provider unreachable", "method", req.Method, "path", req.URL.Path, "error", err)
-	writeError(w, http.StatusBadGateway, "upstream-unreachable",
-		fmt.Sprintf("%s %s: %v (nothing was recorded; is --upstream %s right and reachable?)", req.Method, req.URL.Path, err, r.opts.Upstream))
-}
-
-func writeError(w http.ResponseWriter, status int, code, message string) {
-	b, _ := json.Marshal(map[string]map[string]string{"error": {"code": code, "message": message}})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	apierr.Write(w, apierr.Errorf(apierr.UpstreamUnreachable,
+		"%s %s: %v (nothing was recorded; is --upstream %s right and reachable?)", req.Method, req.URL.Path, err, r.opts.Upstream))
 }
 
 // mkdirSynced creates dir and its missing parents, syncing each parent so

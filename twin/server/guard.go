@@ -1,12 +1,11 @@
 package server
 
 import (
-	"fmt"
 	"net/http"
 	"path"
 
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/control"
-	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/ui"
 )
@@ -46,8 +45,8 @@ func (g *guard) allow(w http.ResponseWriter, r *http.Request) bool {
 	if p := r.URL.Path; path.Clean(p) != p {
 		// ServeMux would answer a redirect to the clean path; a control
 		// call with dot segments or doubled slashes is a mistake or a probe.
-		engine.WriteError(w, http.StatusBadRequest, "invalid-path",
-			fmt.Sprintf("control path %q has . or .. segments, a doubled slash or a trailing slash: use the paths listed in the ready JSON", p), nil)
+		apierr.Write(w, apierr.Errorf(apierr.InvalidPath,
+			"control path %q has . or .. segments, a doubled slash or a trailing slash: use the paths listed in the ready JSON", p))
 		return false
 	}
 	if control.Exempt(r.URL.Path) {
@@ -56,12 +55,12 @@ func (g *guard) allow(w http.ResponseWriter, r *http.Request) bool {
 	if g.loopback {
 		if no := hostguard.Check(r, hostguard.LoopbackOrigins); no != nil {
 			if no.Reason == hostguard.ForeignHost {
-				engine.WriteError(w, http.StatusForbidden, "control-forbidden-host",
-					fmt.Sprintf("control calls to a loopback-bound twin must name it by a loopback Host (localhost, 127.0.0.1, [::1]), not %q: this blocks DNS-rebinding attacks from web pages", no.Value), nil)
+				apierr.Write(w, apierr.Errorf(apierr.ControlForbiddenHost,
+					"control calls to a loopback-bound twin must name it by a loopback Host (localhost, 127.0.0.1, [::1]), not %q: this blocks DNS-rebinding attacks from web pages", no.Value))
 				return false
 			}
-			engine.WriteError(w, http.StatusForbidden, "control-forbidden-origin",
-				fmt.Sprintf("control calls from another web site (%s: %q) are refused: only pages served from localhost may call a loopback-bound twin's control plane", no.Header, no.Value), nil)
+			apierr.Write(w, apierr.Errorf(apierr.ControlForbiddenOrigin,
+				"control calls from another web site (%s: %q) are refused: only pages served from localhost may call a loopback-bound twin's control plane", no.Header, no.Value))
 			return false
 		}
 	}
@@ -73,8 +72,8 @@ func (g *guard) allow(w http.ResponseWriter, r *http.Request) bool {
 			challenge += `, error="invalid_token"`
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
-		engine.WriteError(w, http.StatusUnauthorized, "control-unauthorized",
-			"this control endpoint needs \"Authorization: Bearer <token>\" with the token from the variable named by --control-token-env", nil)
+		apierr.Write(w, apierr.New(apierr.ControlUnauthorized,
+			"this control endpoint needs \"Authorization: Bearer <token>\" with the token from the variable named by --control-token-env"))
 		return false
 	}
 	return true

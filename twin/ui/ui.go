@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/apierr"
 )
 
 // Path is where the page is served; its files are under Path + "/".
@@ -86,17 +86,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("Cross-Origin-Resource-Policy", "same-origin")
 	f, ok := files[r.URL.Path]
 	if !ok {
-		engine.WriteError(w, http.StatusNotFound, "ui-not-found", "the session viewer has no file "+strconv.Quote(r.URL.Path)+": open "+Path, nil)
+		apierr.Write(w, apierr.New(apierr.UINotFound, "the session viewer has no file "+strconv.Quote(r.URL.Path)+": open "+Path))
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		hdr.Set("Allow", "GET, HEAD")
-		engine.WriteError(w, http.StatusMethodNotAllowed, "method-not-allowed", r.Method+" "+r.URL.Path+": the session viewer's files take GET or HEAD", map[string]any{"allow": []string{"GET", "HEAD"}})
+		apierr.Write(w, apierr.New(apierr.MethodNotAllowed,
+			r.Method+" "+r.URL.Path+": the session viewer's files take GET or HEAD").With("allow", []string{"GET", "HEAD"}))
 		return
 	}
 	body, err := fs.ReadFile(static, f.name)
 	if err != nil { // the embedded files are fixed at build time
-		engine.WriteError(w, http.StatusInternalServerError, "internal", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.Internal, err.Error()))
 		return
 	}
 	hdr.Set("Content-Type", f.ctype)
