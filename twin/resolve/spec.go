@@ -35,7 +35,10 @@ func specTwinName(p string) string {
 }
 
 // fromSpec imports an OpenAPI document at p in memory. A file that is not
-// an OpenAPI 3.x document does not resolve (ErrNotFound, with the reason).
+// an OpenAPI 3.x document does not resolve: the error says what the file
+// is and how to fix it (a Swagger 2.0 document: convert it), and wraps
+// ErrNotFound, so serve refuses it as a usage error (exit 2), as `wraith
+// import openapi` does.
 func fromSpec(p string) (Source, bool, error) {
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -45,9 +48,18 @@ func fromSpec(p string) (Source, bool, error) {
 	res, err := openapi.Import(b, openapi.Options{Name: name})
 	switch {
 	case errors.Is(err, openapi.ErrSwagger2):
-		return Source{}, true, fmt.Errorf("%w: %s: %v", ErrNotFound, p, err)
+		return Source{}, true, &specError{fmt.Errorf("%s: %w", p, err)}
 	case err != nil:
-		return Source{}, true, fmt.Errorf("%w: %s is not an OpenAPI description wraith can serve: %v", ErrNotFound, p, err)
+		return Source{}, true, &specError{fmt.Errorf("%s is not an OpenAPI description wraith can serve: %w", p, err)}
 	}
 	return Source{Name: name, Where: p, FS: res.FS()}, true, nil
 }
+
+// specError is a description file that exists but cannot be served. Its
+// message is the file's problem alone ("twin not found" would be wrong:
+// the file is there), and it is an ErrNotFound for callers that map a
+// twin that does not resolve to a usage error.
+type specError struct{ err error }
+
+func (e *specError) Error() string   { return e.err.Error() }
+func (e *specError) Unwrap() []error { return []error{e.err, ErrNotFound} }
