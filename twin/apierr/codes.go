@@ -52,6 +52,7 @@ const (
 	FaultProfileNotFound     Code = "fault-profile-not-found"
 	InvalidSeed              Code = "invalid-seed"
 	InvalidRateLimit         Code = "invalid-rate-limit"
+	InvalidPIIVerbatim       Code = "invalid-pii-verbatim"
 	InvalidClock             Code = "invalid-clock"
 	ClockNotMovable          Code = "clock-not-movable"
 	DebugDisabled            Code = "debug-disabled"
@@ -120,6 +121,7 @@ var statuses = map[Code]int{
 	FaultProfileNotFound:     http.StatusNotFound,
 	InvalidSeed:              http.StatusBadRequest,
 	InvalidRateLimit:         http.StatusBadRequest,
+	InvalidPIIVerbatim:       http.StatusBadRequest,
 	InvalidClock:             http.StatusBadRequest,
 	ClockNotMovable:          http.StatusConflict,
 	DebugDisabled:            http.StatusNotFound,

@@ -240,7 +240,7 @@ func (e *Engine) createExt(st *session.State, req *request, a *answer) {
 	for _, f := range res.timestamps {
 		o.Set(f, x.timeValue(req.now))
 	}
-	ignored, err := applyParams(o, p, res.immutable, nil, e.scrubbed)
+	ignored, err := applyParams(o, p, res.immutable, nil, e.scrubFor(st))
 	if err != nil {
 		e.paramFailed(a, err)
 		return

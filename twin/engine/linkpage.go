@@ -26,7 +26,7 @@ func (e *Engine) listExt(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
-	filters, ignored := e.listFilters(res, p)
+	filters, ignored := e.listFilters(st, res, p)
 	for _, d := range x.listDefaults {
 		if v, given := p[d.field]; given {
 			if v == "all" {

@@ -37,7 +37,7 @@ func (e *Engine) list(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
-	filters, ignored := e.listFilters(res, p)
+	filters, ignored := e.listFilters(st, res, p)
 	all := visible(st, res.name)
 	if len(filters) > 0 {
 		all = filter(all, filters)
@@ -84,7 +84,9 @@ type fieldFilter struct {
 	want  string
 }
 
-func (e *Engine) listFilters(res *resource, p map[string]any) ([]fieldFilter, []string) {
+// listFilters reads the filters of a list request: PII fields compare by
+// token, unless st's session keeps them verbatim (as it stored them).
+func (e *Engine) listFilters(st *session.State, res *resource, p map[string]any) ([]fieldFilter, []string) {
 	var fs []fieldFilter
 	var ignored []string
 	for _, k := range sortedKeys(p) {
@@ -99,7 +101,7 @@ func (e *Engine) listFilters(res *resource, p map[string]any) ([]fieldFilter, []
 			ignored = append(ignored, k)
 			continue
 		}
-		if e.scrub.IsPII(k) {
+		if e.isPII(st.PIIVerbatim(), k) {
 			s = e.scrub.Token(k, s)
 		}
 		fs = append(fs, fieldFilter{field: k, want: s})

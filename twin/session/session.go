@@ -144,6 +144,7 @@ type State struct {
 	removed   int // world entities the overlay deletes
 	counters  map[string]int64
 	fault     faultState // see faults.go
+	verbatim  []string   // Settings.PIIVerbatim, read on the request path
 }
 
 // Replay is a cached response for an Idempotency-Key.
@@ -160,11 +161,15 @@ type Replay struct {
 const seqBase = 1 << 32
 
 func (st *State) init(set Settings, w *world.World) {
-	*st = State{world: w, clock: set.Clock, fault: faultState{seed: set.Seed, profile: set.FaultProfile, rate: set.RateLimit}}
+	*st = State{world: w, clock: set.Clock, fault: faultState{seed: set.Seed, profile: set.FaultProfile, rate: set.RateLimit}, verbatim: set.PIIVerbatim}
 	st.rng.Seed(set.Seed, 0x77726169746821) // the stream constant is arbitrary, fixed forever
 	st.seq = seqBase
 	st.pos = min(max(set.Clock.BaseEpoch, 0), MaxEpoch) * int64(time.Second)
 }
+
+// PIIVerbatim returns the PII-shaped fields the session serves as they
+// are (Settings.PIIVerbatim); nil for none. Callers must not change it.
+func (st *State) PIIVerbatim() []string { return st.verbatim }
 
 func (st *State) entityCount() int {
 	return st.world.Len() + st.added - st.removed

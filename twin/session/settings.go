@@ -13,6 +13,8 @@ package session
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/wraithdev/wraith/internal/rate"
@@ -47,6 +49,11 @@ type Settings struct {
 	// RateLimit is the session's rate limit, on its own clock; zero for
 	// none.
 	RateLimit rate.Limit
+	// PIIVerbatim names PII-shaped fields this session's synthesized
+	// answers serve as they are, on top of the twin's policy and the
+	// serve-wide --pii-verbatim: lower-case, sorted, without repeats (see
+	// PIIFields). Never written to, so sessions may share it.
+	PIIVerbatim []string
 }
 
 // Equal reports whether two settings are the same.
@@ -57,6 +64,9 @@ func (s Settings) Equal(o Settings) bool {
 	if profileOrNone(s.FaultProfile) != profileOrNone(o.FaultProfile) || s.RateLimit != o.RateLimit {
 		return false
 	}
+	if !slices.Equal(s.PIIVerbatim, o.PIIVerbatim) {
+		return false
+	}
 	return s.Clock.Mode == ClockReal || s.Clock.BaseEpoch == o.Clock.BaseEpoch
 }
 
@@ -65,6 +75,40 @@ func profileOrNone(p string) string {
 		return "none"
 	}
 	return p
+}
+
+// MaxPIIFields bounds a session's PIIVerbatim list; each name is at most
+// MaxNameLen bytes. Checking a field against the list is a scan, so the
+// bound keeps it cheap.
+const MaxPIIFields = 64
+
+// PIIFields returns field names as Settings.PIIVerbatim holds them:
+// lower-case (the scrubber matches names regardless of case), sorted and
+// without repeats, so that two lists naming the same fields are Equal. It
+// refuses an empty name, one longer than MaxNameLen or holding anything
+// but A-Z a-z 0-9 _ - ., and more than MaxPIIFields names.
+func PIIFields(names []string) ([]string, error) {
+	if len(names) > MaxPIIFields {
+		return nil, fmt.Errorf("%d field names: at most %d", len(names), MaxPIIFields)
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if n == "" || len(n) > MaxNameLen {
+			return nil, fmt.Errorf("field name %q: want 1 to %d characters, such as email", n, MaxNameLen)
+		}
+		for i := 0; i < len(n); i++ {
+			if c := n[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+				return nil, fmt.Errorf("field name %q: character %q is not one of A-Z a-z 0-9 _ - .", n, c)
+			}
+		}
+		out = append(out, strings.ToLower(n))
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
 
 // MaxEpoch is the latest time, in unix seconds, a session clock reaches
