@@ -29,6 +29,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wraithdev/wraith/internal/serve"
 	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/server"
 )
@@ -78,18 +79,19 @@ func New(twin string, opts ...Option) (*Server, error) {
 	}
 	fs := flag.NewFlagSet("wraithtest", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	cfg := server.Flags(fs)
+	sopts := serve.Flags(fs)
 	if err := fs.Parse(o.serveFlags()); err != nil {
 		return nil, fmt.Errorf("serve flags %q: %w", o.serveFlags(), err)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("Flags: %q is not a flag; name the twin as Start's argument", fs.Arg(0))
 	}
-	if cfg.ReadyFD != -1 {
+	if sopts.ReadyFD != -1 {
 		return nil, errors.New("Flags: --ready-fd is for a child process; a wraithtest server is ready when Start returns")
 	}
 	// Loopback and a free port, whatever the flags said: a test server is
 	// reachable from this machine only, and tests run in parallel.
+	cfg := sopts.Server
 	cfg.Twin, cfg.Host, cfg.Port = twin, "127.0.0.1", 0
 	dir := o.dir
 	if dir == "" {
@@ -103,7 +105,7 @@ func New(twin string, opts ...Option) (*Server, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	srv, err := server.Open(*cfg, server.Deps{
+	srv, err := serve.Open(sopts, serve.Env{
 		Logger:  log,
 		Getenv:  os.Getenv,
 		Dir:     dir,
@@ -126,6 +128,8 @@ func New(twin string, opts ...Option) (*Server, error) {
 	}
 	// The listener is bound already: requests sent before Run accepts
 	// wait in its backlog, so the server is usable as soon as New returns.
+	// Only Close ends ctx: the test process's signals are the test's, and
+	// its garbage collector is left as the test set it (no serve.Run).
 	go func() { s.done <- srv.Run(ctx) }()
 	return s, nil
 }

@@ -1,5 +1,5 @@
 // Command wraithprof serves a twin as wraith-twin does, through the same
-// server.Open and Run, and writes a pprof CPU profile of the whole process
+// serve entry point (internal/serve), and writes a pprof CPU profile of the whole process
 // (net/http, the server's handler and the engine) when it stops. bench/run.sh
 // drives it with the benchmark's loads to show where a served request's
 // time goes, which the engine's own benchmarks, without sockets, cannot.
@@ -17,25 +17,28 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"github.com/hashicorp/go-hclog"
-
-	"github.com/wraithdev/wraith/internal/gctune"
-	"github.com/wraithdev/wraith/twin/server"
+	"github.com/wraithdev/wraith/internal/serve"
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	// The one place wraithprof catches signals: bench/run.sh stops it
+	// with SIGTERM, and the profiles are written as it returns.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:])
+	stop()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "wraithprof: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+func run(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] == "" || args[0][0] == '-' {
 		return fmt.Errorf("usage: wraithprof TWIN [serve flags] --cpuprofile FILE")
 	}
 	fs := flag.NewFlagSet("wraithprof", flag.ContinueOnError)
-	cfg := server.Flags(fs)
+	opts := serve.Flags(fs)
+	opts.LogLevel = "warn" // a profile run wants its terminal quiet
 	prof := fs.String("cpuprofile", "", "write a CPU profile of the whole run here")
 	memProf := fs.String("memprofile", "", "when it stops, write a heap profile here (live objects after a GC)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -44,13 +47,15 @@ func run(args []string) error {
 	if *prof == "" {
 		return fmt.Errorf("want --cpuprofile FILE")
 	}
-	cfg.Twin = args[0]
+	opts.Server.Twin = args[0]
 	dir, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	log := hclog.New(&hclog.LoggerOptions{Name: "wraithprof", Level: hclog.Warn, Output: os.Stderr})
-	srv, err := server.Open(*cfg, server.Deps{Logger: log, Getenv: os.Getenv, Dir: dir, Version: "wraithprof"})
+	srv, err := serve.Open(opts, serve.Env{
+		Logger: opts.Logger("wraithprof", os.Stderr),
+		Stdin:  os.Stdin, Getenv: os.Getenv, Dir: dir, Version: "wraithprof",
+	})
 	if err != nil {
 		return err
 	}
@@ -63,11 +68,7 @@ func run(args []string) error {
 		return err
 	}
 	defer pprof.StopCPUProfile()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	stopTuning := gctune.Start(ctx, gctune.Default(), os.Getenv) // as wraith serve does
-	defer stopTuning()
-	if err := srv.Run(ctx); err != nil {
+	if err := serve.Run(ctx, srv, os.Getenv); err != nil {
 		return err
 	}
 	if *memProf == "" {

@@ -16,10 +16,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/hashicorp/go-hclog"
-
-	"github.com/wraithdev/wraith/internal/gctune"
-	"github.com/wraithdev/wraith/ipc"
+	"github.com/wraithdev/wraith/internal/serve"
 	"github.com/wraithdev/wraith/twin/server"
 )
 
@@ -27,17 +24,22 @@ import (
 var version = "dev"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr))
+	// The one place wraith-twin catches signals: the server drains when
+	// ctx ends, and a stop by signal is a clean exit.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-func run(args []string, stdin *os.File, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin *os.File, stderr io.Writer) int {
 	fs := flag.NewFlagSet("wraith-twin", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: wraith-twin TWIN [serve flags] [--ready-fd N]")
 		fs.PrintDefaults()
 	}
-	cfg := server.Flags(fs)
+	opts := serve.Flags(fs)
 	twin, rest := splitTwin(args)
 	if err := fs.Parse(rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -51,35 +53,14 @@ func run(args []string, stdin *os.File, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "wraith-twin: want exactly one TWIN argument (see wraith-twin --help)")
 		return 2
 	}
-	cfg.Twin = twin
-	level := hclog.LevelFromString(cfg.LogLevel)
-	if level == hclog.NoLevel {
-		level = hclog.Info
-	}
-	if cfg.Debug && level > hclog.Debug {
-		level = hclog.Debug
-	}
-	log := hclog.New(&hclog.LoggerOptions{Name: "wraith-twin", Level: level, Output: stderr, JSONFormat: cfg.LogFormat == "json"})
+	opts.Server.Twin = twin
+	log := opts.Logger("wraith-twin", stderr)
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(stderr, "wraith-twin: %v\n", err)
 		return 1
 	}
-	deps := server.Deps{Logger: log, Getenv: os.Getenv, Dir: dir, Version: version}
-	if cfg.ReadyFD >= 0 {
-		// Checked before binding: a parent that passed a wrong descriptor
-		// must hear so at once, not wait for a ready line that cannot come.
-		f, err := ipc.ReadyFD(cfg.ReadyFD)
-		if err != nil {
-			fmt.Fprintf(stderr, "wraith-twin: --ready-fd %d: %v\n", cfg.ReadyFD, err)
-			return 2
-		}
-		deps.ReadyWriter = f
-		if p := ipc.ParentPipe(stdin); p != nil {
-			deps.ParentAlive = p
-		}
-	}
-	srv, err := server.Open(*cfg, deps)
+	srv, err := serve.Open(opts, serve.Env{Logger: log, Stdin: stdin, Getenv: os.Getenv, Dir: dir, Version: version})
 	if err != nil {
 		// Through the logger, so a supervisor reading JSON lines
 		// re-logs it as the error it is.
@@ -90,11 +71,7 @@ func run(args []string, stdin *os.File, stderr io.Writer) int {
 		}
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	stopTuning := gctune.Start(ctx, gctune.Default(), os.Getenv)
-	defer stopTuning()
-	if err := srv.Run(ctx); err != nil {
+	if err := serve.Run(ctx, srv, os.Getenv); err != nil {
 		log.Error(err.Error())
 		return 1
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wraithdev/wraith/internal/serve"
 	"github.com/wraithdev/wraith/twin/server"
 )
 
@@ -196,7 +197,7 @@ func TestDocsFlagsExist(t *testing.T) {
 	f, _, _ := testFactory(t.TempDir(), nil)
 	cli := newRootCmd(f)
 	twinFlags := flag.NewFlagSet("wraith-twin", flag.ContinueOnError)
-	server.Flags(twinFlags)
+	serve.Flags(twinFlags)
 
 	url := docsServer(t)
 	checkedFlags, checkedPaths := 0, 0

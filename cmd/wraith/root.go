@@ -9,7 +9,10 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
+
+	"github.com/wraithdev/wraith/internal/serve"
 )
 
 // Exit codes. They are mapped from errors in exactly one place: run.
@@ -31,8 +34,8 @@ type factory struct {
 	Getenv  func(string) string
 	Getwd   func() (string, error)
 	Version string
-	// Signals, when set, replaces the process's SIGINT/SIGTERM as the
-	// reason to stop long-running commands.
+	// Signals, when set, replaces the process's stop signals (see
+	// stopSignals) as the reason to stop long-running commands.
 	Signals context.Context
 	// warned holds the warnings already given, so each is given once.
 	warned map[string]bool
@@ -97,8 +100,10 @@ func run(args []string, f *factory) int {
 	root.SetArgs(args)
 	ctx := f.Signals
 	if ctx == nil {
+		// The one place wraith catches signals: commands see the end of
+		// ctx, its cause naming the signal, and stop cleanly (exit 0).
 		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop = signal.NotifyContext(context.Background(), stopSignals()...)
 		defer stop()
 	}
 	err := root.ExecuteContext(ctx)
@@ -115,4 +120,22 @@ func run(args []string, f *factory) int {
 		return exitUsage
 	}
 	return exitRuntime
+}
+
+// stopSignals are the signals that stop a long-running command in order:
+// SIGINT, SIGTERM, and SIGHUP, so that a closed terminal stops `wraith up
+// --foreground`'s twins in order rather than leaving them to Pdeathsig.
+// SIGHUP is left alone when the program started with it ignored (nohup):
+// catching it would undo that.
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
+}
+
+// newLogger builds a process logger on the factory's standard error.
+func newLogger(f *factory, name, format, level string, debug bool) hclog.Logger {
+	return serve.NewLogger(name, f.Stderr, format, level, debug)
 }

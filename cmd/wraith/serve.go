@@ -9,11 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/wraithdev/wraith/internal/gctune"
+	"github.com/wraithdev/wraith/internal/serve"
 	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/supervisor"
 	"github.com/wraithdev/wraith/twin/server"
@@ -21,7 +20,7 @@ import (
 
 // serveOptions is what `wraith serve` runs with.
 type serveOptions struct {
-	Config *server.Config
+	*serve.Options
 	// Detach starts the server in the background and returns once it
 	// serves; Args are the flags it was given, to pass on.
 	Detach bool
@@ -33,7 +32,7 @@ type serveOptions struct {
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	gofs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	opts := &serveOptions{Config: server.Flags(gofs), f: f, executable: os.Executable}
+	opts := &serveOptions{Options: serve.Flags(gofs), f: f, executable: os.Executable}
 	cmd := &cobra.Command{
 		Use:   "serve TWIN",
 		Short: "Serve one twin in this process",
@@ -53,9 +52,9 @@ and kill PID (the ready document's serve.pid) stops it.`,
     --clock deterministic --clock-epoch 1700000000 --detach`,
 		Args: exactArgs(1, "TWIN"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Config.Twin = args[0]
+			opts.Server.Twin = args[0]
 			if opts.Detach {
-				if opts.Config.ReadyFD >= 0 {
+				if opts.ReadyFD >= 0 {
 					return usagef("--detach and --ready-fd: --detach reports readiness itself; drop --ready-fd")
 				}
 				opts.Args = []string{"serve", args[0]}
@@ -81,25 +80,14 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return runServeDetached(ctx, opts)
 	}
 	f := opts.f
-	log := newLogger(f, "wraith", opts.Config.LogFormat, opts.Config.LogLevel, opts.Config.Debug)
 	dir, err := f.Getwd()
 	if err != nil {
 		return err
 	}
-	deps := server.Deps{Logger: log, Getenv: f.Getenv, Dir: dir, Version: f.Version}
-	if fd := opts.Config.ReadyFD; fd >= 0 {
-		w, err := ipc.ReadyFD(fd)
-		if err != nil {
-			return usagef("--ready-fd %d: %v", fd, err)
-		}
-		deps.ReadyWriter = w
-		deps.ParentAlive = f.Stdin
-		if stdin, ok := f.Stdin.(*os.File); ok {
-			// Only a pipe's end-of-file means the parent went away.
-			deps.ParentAlive = ipc.ParentPipe(stdin)
-		}
-	}
-	srv, err := server.Open(*opts.Config, deps)
+	srv, err := serve.Open(opts.Options, serve.Env{
+		Logger: opts.Logger("wraith", f.Stderr),
+		Stdin:  f.Stdin, Getenv: f.Getenv, Dir: dir, Version: f.Version,
+	})
 	if err != nil {
 		var ue *server.UsageError
 		if errors.As(err, &ue) {
@@ -107,9 +95,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		}
 		return err
 	}
-	stopTuning := gctune.Start(ctx, gctune.Default(), f.Getenv)
-	defer stopTuning()
-	return srv.Run(ctx)
+	return serve.Run(ctx, srv, f.Getenv)
 }
 
 // serveStartTimeout bounds how long `serve --detach` waits for the
@@ -122,7 +108,7 @@ func runServeDetached(ctx context.Context, opts *serveOptions) error {
 	f := opts.f
 	// Bad flags are usage errors here and now, not a log line in the
 	// background.
-	if err := opts.Config.Validate(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return &usageError{err}
 	}
 	exe, err := opts.executable()
@@ -155,7 +141,7 @@ func runServeDetached(ctx context.Context, opts *serveOptions) error {
 		bg.log = final
 	}
 	var ready ipc.Ready
-	err = bg.wait(ctx, opts.Config.Grace+5*time.Second, func(r *os.File) error {
+	err = bg.wait(ctx, opts.Server.Grace+5*time.Second, func(r *os.File) error {
 		var err error
 		ready, err = ipc.ReadLine(r, serveStartTimeout)
 		if errors.Is(err, ipc.ErrClosed) {
@@ -168,21 +154,4 @@ func runServeDetached(ctx context.Context, opts *serveOptions) error {
 	}
 	fmt.Fprintln(f.Stdout, ready.Serve.URL)
 	return nil
-}
-
-// newLogger builds the process logger on stderr.
-func newLogger(f *factory, name, format, level string, debug bool) hclog.Logger {
-	lvl := hclog.LevelFromString(level)
-	if lvl == hclog.NoLevel {
-		lvl = hclog.Info
-	}
-	if debug && lvl > hclog.Debug {
-		lvl = hclog.Debug
-	}
-	return hclog.New(&hclog.LoggerOptions{
-		Name:       name,
-		Level:      lvl,
-		Output:     f.Stderr,
-		JSONFormat: format == "json",
-	})
 }

@@ -9,10 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
-	oklog "github.com/oklog/run"
 	"github.com/spf13/cobra"
 
 	"github.com/wraithdev/wraith/ipc"
@@ -251,19 +249,13 @@ func runUp(ctx context.Context, opts *upOptions) error {
 		return err
 	}
 
-	var g oklog.Group
-	// SIGHUP too: a closed terminal should stop the twins in order, not
-	// leave them to Pdeathsig.
-	g.Add(oklog.SignalHandler(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP))
-	sctx, cancel := context.WithCancel(ctx)
-	g.Add(func() error { return sup.Run(sctx) }, func(error) { cancel() })
-	err = g.Run()
+	// ctx ends on SIGINT, SIGTERM or SIGHUP (see stopSignals).
+	err = sup.Run(ctx)
 	if opts.ReadyJSON != "" && !first {
 		os.Remove(opts.ReadyJSON)
 	}
-	var sig oklog.SignalError
-	if errors.As(err, &sig) || errors.Is(err, context.Canceled) {
-		log.Info("every twin stopped", "reason", err)
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		log.Info("every twin stopped", "reason", context.Cause(ctx))
 		return nil
 	}
 	return err

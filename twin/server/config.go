@@ -1,7 +1,10 @@
 // Package server runs one twin as an HTTP server: it resolves and loads the
 // twin, builds its engine and control plane, binds the listener, publishes
-// the ready document, and drains on shutdown. `wraith serve` and
-// `wraith-twin` are thin shells around Run, so both serve the same way.
+// the ready document, and drains on shutdown. `wraith serve`, `wraith-twin`,
+// wraithprof and wraithtest all reach Open and Run through one serve entry
+// point (internal/serve), so they serve the same way. The server knows
+// nothing of signals or of the process around it: Run serves until its
+// context ends, and the mains decide what ends it.
 package server
 
 import (
@@ -18,13 +21,14 @@ import (
 	"github.com/wraithdev/wraith/twin/session"
 )
 
-// Config is everything a served twin is configured with.
+// Config is everything a served twin is configured with. What only the
+// process around it uses (--ready-fd, --log-format, --log-level) is the
+// serve entry point's, not the server's.
 type Config struct {
 	Twin             string
 	Host             string
 	Port             int
 	ReadyJSON        string
-	ReadyFD          int
 	UnknownEntity    string
 	Fixture          string
 	Seed             int64
@@ -39,8 +43,6 @@ type Config struct {
 	ControlTokenEnv  string
 	Digest           string
 	NoControlHeaders bool
-	LogFormat        string
-	LogLevel         string
 	PIIVerbatim      []string
 	MaxSessions      int
 	MaxEntities      int
@@ -119,14 +121,13 @@ func (f fieldsFlag) Set(s string) error {
 	return nil
 }
 
-// Flags registers the serve flags on fs and returns the config they fill.
-// The twin name is set by the caller from the positional argument.
+// Flags registers the server's flags on fs and returns the config they
+// fill. The twin name is set by the caller from the positional argument.
 func Flags(fs *flag.FlagSet) *Config {
 	c := &Config{}
 	fs.StringVar(&c.Host, "host", "127.0.0.1", "`ADDRESS` to bind; non-loopback addresses need --control-token-env")
 	fs.IntVar(&c.Port, "port", 0, "`PORT` to bind; 0 picks a free port (read it from the ready JSON)")
 	fs.StringVar(&c.ReadyJSON, "ready-json", "", "write the ready document to the file at `PATH`, atomically, once serving")
-	fs.IntVar(&c.ReadyFD, "ready-fd", -1, "write the ready document as one line to the inherited descriptor `FD`, and stop when standard input closes")
 	fs.StringVar(&c.UnknownEntity, "unknown-entity", engine.Synthesize, "`MODE` for reads of never-seen ids: synthesize (template-shaped 200) or not_found (provider 404 or 501 miss)")
 	fs.StringVar(&c.Fixture, "fixture", "", "fixture set every new session starts with: `SET` or TWIN:SET")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of each session's id generator: a whole number `N`, 0 or more")
@@ -141,8 +142,6 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.StringVar(&c.Digest, "digest", "", "refuse to serve unless the twin's digest is `DIGEST` (sha256:...)")
 	fs.Var(fieldsFlag{c}, "pii-verbatim", "serve the values of these PII-shaped `FIELDS` (comma-separated, e.g. email,name) as they are, untokenized, in every session")
 	fs.BoolVar(&c.NoControlHeaders, "no-control-headers", false, "do not add X-Wraith-* headers to application responses")
-	fs.StringVar(&c.LogFormat, "log-format", "text", "log `FORMAT`: text or json")
-	fs.StringVar(&c.LogLevel, "log-level", "info", "log `LEVEL`: trace, debug, info, warn or error")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 10000, "most sessions alive at once (`N`); past it new sessions get 503 session-limit")
 	fs.IntVar(&c.JournalLimit, "journal-limit", session.DefaultJournalLimit, "journal entries (`N`) kept per session; past it the oldest are dropped and counted")
 	fs.IntVar(&c.MaxEntities, "max-entities", engine.DefaultMaxEntities, "most entities (`N`) one session may create, change or delete; past it writes get 507 session-entity-limit")
@@ -180,9 +179,6 @@ func (c *Config) Validate() error {
 	if _, err := rate.Parse(c.RateLimit); err != nil {
 		bad("--rate-limit %q: want %s", c.RateLimit, rate.Syntax)
 	}
-	if c.LogFormat != "text" && c.LogFormat != "json" {
-		bad("--log-format %q: want text or json", c.LogFormat)
-	}
 	if c.MaxSessions < 1 {
 		bad("--max-sessions %d: want 1 or more", c.MaxSessions)
 	}
@@ -203,9 +199,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Digest != "" && !strings.HasPrefix(c.Digest, "sha256:") {
 		bad("--digest %q: want sha256:<hex>, as wraith inspect prints", c.Digest)
-	}
-	if c.ReadyFD == 0 || c.ReadyFD == 1 || c.ReadyFD == 2 || c.ReadyFD < -1 {
-		bad("--ready-fd %d: want an inherited descriptor of 3 or more", c.ReadyFD)
 	}
 	if len(errs) > 0 {
 		return &UsageError{errors.Join(errs...)}
