@@ -195,7 +195,13 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	return e, nil
 }
 
+// compileResources compiles the twin's resources and adds its route table
+// (format's Twin.Routes, the one inspect shows) to the router.
 func (e *Engine) compileResources() (map[string]*resource, error) {
+	table, err := e.twin.Routes()
+	if err != nil {
+		return nil, err
+	}
 	resources := map[string]*resource{}
 	for i := range e.twin.Manifest.Resources {
 		spec := &e.twin.Manifest.Resources[i]
@@ -204,34 +210,24 @@ func (e *Engine) compileResources() (map[string]*resource, error) {
 			return nil, fmt.Errorf("twin %s: resource %s: %w", e.twin.Name(), spec.Name, err)
 		}
 		resources[r.name] = r
-		add := func(method, tmpl string, ep *endpoint) error {
-			ep.route = []string{method + " " + tmpl}
+	}
+	for _, rt := range table {
+		ep := &endpoint{kind: kindPlain}
+		switch {
+		case rt.Resource != nil:
+			r := resources[rt.Resource.Name]
+			ep = r.endpointFor(rt.Op)
 			ep.res = r
-			if err := e.router.Add(method, tmpl, ep); err != nil {
-				return fmt.Errorf("twin %s: resource %s: %w", e.twin.Name(), r.name, err)
-			}
-			return nil
+		case rt.Declared != nil:
+			ep.template = routeTemplate(*rt.Declared)
 		}
-		for _, op := range spec.Operations() {
-			if err := add(op.Method, op.Path, r.endpointFor(op)); err != nil {
-				return nil, err
-			}
+		ep.route = []string{rt.Method + " " + rt.Path}
+		if err := e.router.Add(rt.Method, rt.Path, ep); err != nil {
+			return nil, fmt.Errorf("twin %s: %s %s: %w", e.twin.Name(), rt.Method, rt.Path, err)
 		}
 	}
 	linkMembers(resources)
 	linkExpansions(resources)
-	for _, rt := range e.twin.Manifest.Routes {
-		// Skip a route a resource already declares; a route a parameter
-		// of a resource's only matches (GET /v1/customers/search beside
-		// /v1/customers/{id}) is its own: static segments win.
-		if m, ok := e.router.Match(rt.Method, rt.Path); ok && m.Value.route[0] == rt.Method+" "+rt.Path {
-			continue
-		}
-		ep := &endpoint{kind: kindPlain, route: []string{rt.Method + " " + rt.Path}, template: routeTemplate(rt)}
-		if err := e.router.Add(rt.Method, rt.Path, ep); err != nil {
-			return nil, fmt.Errorf("twin %s: route %s %s: %w", e.twin.Name(), rt.Method, rt.Path, err)
-		}
-	}
 	return resources, nil
 }
 
@@ -261,16 +257,9 @@ var hopHeaders = []string{"Connection", "Content-Length", "Content-Encoding", "K
 func (e *Engine) compileRecordings(resources map[string]*resource) error {
 	for _, ex := range e.twin.Exchanges {
 		where := fmt.Sprintf("recordings/%s/%d.json", ex.Recording, ex.Index)
-		m, ok := e.router.Match(ex.Request.Method, ex.Request.Path)
-		var ep *endpoint
-		if ok {
-			ep = m.Value
-		} else {
-			ep = &endpoint{kind: kindPlain, route: []string{ex.Request.Method + " " + ex.Request.Path}}
-			if err := e.router.Add(ex.Request.Method, ex.Request.Path, ep); err != nil {
-				return fmt.Errorf("twin %s: %s: %w", e.twin.Name(), where, err)
-			}
-		}
+		// The route table has a route for every recorded request.
+		m, _ := e.router.Match(ex.Request.Method, ex.Request.Path)
+		ep := m.Value
 		rec, err := compileAnswer(ex)
 		if err != nil {
 			return fmt.Errorf("twin %s: %s: %w", e.twin.Name(), where, err)

@@ -21,7 +21,6 @@ type resource struct {
 	shape      *object.Object // the first recorded object of this type, if any
 	timestamps []string
 	create     []rule
-	update     []string
 	delete     string  // "not_found", "tombstone", "none", "action"
 	deleted    *shaped // tombstone answer, for delete = "tombstone"
 	onDelete   *action // what DELETE runs, for delete = "action"
@@ -72,13 +71,9 @@ func compileResource(spec *format.Resource, errs errorShapes) (*resource, error)
 		idPrefix:   spec.IDPrefix,
 		skeleton:   skel,
 		timestamps: spec.Timestamps,
-		update:     spec.Update,
-		delete:     spec.Delete,
+		delete:     spec.DeleteMode(),
 		immutable:  map[string]bool{"id": true, "object": true},
-		listURL:    spec.Collection,
-	}
-	if spec.ListURL != "" {
-		r.listURL = spec.ListURL
+		listURL:    spec.EnvelopeURL(),
 	}
 	if r.notFound, err = compileShaped(spec.NotFound, 404); err != nil {
 		return nil, fmt.Errorf("not_found: %w", err)
@@ -90,12 +85,6 @@ func compileResource(spec *format.Resource, errs errorShapes) (*resource, error)
 		if r.deleted, err = compileShaped(&format.Answer{Body: spec.DeletedBody}, 200); err != nil {
 			return nil, fmt.Errorf("deleted_body: %w", err)
 		}
-	}
-	if len(r.update) == 0 {
-		r.update = []string{"POST"}
-	}
-	if r.delete == "" {
-		r.delete = "not_found"
 	}
 	for _, f := range spec.Immutable {
 		r.immutable[f] = true

@@ -70,6 +70,15 @@ func (r *Resource) DeleteMode() string {
 	return r.Delete
 }
 
+// EnvelopeURL is the "url" of the resource's list envelope: ListURL, or
+// the collection path by default.
+func (r *Resource) EnvelopeURL() string {
+	if r.ListURL == "" {
+		return r.Collection
+	}
+	return r.ListURL
+}
+
 // KeyField is the field the item path's last parameter names.
 func (r *Resource) KeyField() string {
 	if r.Key == "" {

@@ -115,8 +115,8 @@ func resourceChanges(a, b format.Resource) []Change {
 	text("skeleton", a.Skeleton, b.Skeleton)
 	field("timestamps", nonNil(a.Timestamps), nonNil(b.Timestamps))
 	field("create", jsonOf(a.Create), jsonOf(b.Create))
-	field("update", updateMethods(a), updateMethods(b))
-	field("delete", deleteMode(a), deleteMode(b))
+	field("update", a.UpdateMethods(), b.UpdateMethods())
+	field("delete", a.DeleteMode(), b.DeleteMode())
 	text("deleted_body", a.DeletedBody, b.DeletedBody)
 	if !sameAnswer(a.NotFound, b.NotFound) {
 		out = append(out, change("not_found", a.NotFound, b.NotFound))

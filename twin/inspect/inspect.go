@@ -1,13 +1,13 @@
 // Package inspect describes a loaded twin — its routes, resources, fixture
 // sets, recordings and recording coverage — and compares two twins.
 //
-// It works on *format.Twin alone. Routes are compiled by the rules the
-// serving engine uses (docs/twin-format.md): per resource GET and POST on
-// the collection, GET, the update methods and DELETE (unless delete =
-// "none") on the item, POST on the item per action; then the manifest's
-// [[routes]] that no earlier route matches; then the path of every recorded
-// exchange that no route matches, as a plain route of its own. Each
-// exchange counts towards the route it matches, as it does when served.
+// It works on *format.Twin alone. Its routes are the table the serving
+// engine serves, compiled once by format's Twin.Routes
+// (docs/twin-format.md): every resource's operations; then the manifest's
+// [[routes]] that are not already a resource's route; then the path of
+// every recorded exchange that no route matches, as a plain route of its
+// own. Each exchange counts towards the route it matches, as it does when
+// served.
 //
 // The JSON field names of Report and Diff are what `wraith inspect
 // --format json` and `wraith diff --format json` print.
@@ -136,8 +136,8 @@ func Inspect(t *format.Twin) (*Report, error) {
 			Collection: res.Collection,
 			Item:       res.Item,
 			IDPrefix:   res.IDPrefix,
-			Update:     updateMethods(res),
-			Delete:     deleteMode(res),
+			Update:     res.UpdateMethods(),
+			Delete:     res.DeleteMode(),
 			Actions:    []string{},
 		}
 		for _, a := range res.Actions {
@@ -175,22 +175,6 @@ func describeFixture(set *format.FixtureSet) Fixture {
 		f.Objects[head.Object]++
 	}
 	return f
-}
-
-// updateMethods are the methods that update an item; POST by default.
-func updateMethods(r format.Resource) []string {
-	if len(r.Update) == 0 {
-		return []string{"POST"}
-	}
-	return append([]string{}, r.Update...)
-}
-
-// deleteMode is the resource's delete mode; not_found by default.
-func deleteMode(r format.Resource) string {
-	if r.Delete == "" {
-		return "not_found"
-	}
-	return r.Delete
 }
 
 // sortRoutes orders routes by template, then method, as route.Router.Routes does.
