@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -43,7 +44,7 @@ func loadGitHubSpec(tb testing.TB) ([]byte, []byte) {
 		ghSpec, ghErr = os.ReadFile(filepath.Join("..", "..", ".specs", "node_modules", filepath.FromSlash(pkg), filepath.FromSlash(ov.Source.Spec)))
 	})
 	if ghErr != nil {
-		tb.Skipf("GitHub's description is not installed (%v): run `make specs`, which installs it with npm", ghErr)
+		specMissing(tb, os.Getenv, fmt.Sprintf("GitHub's description is not installed (%v): run `make specs`, which installs it with npm", ghErr))
 	}
 	return ghSpec, ghOverlay
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -59,7 +60,7 @@ func loadStripeSpec(tb testing.TB) *stripeSpec {
 		s.fixtures, s.err = os.ReadFile(filepath.Join(mod.Dir, ov.Source.Fixtures))
 	})
 	if stripeSrc.err != nil {
-		tb.Skipf("Stripe's description is not available (go mod download of the pinned stripe-mock failed: %v); run `make specs` with network access", stripeSrc.err)
+		specMissing(tb, os.Getenv, fmt.Sprintf("Stripe's description is not available (go mod download of the pinned stripe-mock failed: %v): run `make specs` with network access", stripeSrc.err))
 	}
 	return &stripeSrc
 }
