@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http/httptest"
 	"strings"
@@ -59,5 +60,55 @@ func TestSessionSources(t *testing.T) {
 				t.Errorf("body: want code %s, have %s", tc.code, w.Body)
 			}
 		})
+	}
+}
+
+// TestPathPrefixReadsEscapedPath: the path prefix's session is read from
+// the path as sent, over a real connection. Decoded first, /__s/a%2Fb/...
+// named session "a" and asked for /b/v1/customers.
+func TestPathPrefixReadsEscapedPath(t *testing.T) {
+	e := newCheckout(t, Options{})
+	url := httpTwin(t, e)
+	for _, tc := range []struct {
+		name, path    string
+		status        int
+		session, code string
+		message       string // part of the route-miss message, for misses
+	}{
+		{name: "encoded slash", path: "/__s/a%2Fb/v1/customers", status: 400, code: "invalid-session"},
+		{name: "encoded lower-case slash", path: "/__s/a%2fb/v1/customers", status: 400, code: "invalid-session"},
+		{name: "encoded alphabet", path: "/__s/%61/v1/customers", status: 400, code: "invalid-session"},
+		{name: "empty", path: "/__s//v1/customers", status: 400, code: "invalid-session"},
+		{name: "dot dot", path: "/__s/../v1/customers", status: 400, code: "invalid-session"},
+		{name: "dot", path: "/__s/./v1/customers", status: 400, code: "invalid-session"},
+		{name: "encoded dot dot", path: "/__s/%2e%2e/v1/customers", status: 400, code: "invalid-session"},
+		{name: "space", path: "/__s/a%20b/v1/customers", status: 400, code: "invalid-session"},
+		{name: "plain", path: "/__s/p-1/v1/customers", status: 200, session: "p-1"},
+		{name: "escapes after the prefix are the provider's", path: "/__s/p-2/v1/customers/cus%5F1", status: 200, session: "p-2"},
+		{name: "no provider path", path: "/__s/p-3", status: 501, session: "p-3", code: "route-miss", message: "GET /\""},
+		{name: "no provider path, trailing slash", path: "/__s/p-4/", status: 501, session: "p-4", code: "route-miss", message: "GET /\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := send(t, context.Background(), "GET", url+tc.path, "", "", nil)
+			if rep.status != tc.status {
+				t.Fatalf("status: want %d, have %d: %s", tc.status, rep.status, rep.body)
+			}
+			if tc.session != "" {
+				if have := rep.header.Get(SessionHeader); have != tc.session {
+					t.Errorf("session: want %q, have %q", tc.session, have)
+				}
+			}
+			if tc.code != "" && !strings.Contains(string(rep.body), `"code":"`+tc.code+`"`) {
+				t.Errorf("body: want code %s, have %s", tc.code, rep.body)
+			}
+			if tc.message != "" && !strings.Contains(string(rep.body), tc.message) {
+				t.Errorf("body: want %s in the message, have %s", tc.message, rep.body)
+			}
+		})
+	}
+	for _, name := range []string{"a", "b", "..", "."} {
+		if e.Store().Get(name) != nil {
+			t.Errorf("a refused path prefix created session %q", name)
+		}
 	}
 }
