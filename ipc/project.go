@@ -38,7 +38,13 @@ func WriteProject(w io.Writer, p Project) error {
 // ReadProjectLine reads one project ready line from r within timeout, as
 // [ReadLine] reads a twin's.
 func ReadProjectLine(r io.Reader, timeout time.Duration) (Project, error) {
-	line, err := readLine(r, timeout)
+	return withTimeout(func() (Project, error) { return ReadProject(r) }, timeout)
+}
+
+// ReadProject reads one project ready line from r, blocking until it
+// arrives or r closes, as [ReadReady] reads a twin's.
+func ReadProject(r io.Reader) (Project, error) {
+	line, err := readLine(r)
 	if err != nil {
 		return Project{}, err
 	}

@@ -13,10 +13,13 @@
 //   - an inherited descriptor (--ready-fd N), on which the child writes the
 //     line once and then closes its end.
 //
-// The reader of a descriptor waits for the line with a deadline
-// ([ReadLine]). A descriptor that closes without a full line, a line that is
-// not a valid document, or a document with another major version is a failed
-// start. The version is "wraith_ready_version"; readers accept any document
+// The reader of a descriptor waits for the line with a deadline: a parent
+// selects on [ReadReady]'s result, the child's exit and its deadline, and
+// kills the child on every failure ([ReadLine] is the same read with only a
+// deadline). `wraith up` run in the background writes one [Project] line
+// the same way, versioned alike. A descriptor that closes without a full
+// line, a line that is not a valid document, or a document with another
+// major version is a failed start. The version is "wraith_ready_version"; readers accept any document
 // whose version they know and reject others with a message naming both.
 //
 // A child started with --ready-fd whose standard input is a pipe (or a
@@ -242,46 +245,60 @@ var ErrTimeout = errors.New("timed out waiting for the ready line")
 var ErrClosed = errors.New("ready pipe closed before a ready line arrived (the child exited or failed to start)")
 
 // ReadLine reads one ready line from r, waiting at most timeout. It returns
-// ErrTimeout (wrapped) when the deadline passes, and an error naming
-// end-of-file when r closes first. The caller owns r and should close it
-// after a timeout so the reading goroutine ends.
+// ErrTimeout (wrapped) when the deadline passes, and ErrClosed when r
+// closes first. The caller owns r and should close it after a timeout so
+// the reading goroutine ends. A parent that also watches the child's exit
+// reads with [ReadReady] in its own select instead.
 func ReadLine(r io.Reader, timeout time.Duration) (Ready, error) {
-	line, err := readLine(r, timeout)
+	return withTimeout(func() (Ready, error) { return ReadReady(r) }, timeout)
+}
+
+// ReadReady reads one ready line from r, blocking until it arrives or r
+// closes (ErrClosed), and validates it. It sets no deadline: the caller
+// selects on its result, the child's exit and its own deadline, and closes
+// r to end a read that is no longer wanted.
+func ReadReady(r io.Reader) (Ready, error) {
+	line, err := readLine(r)
 	if err != nil {
 		return Ready{}, err
 	}
 	return Unmarshal(line)
 }
 
-// readLine reads one line of at most MaxLine bytes from r within timeout.
-func readLine(r io.Reader, timeout time.Duration) ([]byte, error) {
+// withTimeout runs read in a goroutine and waits for it at most timeout.
+func withTimeout[T any](read func() (T, error), timeout time.Duration) (T, error) {
 	type result struct {
-		line []byte
-		err  error
+		v   T
+		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		br := bufio.NewReaderSize(io.LimitReader(r, MaxLine+1), 4096)
-		line, err := br.ReadBytes('\n')
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				if len(line) > MaxLine {
-					err = fmt.Errorf("ready line is longer than %d bytes", MaxLine)
-				} else {
-					err = ErrClosed
-				}
-			}
-			ch <- result{err: err}
-			return
-		}
-		ch <- result{line: line}
+		v, err := read()
+		ch <- result{v, err}
 	}()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
 	case res := <-ch:
-		return res.line, res.err
+		return res.v, res.err
 	case <-t.C:
-		return nil, fmt.Errorf("%w after %s", ErrTimeout, timeout)
+		var zero T
+		return zero, fmt.Errorf("%w after %s", ErrTimeout, timeout)
 	}
+}
+
+// readLine reads one line of at most MaxLine bytes from r.
+func readLine(r io.Reader) ([]byte, error) {
+	br := bufio.NewReaderSize(io.LimitReader(r, MaxLine+1), 4096)
+	line, err := br.ReadBytes('\n')
+	if err == nil {
+		return line, nil
+	}
+	if errors.Is(err, io.EOF) {
+		if len(line) > MaxLine {
+			return nil, fmt.Errorf("ready line is longer than %d bytes", MaxLine)
+		}
+		return nil, ErrClosed
+	}
+	return nil, err
 }

@@ -105,43 +105,48 @@ func spawn(ctx context.Context, s *Supervisor, c Child, port int, out, file, log
 	return p, nil
 }
 
-// handshake waits for the ready line, the child's exit, the timeout or the
-// end of ctx, whichever comes first.
+// closedWait is how long a child whose ready pipe closed without a line
+// may take to exit: its exit status says more than the pipe does.
+const closedWait = time.Second
+
+// handshake waits, in one select, for the first of: the ready line, the
+// child's exit, the start deadline, the end of ctx. The caller kills the
+// child on every error and closes r, which ends the read.
 func (p *process) handshake(ctx context.Context, r *os.File, timeout time.Duration) (ipc.Ready, error) {
 	type result struct {
 		ready ipc.Ready
 		err   error
 	}
-	ch := make(chan result, 1)
+	lines := make(chan result, 1)
 	go func() {
-		ready, err := ipc.ReadLine(r, timeout)
-		ch <- result{ready, err}
+		ready, err := ipc.ReadReady(r)
+		lines <- result{ready, err}
 	}()
-	select {
-	case res := <-ch:
-		if res.err == nil {
-			return res.ready, nil
-		}
-		if errors.Is(res.err, ipc.ErrTimeout) {
-			return ipc.Ready{}, fmt.Errorf("not ready within %s: raise --start-timeout if the twin is slow to load", timeout)
-		}
-		if !errors.Is(res.err, ipc.ErrClosed) {
-			return ipc.Ready{}, fmt.Errorf("bad ready handshake: %w", res.err)
-		}
-		// The pipe closed: usually the child died. Give its exit status
-		// a moment to arrive, it says more than the pipe does.
-		t := time.NewTimer(time.Second)
-		defer t.Stop()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	var closed error // the pipe closed without a line; waiting for the exit
+	for {
 		select {
+		case res := <-lines:
+			switch {
+			case res.err == nil:
+				return res.ready, nil
+			case !errors.Is(res.err, ipc.ErrClosed):
+				return ipc.Ready{}, fmt.Errorf("bad ready handshake: %w", res.err)
+			}
+			// Usually the child died: give its exit a moment to arrive.
+			closed, lines = res.err, nil
+			deadline.Reset(closedWait)
 		case <-p.exited:
 			return ipc.Ready{}, fmt.Errorf("exited before it was ready (%s)", p.exitStatus())
-		case <-t.C:
-			return ipc.Ready{}, fmt.Errorf("bad ready handshake: %w", res.err)
+		case <-deadline.C:
+			if closed != nil {
+				return ipc.Ready{}, fmt.Errorf("bad ready handshake: %w", closed)
+			}
+			return ipc.Ready{}, fmt.Errorf("not ready within %s: raise --start-timeout if the twin is slow to load", timeout)
+		case <-ctx.Done():
+			return ipc.Ready{}, ctx.Err()
 		}
-	case <-p.exited:
-		return ipc.Ready{}, fmt.Errorf("exited before it was ready (%s)", p.exitStatus())
-	case <-ctx.Done():
-		return ipc.Ready{}, ctx.Err()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/supervisor"
 )
 
@@ -46,17 +47,24 @@ func startBackground(exe string, args []string, dir string, env []string, log *o
 	return b, nil
 }
 
-// wait runs read on the ready pipe. If read fails or ctx ends first, the
-// background process is stopped (SIGTERM, then SIGKILL after grace) and
-// the error carries the end of its log. On success the process is left
-// running, released.
-func (b *background) wait(ctx context.Context, grace time.Duration, read func(*os.File) error) error {
-	defer b.ready.Close()
+// wait runs read on the ready pipe and waits, in one select, for the
+// first of: read's result, timeout, the end of ctx. read blocks until the
+// line arrives or the pipe closes, which the process's exit does (it holds
+// the only write end). If read fails or anything else comes first, the
+// process is stopped (SIGTERM, then SIGKILL after grace) and the error
+// carries the end of its log. On success the process is left running,
+// released.
+func (b *background) wait(ctx context.Context, timeout, grace time.Duration, read func(*os.File) error) error {
+	defer b.ready.Close() // also ends a read still blocked
 	done := make(chan error, 1)
 	go func() { done <- read(b.ready) }()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
 	var err error
 	select {
 	case err = <-done:
+	case <-deadline.C:
+		err = fmt.Errorf("%w after %s", ipc.ErrTimeout, timeout)
 	case <-ctx.Done():
 		err = ctx.Err()
 	}

@@ -141,9 +141,9 @@ func runServeDetached(ctx context.Context, opts *serveOptions) error {
 		bg.log = final
 	}
 	var ready ipc.Ready
-	err = bg.wait(ctx, opts.Server.Grace+5*time.Second, func(r *os.File) error {
+	err = bg.wait(ctx, serveStartTimeout, opts.Server.Grace+5*time.Second, func(r *os.File) error {
 		var err error
-		ready, err = ipc.ReadLine(r, serveStartTimeout)
+		ready, err = ipc.ReadReady(r)
 		if errors.Is(err, ipc.ErrClosed) {
 			return errors.New("the background server stopped before it was ready")
 		}

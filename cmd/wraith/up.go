@@ -349,9 +349,9 @@ func runDetached(ctx context.Context, opts *upOptions, plan *upPlan) error {
 		return err
 	}
 	var p ipc.Project
-	err = bg.wait(ctx, supervisor.DefaultStopGrace+5*time.Second, func(r *os.File) error {
+	err = bg.wait(ctx, opts.StartTimeout+detachSlack, supervisor.DefaultStopGrace+5*time.Second, func(r *os.File) error {
 		var err error
-		p, err = ipc.ReadProjectLine(r, opts.StartTimeout+detachSlack)
+		p, err = ipc.ReadProject(r)
 		if errors.Is(err, ipc.ErrClosed) {
 			return errors.New("the background supervisor stopped before every twin was ready")
 		}
