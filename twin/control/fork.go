@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,11 +82,11 @@ func (h *Handler) fork(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, apierr.New(apierr.InvalidSession, `the body's "session" names the new session: `+err.Error()))
 		return
 	}
-	f, err := h.eng.Store().Fork(src, body.Session)
+	f, err := h.eng.Store().Fork(r.Context(), src, body.Session)
 	if !h.stored(w, body.Session, err) {
 		return
 	}
-	n := f.Summary().Entities
+	n := f.Entities()
 	h.log.Info("session forked", "session", body.Session, "from", src.Name(), "entities", n)
 	writeJSON(w, http.StatusCreated, map[string]any{"session": body.Session, "from": src.Name(), "entities": n})
 }
@@ -106,6 +107,8 @@ func (h *Handler) stored(w http.ResponseWriter, name string, err error) bool {
 			"session %q already exists: delete it first (DELETE /__wraith/session/%s) or pick another name", name, name).With("session", name))
 	case errors.Is(err, session.ErrLimit):
 		apierr.Write(w, apierr.New(apierr.SessionLimit, err.Error()))
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		apierr.Write(w, apierr.New(apierr.RequestCanceled, "the request ended before the session to fork was free: "+err.Error()))
 	case errors.As(err, &fe):
 		apierr.Write(w, apierr.New(apierr.FixtureNotFound, fe.Error()).With("fixture", fe.Name).With("available", fe.Available))
 	default:

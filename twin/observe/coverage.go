@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -18,9 +19,6 @@ const MaxMisses = 1000
 // maxMissSessions bounds the session names kept per miss; the count goes
 // on.
 const maxMissSessions = 100
-
-// Provenances in the order the report lists hits.
-var provenances = []string{"recorded", "template", "handler", "fixture", "fault", "miss"}
 
 // Coverage counts what a twin answered since it started.
 type Coverage struct {
@@ -35,7 +33,7 @@ type Coverage struct {
 
 type routeHits struct {
 	method, route string
-	hits          [6]atomic.Int64 // by provenances
+	hits          [prov.Count]atomic.Int64 // by prov.Index
 }
 
 type miss struct {
@@ -57,14 +55,11 @@ func (c *Coverage) observe(name string, e *session.Entry) {
 			method, route := splitRoute(e.Route)
 			v, _ = c.routes.LoadOrStore(e.Route, &routeHits{method: method, route: route})
 		}
-		rh := v.(*routeHits)
-		for i, p := range provenances {
-			if p == e.Provenance {
-				rh.hits[i].Add(1)
-			}
+		if i := prov.Index(e.Provenance); i >= 0 {
+			v.(*routeHits).hits[i].Add(1)
 		}
 	}
-	if e.Provenance == "miss" {
+	if e.Provenance == prov.Miss {
 		c.missed(name, e)
 	}
 }
@@ -136,7 +131,7 @@ func (c *Coverage) report() Report {
 	c.routes.Range(func(_, v any) bool {
 		rh := v.(*routeHits)
 		rr := RouteReport{Method: rh.method, Route: rh.route, Hits: map[string]int64{}}
-		for i, p := range provenances {
+		for i, p := range prov.All {
 			rr.Hits[p] = rh.hits[i].Load()
 		}
 		r.Routes = append(r.Routes, rr)

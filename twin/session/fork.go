@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"slices"
@@ -19,32 +20,51 @@ var ErrExists = errors.New("session exists")
 func (s *Session) Fork(name string) *Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.forkLocked(name)
+}
+
+// ForkContext is Fork for a control call: while a request of s holds its
+// lock it waits only as long as ctx lives.
+func (s *Session) ForkContext(ctx context.Context, name string) (*Session, error) {
+	var f *Session
+	err := s.DoContext(ctx, func(*State) { f = s.forkLocked(name) })
+	return f, err
+}
+
+func (s *Session) forkLocked(name string) *Session {
 	f := &Session{name: name, hdr: []string{name}, mu: make(lock, 1), settings: s.settings, provisioned: true}
 	f.st = s.st
 	f.st.overlay = s.st.overlay.fork()
 	f.st.idem = maps.Clone(s.st.idem) // replays are never changed once stored
 	f.st.counters = maps.Clone(s.st.counters)
 	f.st.fault.counts = slices.Clone(s.st.fault.counts)
+	f.publish()
 	return f
 }
 
 // Fork stores a fork of src named name. It fails with ErrExists when name
-// is taken and with ErrLimit when the store is full.
-func (st *Store) Fork(src *Session, name string) (*Session, error) {
-	return st.add(name, func() *Session { return src.Fork(name) })
-}
-
-// add stores the session mk makes under name, unless name is taken.
-func (st *Store) add(name string, mk func() *Session) (*Session, error) {
-	var made bool
-	s, created, err := st.GetOrCreate(name, func() *Session {
-		made = true
-		return mk()
-	})
+// is taken, with ErrLimit when the store is full, and with ctx's error
+// when ctx ends while src is busy. src's state is copied under src's lock
+// alone; the store's mutex is held only to insert the copy, so a busy
+// session never holds up other sessions' creations and deletions.
+func (st *Store) Fork(ctx context.Context, src *Session, name string) (*Session, error) {
+	if st.Get(name) != nil {
+		return nil, ErrExists
+	}
+	f, err := src.ForkContext(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	if !created || !made {
+	return st.add(name, f)
+}
+
+// add stores s under name, unless name is taken.
+func (st *Store) add(name string, s *Session) (*Session, error) {
+	stored, created, err := st.GetOrCreate(name, func() *Session { return s })
+	if err != nil {
+		return nil, err
+	}
+	if !created || stored != s {
 		return nil, ErrExists
 	}
 	return s, nil

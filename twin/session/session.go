@@ -17,6 +17,7 @@ type Session struct {
 
 	mu          lock
 	waiting     atomic.Int32 // requests in DoContext waiting for mu
+	entities    atomic.Int64 // st's entity count as of the last release of mu, for readers that must not wait
 	settings    Settings
 	provisioned bool
 	st          State
@@ -27,8 +28,19 @@ type Session struct {
 func New(name string, set Settings, w *world.World, provisioned bool) *Session {
 	s := &Session{name: name, hdr: []string{name}, mu: make(lock, 1), settings: set, provisioned: provisioned}
 	s.st.init(set, w)
+	s.publish()
 	return s
 }
+
+// publish makes the state's entity count readable without the lock.
+// Everything that changes the state holds the lock, so calling it before
+// every unlock keeps Entities at most one locked section behind.
+func (s *Session) publish() { s.entities.Store(int64(s.st.entityCount())) }
+
+// Entities returns how many entities the session holds (its starting
+// world under its changes) without waiting for its lock: the metrics
+// read it while requests of the session run.
+func (s *Session) Entities() int { return int(s.entities.Load()) }
 
 // Name returns the session's name.
 func (s *Session) Name() string { return s.name }
@@ -37,6 +49,7 @@ func (s *Session) Name() string { return s.name }
 func (s *Session) Do(fn func(st *State)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.publish()
 	fn(&s.st)
 }
 
@@ -52,6 +65,7 @@ func (s *Session) DoContext(ctx context.Context, fn func(st *State)) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	defer s.publish()
 	fn(&s.st)
 	return nil
 }
@@ -102,6 +116,7 @@ func (s *Session) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.init(s.settings, s.st.world)
+	s.publish()
 	s.journal.clear()
 }
 

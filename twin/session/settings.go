@@ -1,13 +1,15 @@
 // Package session holds session namespaces: each agent's isolated world
 // inside one served twin.
 //
-// A session is keyed by the X-Wraith-Session header. It owns everything
-// stateful: the changes it made to its starting world (an overlay over a
-// shared, immutable world.World), its id generator, its clock, its
-// idempotency cache and its counters. Sessions never share mutable state, so
-// nothing one session does can change a byte another sees; each session has
-// its own lock and the store that finds them is sharded, so there is no
-// global lock on the request path.
+// A session is named by the X-Wraith-Session header (or a path prefix or
+// credential, see SPEC §10). It owns everything stateful: the changes it
+// made to its starting world (an overlay over a shared, immutable
+// world.World), its id generator, its clock, its idempotency cache and its
+// counters. Sessions never share mutable state, so nothing one session does
+// can change a byte another sees. Each session has its own lock, and the
+// store finds them in a sync.Map whose lookups take no lock (creations and
+// deletions take one store mutex), so there is no global lock on the
+// request path.
 package session
 
 import (

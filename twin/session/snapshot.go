@@ -99,6 +99,7 @@ func Restore(name string, set Settings, w *world.World, d *StateDoc) (*Session, 
 		}
 		st.overlay.put(e)
 	}
+	s.publish()
 	return s, nil
 }
 
@@ -109,5 +110,5 @@ func (st *Store) Restore(name string, set Settings, w *world.World, d *StateDoc)
 	if err != nil {
 		return nil, err
 	}
-	return st.add(name, func() *Session { return s })
+	return st.add(name, s)
 }

@@ -98,6 +98,18 @@ func (st *Store) Delete(name string) bool {
 // Len returns the number of sessions.
 func (st *Store) Len() int { return int(st.count.Load()) }
 
+// Entities returns how many entities all sessions hold, from each
+// session's published count (Session.Entities): it never waits for a
+// session's lock, so a metrics scrape is not held up by a busy session.
+func (st *Store) Entities() int {
+	n := 0
+	st.m.Range(func(_, v any) bool {
+		n += v.(*Session).Entities()
+		return true
+	})
+	return n
+}
+
 // All returns every session, sorted by name.
 func (st *Store) All() []*Session {
 	var out []*Session
