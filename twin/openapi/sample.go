@@ -3,6 +3,7 @@ package openapi
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -41,9 +42,10 @@ func sampleDepth(ref *openapi3.SchemaRef, depth int) any {
 		}
 		return out
 	case len(s.AnyOf) > 0:
-		return sampleDepth(pick(ref, ""), depth+1)
+		branch := pick(ref, "")
+		return discriminated(sampleDepth(branch, depth+1), s, branch)
 	case len(s.OneOf) > 0:
-		return sampleDepth(s.OneOf[0], depth+1)
+		return discriminated(sampleDepth(s.OneOf[0], depth+1), s, s.OneOf[0])
 	}
 	t := s.Type
 	switch {
@@ -67,6 +69,29 @@ func sampleDepth(ref *openapi3.SchemaRef, depth int) any {
 		return false
 	}
 	return nil
+}
+
+// discriminated sets the discriminator property of a oneOf or anyOf
+// sample to the value that names the branch it took (GitHub's /user
+// answers a private-user or public-user told apart by user_view_type): a
+// validator picks the branch by that property, so without it the sample
+// matches no branch, even when the branch does not require the property.
+// The value is the discriminator mapping's key for the branch, else the
+// branch's component name, as OpenAPI defines the implicit mapping.
+func discriminated(v any, s *openapi3.Schema, branch *openapi3.SchemaRef) any {
+	m, ok := v.(map[string]any)
+	if !ok || s.Discriminator == nil || s.Discriminator.PropertyName == "" || branch == nil || branch.Ref == "" {
+		return v
+	}
+	name := branch.Ref[strings.LastIndex(branch.Ref, "/")+1:]
+	for _, k := range sortedKeysOf(s.Discriminator.Mapping) {
+		if s.Discriminator.Mapping[k].Ref == branch.Ref {
+			name = k
+			break
+		}
+	}
+	m[s.Discriminator.PropertyName] = name
+	return m
 }
 
 // normalize turns a decoded example value into what encoding/json
