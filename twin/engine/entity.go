@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
@@ -64,7 +65,7 @@ func (e *Engine) notFound(ep *endpoint, res *resource, id string, a *answer) {
 		a.status, a.header, a.body = ep.notFound.status, ep.notFound.header, ep.notFound.body
 		return
 	}
-	a.missf(http.StatusNotImplemented, "entity-miss", "%s %q was never observed, seeded or created in this session, and the twin has no not-found shape for it", res.name, id)
+	a.missf(apierr.EntityMiss, "%s %q was never observed, seeded or created in this session, and the twin has no not-found shape for it", res.name, id)
 }
 
 // afterDelete answers a request for a deleted entity as the provider does:
@@ -79,8 +80,7 @@ func (e *Engine) afterDelete(res *resource, id string, read bool, a *answer) {
 	case res.notFound != nil:
 		res.notFound.set(a, vals)
 	default:
-		a.status, a.wraith = http.StatusNotFound, true
-		a.body = errorBody("entity-deleted", res.name+" "+strconv.Quote(id)+" was deleted in this session", nil)
+		a.fail(apierr.New(apierr.EntityDeleted, res.name+" "+strconv.Quote(id)+" was deleted in this session"))
 	}
 }
 
@@ -98,8 +98,8 @@ func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Ob
 		}
 		o, err := object.Parse(ent.Body)
 		if err != nil {
-			a.status, a.prov, a.wraith = http.StatusInternalServerError, ProvHandler, true
-			a.body = errorBody("internal", "stored entity is not valid JSON: "+err.Error(), nil)
+			a.fail(apierr.New(apierr.Internal, "stored entity is not valid JSON: "+err.Error()))
+			a.prov = ProvHandler
 			return nil, nil, false
 		}
 		if ent.Provenance == world.Recorded {

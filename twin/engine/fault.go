@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -25,13 +25,12 @@ func (e *Engine) limited(st *session.State, req *request, a *answer) bool {
 	if ok {
 		return false
 	}
-	a.prov, a.status = ProvFault, http.StatusTooManyRequests
+	a.prov = ProvFault
 	a.header = http.Header{"Retry-After": {strconv.Itoa(wait)}, "Content-Type": jsonType}
 	if e.errors.rateLimited != nil {
 		e.errors.rateLimited.set(a, nil)
 	} else {
-		a.wraith = true
-		a.body = errorBody("rate-limited", fmt.Sprintf("this session sent more than %d requests per %s, its rate limit: wait Retry-After seconds", lim.N, map[time.Duration]string{time.Second: "second", time.Minute: "minute"}[lim.Window]), nil)
+		a.fail(apierr.Errorf(apierr.RateLimited, "this session sent more than %d requests per %s, its rate limit: wait Retry-After seconds", lim.N, map[time.Duration]string{time.Second: "second", time.Minute: "minute"}[lim.Window]))
 	}
 	setLength(a.header, len(a.body))
 	return true

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wraithdev/wraith/internal/rate"
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -157,8 +158,8 @@ func (e *Engine) compileEffect(r *faultRule, fr *format.FaultRule) error {
 		if a == nil {
 			// A twin that does not say how its provider fails gets
 			// Wraith's own 500, typed so nobody mistakes it.
-			r.status, r.wraith = http.StatusInternalServerError, true
-			r.body = errorBody("provider-error", "an injected provider error (fault "+r.header[0]+"); the twin has no [errors.api_error] to shape it as its provider would", map[string]any{"type": "wraith_fault"})
+			err := apierr.New(apierr.ProviderError, "an injected provider error (fault "+r.header[0]+"); the twin has no [errors.api_error] to shape it as its provider would").With("type", "wraith_fault")
+			r.status, r.body, r.wraith = err.Status(), err.Body(), true
 			return nil
 		}
 		s, err := compileShaped(a, http.StatusInternalServerError)

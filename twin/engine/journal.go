@@ -4,19 +4,22 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
 // journalBegin journals a request of sess, under the session's lock so
 // that entries are numbered in the order the session served them. The
-// entry refers to the request's headers and body and the answer's body;
-// nothing is copied.
+// entry refers to the request's headers and to a recorded answer's bytes;
+// of any other body it keeps at most session.BodyExcerpt bytes (see
+// session.KeepBody), so a journal of large requests stays small.
 func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *request, a *answer, at int64, start time.Time) *session.Entry {
 	ent := &session.Entry{
 		At:     at,
 		Method: req.method, Path: req.path, Query: req.query, Host: req.host,
 		Status: a.status, Provenance: a.prov,
-		ReqHeader: r.Header, ReqBody: req.body, RespBody: a.body,
+		ReqHeader: r.Header, ReqBody: session.KeepBody(req.body, false),
+		RespBody: session.KeepBody(a.body, a.exchange != nil), // a recorded answer's bytes live as long as the twin
 	}
 	if ep := req.match.Value; ep != nil {
 		ent.Route = ep.route[0]
@@ -43,7 +46,7 @@ func (e *Engine) journalEnd(sess *session.Session, ent *session.Entry, h http.He
 func (e *Engine) journalMiss(name string, r *http.Request, h http.Header, start time.Time) {
 	ent := &session.Entry{
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host,
-		Status: http.StatusNotImplemented, Provenance: ProvMiss, ReqHeader: r.Header, RespHeader: h,
+		Status: apierr.RouteMiss.Status(), Provenance: ProvMiss, ReqHeader: r.Header, RespHeader: h,
 		Latency: time.Since(start),
 	}
 	if sess := e.store.Get(name); sess != nil {

@@ -3,12 +3,12 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -18,11 +18,9 @@ import (
 const DefaultMaxEntities = 10000
 
 // StatusSessionFull is the status of a write refused because the session
-// reached --max-entities: 507 Insufficient Storage. It is a 5xx because
-// the request is fine and the twin's capacity is what ran out, as with 503
-// session-limit; it is not 503 because retrying cannot help until the
-// session is reset or deleted.
-const StatusSessionFull = http.StatusInsufficientStorage
+// reached --max-entities (507; the reason is beside the code in apierr's
+// table).
+var StatusSessionFull = apierr.SessionEntityLimit.Status()
 
 // full reports whether a write would give the session one more entity of
 // its own than Options.MaxEntities allows, and answers 507
@@ -37,7 +35,7 @@ func (e *Engine) full(st *session.State, req *request, a *answer) bool {
 	if req.match.Value.kind != kindCreate && st.Touched(req.match.Param("id")) {
 		return false
 	}
-	e.refuseFull(a, "session-entity-limit", fmt.Sprintf(
+	e.refuseFull(a, apierr.SessionEntityLimit, fmt.Sprintf(
 		"this session already holds %d entities of its own (created, changed or deleted), the limit (--max-entities): reset or delete the session, or raise --max-entities", max))
 	return true
 }
@@ -51,14 +49,14 @@ func (e *Engine) replaysFull(st *session.State, req *request, a *answer) bool {
 	if max <= 0 || st.ReplayCount() < max {
 		return false
 	}
-	e.refuseFull(a, "session-idempotency-limit", fmt.Sprintf(
+	e.refuseFull(a, apierr.SessionIdempotencyLimit, fmt.Sprintf(
 		"this session already remembers %d idempotency keys, the limit (--max-entities): reset or delete the session, or raise --max-entities", max))
 	return true
 }
 
-func (e *Engine) refuseFull(a *answer, code, message string) {
-	a.status, a.prov, a.wraith = StatusSessionFull, ProvFault, true
-	a.body = errorBody(code, message, map[string]any{"limit": e.opts.MaxEntities})
+func (e *Engine) refuseFull(a *answer, code apierr.Code, message string) {
+	a.fail(apierr.New(code, message).With("limit", e.opts.MaxEntities))
+	a.prov = ProvFault
 }
 
 // overLimit answers a request whose parameters pass canon's limits: 400 in
@@ -66,15 +64,15 @@ func (e *Engine) refuseFull(a *answer, code, message string) {
 // its code in X-Wraith-Limit (and in Wraith's own shape when the twin
 // declares no provider shape).
 func (e *Engine) overLimit(a *answer, err error) {
-	code := "invalid-params"
+	code := apierr.InvalidParams
 	var le *canon.LimitError
 	if errors.As(err, &le) {
-		code = le.Code
+		code = apierr.Code(le.Code)
 	}
 	e.invalid(a, "", "Invalid request: "+err.Error())
 	a.limit = code
 	if a.wraith {
-		a.body = errorBody(code, "Invalid request: "+err.Error(), map[string]any{"param": ""})
+		a.fail(apierr.New(code, "Invalid request: "+err.Error()).With("param", ""))
 	}
 }
 
@@ -89,16 +87,16 @@ func (e *Engine) tooLarge(a *answer, id string, body []byte) bool {
 	}
 	msg := fmt.Sprintf("Invalid request: %s would grow to %d bytes, past Wraith's limit of %d bytes per entity (--max-body): remove fields or metadata keys instead of adding more", id, len(body), max)
 	e.invalid(a, "", msg)
-	a.limit = "entity-too-large"
+	a.limit = apierr.EntityTooLarge
 	if a.wraith {
-		a.body = errorBody("entity-too-large", msg, map[string]any{"limit": max})
+		a.fail(apierr.New(apierr.EntityTooLarge, msg).With("limit", max))
 	}
 	return true
 }
 
 // StatusMemoryFull is the status of a write refused because the process
 // passed --max-memory: like session-entity-limit, capacity ran out.
-const StatusMemoryFull = http.StatusInsufficientStorage
+var StatusMemoryFull = apierr.MemoryLimit.Status()
 
 // memoryFull reports whether the process's heap is past
 // Options.MaxMemory, answering 507 memory-limit when it is. Only writes
@@ -112,10 +110,10 @@ func (e *Engine) memoryFull(a *answer) bool {
 	if heap <= uint64(max) {
 		return false
 	}
-	a.status, a.prov, a.wraith = StatusMemoryFull, ProvFault, true
-	a.body = errorBody("memory-limit", fmt.Sprintf(
-		"the twin holds %d bytes of live heap, past its soft limit of %d (--max-memory): reset or delete sessions you no longer need, or raise --max-memory", heap, max),
-		map[string]any{"limit": max, "heap": heap})
+	a.fail(apierr.Errorf(apierr.MemoryLimit,
+		"the twin holds %d bytes of live heap, past its soft limit of %d (--max-memory): reset or delete sessions you no longer need, or raise --max-memory", heap, max).
+		With("limit", max).With("heap", heap))
+	a.prov = ProvFault
 	return true
 }
 

@@ -2,13 +2,12 @@ package engine
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"sync/atomic"
 	"time"
 
-	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -22,7 +21,7 @@ type answer struct {
 	exchange []string
 	replayed bool
 	ignored  []string
-	limit    string        // the code of a Wraith limit the request passed, for X-Wraith-Limit
+	limit    apierr.Code   // the code of a Wraith limit the request passed, for X-Wraith-Limit
 	wraith   bool          // body is a Wraith error, not the provider's
 	link     []string      // a Link header, for lists paged GitHub's way
 	fault    []string      // X-Wraith-Fault: the fault rule that fired
@@ -34,10 +33,16 @@ func (a *answer) fromRecorded(rec *recorded) {
 	a.status, a.header, a.body, a.prov, a.exchange = rec.status, rec.header, rec.body, ProvRecorded, rec.exchange
 }
 
+// fail sets a Wraith error as the answer: the status its code has, the
+// body in Wraith's shape.
+func (a *answer) fail(err *apierr.Error) {
+	a.status, a.body, a.wraith = err.Status(), err.Body(), true
+}
+
 // missf sets a structured miss: Wraith's own error shape, type wraith_miss.
-func (a *answer) missf(status int, code, format string, args ...any) {
-	a.status, a.prov, a.wraith = status, ProvMiss, true
-	a.body = errorBody(code, fmt.Sprintf(format, args...), map[string]any{"type": "wraith_miss"})
+func (a *answer) missf(code apierr.Code, format string, args ...any) {
+	a.fail(apierr.Errorf(code, format, args...).With("type", "wraith_miss"))
+	a.prov = ProvMiss
 }
 
 // Precomputed header values, so writing a response allocates little.
@@ -86,7 +91,7 @@ func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoin
 			h["X-Wraith-Ignored-Params-Count"] = []string{strconv.Itoa(len(a.ignored))}
 		}
 		if a.limit != "" {
-			h["X-Wraith-Limit"] = []string{a.limit}
+			h["X-Wraith-Limit"] = []string{string(a.limit)}
 		}
 		if a.fault != nil {
 			h["X-Wraith-Fault"] = a.fault
@@ -158,9 +163,9 @@ func joinComma(l []string) string {
 func (e *Engine) writeMiss(w http.ResponseWriter, name string, r *http.Request) {
 	var a answer
 	if e.router.PathKnown(r.URL.Path) {
-		a.missf(http.StatusNotImplemented, "route-miss", "the twin has %s but no %s route for it", r.URL.Path, r.Method)
+		a.missf(apierr.RouteMiss, "the twin has %s but no %s route for it", r.URL.Path, r.Method)
 	} else {
-		a.missf(http.StatusNotImplemented, "route-miss", "no route of twin %s matches %s %s", e.twin.Name(), r.Method, r.URL.Path)
+		a.missf(apierr.RouteMiss, "no route of twin %s matches %s %s", e.twin.Name(), r.Method, r.URL.Path)
 	}
 	h := w.Header()
 	h["Content-Type"] = jsonType
@@ -177,39 +182,10 @@ func (e *Engine) writeMiss(w http.ResponseWriter, name string, r *http.Request) 
 
 func (e *Engine) writeSessionError(w http.ResponseWriter, err error) {
 	if errors.Is(err, session.ErrLimit) {
-		writeError(w, http.StatusServiceUnavailable, "session-limit", err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.SessionLimit, err.Error()))
 		return
 	}
-	writeError(w, http.StatusInternalServerError, "internal", err.Error(), nil)
-}
-
-// errorBody is Wraith's error shape: {"error":{"code","message",...details}}.
-func errorBody(code, message string, details map[string]any) []byte {
-	o := object.New(2 + len(details))
-	o.Set("code", code)
-	o.Set("message", message)
-	for _, k := range sortedKeys(details) {
-		o.Set(k, paramValue(details[k]))
-	}
-	root := object.New(1)
-	root.Set("error", o)
-	return root.AppendJSON(nil)
-}
-
-// writeError writes Wraith's error shape.
-func writeError(w http.ResponseWriter, status int, code, message string, details map[string]any) {
-	body := errorBody(code, message, details)
-	h := w.Header()
-	h["Content-Type"] = jsonType
-	setLength(h, len(body))
-	w.WriteHeader(status)
-	w.Write(body)
-}
-
-// WriteError writes Wraith's error shape; the control plane uses it too so
-// there is one shape everywhere.
-func WriteError(w http.ResponseWriter, status int, code, message string, details map[string]any) {
-	writeError(w, status, code, message, details)
+	apierr.Write(w, apierr.New(apierr.Internal, err.Error()))
 }
 
 // ageHeader caches the twin-age header values for the current second.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/route"
 	"github.com/wraithdev/wraith/twin/session"
@@ -46,7 +47,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	name, path, bad := sessionOf(r)
 	if bad != nil {
-		writeError(w, http.StatusBadRequest, bad.code, bad.message, nil)
+		apierr.Write(w, bad)
 		return
 	}
 	if path != r.URL.Path {
@@ -77,10 +78,10 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				writeError(w, http.StatusRequestEntityTooLarge, "body-too-large", "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes", nil)
+				apierr.Write(w, apierr.New(apierr.BodyTooLarge, "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes"))
 				return
 			}
-			writeError(w, http.StatusBadRequest, "body-unreadable", "could not read the request body: "+err.Error(), nil)
+			apierr.Write(w, apierr.New(apierr.BodyUnreadable, "could not read the request body: "+err.Error()))
 			return
 		}
 		req.body = body
@@ -112,7 +113,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// The client went away (or the server is stopping) while another
 		// request of this session held it: nobody reads this answer.
-		writeError(w, http.StatusServiceUnavailable, "request-canceled", "the request ended before its session was free: "+err.Error(), nil)
+		apierr.Write(w, apierr.New(apierr.RequestCanceled, "the request ended before its session was free: "+err.Error()))
 		return
 	}
 	if a.delay > 0 && !wait(req.ctx, a.delay) {
@@ -206,7 +207,7 @@ func (e *Engine) plain(_ *session.State, req *request, a *answer) {
 		a.status, a.body, a.prov = t.status, t.body, ProvTemplate
 		return
 	}
-	a.missf(http.StatusNotImplemented, "route-miss", "no recorded answer matches %s %s and the route has no recorded response shape to synthesize from", req.method, req.path)
+	a.missf(apierr.RouteMiss, "no recorded answer matches %s %s and the route has no recorded response shape to synthesize from", req.method, req.path)
 }
 
 // readBody reads a request body, sizing the buffer from Content-Length
