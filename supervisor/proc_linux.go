@@ -2,11 +2,12 @@ package supervisor
 
 import (
 	"bufio"
-	"bytes"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/wraithdev/wraith/internal/procfs"
 )
 
 // sysProcAttr puts the child in its own process group (so a terminal's
@@ -21,25 +22,11 @@ func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// procStart is when pid started, in clock ticks since boot (field 22 of
-// /proc/PID/stat): with the pid, it names one process for the machine's
-// uptime, so a reused pid does not pass for the old one.
+// procStart is when pid started, in clock ticks since boot: with the pid,
+// it names one process for the machine's uptime, so a reused pid does not
+// pass for the old one.
 func procStart(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	// The command name is in parentheses and may contain anything.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, errNoProc
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	// fields[0] is field 3 (state); starttime is field 22.
-	if len(fields) < 20 {
-		return 0, errNoProc
-	}
-	return strconv.ParseUint(fields[19], 10, 64)
+	return procfs.StartTime(pid)
 }
 
 // procArgs is pid's command line.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wraithdev/wraith/internal/procfs"
 )
 
 // spec says how to start one server and how to know it is ready.
@@ -190,24 +191,7 @@ func (p *proc) alive() bool {
 
 // cpuTicks is the process's user+system CPU time in clock ticks (all its
 // threads, live and exited).
-func cpuTicks(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// Fields after the command name, which may hold spaces: ") S ppid ...".
-	i := bytes.LastIndexByte(b, ')')
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: short", pid)
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	s, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, err
-	}
-	return u + s, nil
-}
+func cpuTicks(pid int) (int64, error) { return procfs.CPUTicks(pid) }
 
 // busyTicks is the CPU time all processes on the machine spent, in clock
 // ticks: every field of /proc/stat's cpu line but idle and iowait.

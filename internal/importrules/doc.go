@@ -4,8 +4,9 @@
 //
 // The rules, each with its reason:
 //
-//   - supervisor may use no package of this module but ipc: the process
-//     boundary is the contract, and ipc is all the two sides share.
+//   - supervisor may use no package of this module but ipc and
+//     internal/procfs: the process boundary is the contract, and ipc is all
+//     the two sides share; procfs reads /proc, and nothing of a twin.
 //   - ipc uses the standard library only: its package doc is the wire spec,
 //     readable without this module.
 //   - cobra and pflag live only in cmd/wraith.
@@ -14,8 +15,8 @@
 //   - manifest imports nothing of this module but internal/rate: it turns a
 //     file into structs, and shares with serve the one rate-limit syntax,
 //     which internal/rate keeps in the standard library only.
-//   - internal/rate uses the standard library only, so every layer may
-//     import it.
+//   - internal/rate and internal/procfs use the standard library only, so
+//     every layer may import them.
 //   - internal/testbin is for tests only.
 //   - os.Exit is called only in main packages.
 package importrules

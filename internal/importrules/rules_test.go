@@ -47,10 +47,10 @@ func under(prefixes ...string) func(string) bool {
 
 var rules = []rule{
 	{
-		name:    "supervisor may use only ipc of this module",
+		name:    "supervisor may use only ipc and internal/procfs of this module",
 		applies: under("supervisor"),
 		forbids: func(dep string, _ bool) bool {
-			return strings.HasPrefix(dep, module) && dep != module+"ipc"
+			return strings.HasPrefix(dep, module) && dep != module+"ipc" && dep != module+"internal/procfs"
 		},
 	},
 	{
@@ -78,8 +78,8 @@ var rules = []rule{
 		forbids: func(dep string, _ bool) bool { return strings.HasPrefix(dep, module) && dep != module+"internal/rate" },
 	},
 	{
-		name:    "internal/rate uses the standard library only",
-		applies: under("internal/rate"),
+		name:    "internal/rate and internal/procfs use the standard library only",
+		applies: under("internal/rate", "internal/procfs"),
 		forbids: func(_ string, std bool) bool { return !std },
 	},
 	{
@@ -173,10 +173,10 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		{ImportPath: module + "cmd/wraith", Deps: []string{"github.com/spf13/cobra", module + "supervisor", module + "manifest"}},
 	}
 	want := []string{
-		"internal/rate depends on " + module + "twin/session: internal/rate uses the standard library only",
+		"internal/rate depends on " + module + "twin/session: internal/rate and internal/procfs use the standard library only",
 		"ipc depends on github.com/hashicorp/go-hclog: ipc uses the standard library only",
 		"manifest depends on " + module + "twin/format: manifest imports nothing of this module but internal/rate",
-		"supervisor depends on " + module + "twin/engine: supervisor may use only ipc of this module",
+		"supervisor depends on " + module + "twin/engine: supervisor may use only ipc and internal/procfs of this module",
 		"twin/engine depends on " + module + "internal/testbin: internal/testbin is for tests only",
 		"twin/server depends on github.com/spf13/cobra: cobra and pflag live only in cmd/wraith",
 		"twin/server depends on " + module + "manifest: nothing under twin/ imports supervisor, manifest or cmd",
