@@ -468,16 +468,17 @@ func script(tb testing.TB, body string) string {
 
 func TestUpChildNeverReadyFailsWithinTimeout(t *testing.T) {
 	twinBin := bins.Path(t, "./cmd/wraith-twin")
-	stuck := script(t, `if [ "$1" = stuck ]; then echo "loading the stuck twin takes forever" >&2; exec sleep 60; fi
+	// The stuck child outlives p.wraith's 60 s guard: an up that waited
+	// for it instead of timing it out would be killed there and fail on
+	// its exit code, with no timing asserted here.
+	stuck := script(t, `if [ "$1" = stuck ]; then echo "loading the stuck twin takes forever" >&2; exec sleep 3600; fi
 exec `+twinBin+` "$@"
 `)
 	p := newProject(t, "[[twins]]\nname = \"billing\"\n\n[[twins]]\nname = \"slow\"\ntwin = \"stuck\"\n",
 		"WRAITH_TWIN_BIN="+stuck, "PATH=/usr/bin:/bin")
 	p.bin = aloneWraith(t)
 	for _, args := range [][]string{{"up", "--start-timeout", "2s"}, {"up", "--detach", "--start-timeout", "2s"}} {
-		start := time.Now()
 		_, errOut, code := p.wraith(t, args...)
-		took := time.Since(start)
 		if code != 1 {
 			t.Fatalf("%v: want exit 1, have %d\n%s", args, code, errOut)
 		}
@@ -485,9 +486,6 @@ exec `+twinBin+` "$@"
 			if !strings.Contains(errOut, want) {
 				t.Errorf("%v: stderr lacks %q:\n%s", args, want, errOut)
 			}
-		}
-		if took > 12*time.Second {
-			t.Errorf("%v: failing took %s with a 2s start timeout", args, took)
 		}
 		if pids := p.pids(t); len(pids) != 0 {
 			t.Errorf("%v: processes alive after a failed up: %v", args, pids)
