@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -68,19 +66,16 @@ func (o *coverageOptions) check() error {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
 	}
 	if o.URL != "" {
-		u, err := url.Parse(o.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-			return usagef("--url %q is not a twin's base URL: want http://HOST:PORT, as the ready JSON's serve.url", o.URL)
+		u, err := baseURL("--url", o.URL)
+		if err != nil {
+			return err
 		}
-		o.URL = strings.TrimSuffix(o.URL, "/")
+		o.URL = u
 		if o.File != "" {
 			return usagef("--url and --file both say which twin to ask: give one")
 		}
 	}
-	if o.ControlTokenEnv != "" && o.f.Getenv(o.ControlTokenEnv) == "" {
-		return usagef("--control-token-env %s: the variable is empty or unset; export the twin's control token in it", o.ControlTokenEnv)
-	}
-	return nil
+	return checkTokenEnv(o.f, o.ControlTokenEnv)
 }
 
 // coverageReport is one twin's GET /__wraith/coverage.
@@ -113,44 +108,25 @@ type coverageTwin struct {
 
 func runCoverage(ctx context.Context, opts *coverageOptions) error {
 	f := opts.f
-	type target struct{ name, url, tokenEnv string }
-	var targets []target
+	var targets []controlTarget
 	if opts.URL != "" {
-		targets = append(targets, target{url: opts.URL, tokenEnv: opts.ControlTokenEnv})
+		targets = urlTargets(f, []string{opts.URL}, opts.ControlTokenEnv)
 	} else {
-		st, err := probeProject(f, opts.File)
-		if err != nil {
-			return fmt.Errorf("no --url given, and no project to ask: %w", err)
-		}
-		for _, t := range st.Twins {
-			env := t.ControlTokenEnv
-			if opts.ControlTokenEnv != "" {
-				env = opts.ControlTokenEnv
-			}
-			if t.Ready.Serve.URL != "" {
-				targets = append(targets, target{name: t.Name, url: t.Ready.Serve.URL, tokenEnv: env})
-			}
-		}
-		if len(targets) == 0 {
-			return errors.New("the project wraith up runs here has no ready twins yet: wait for wraith status to show them, or pass --url")
+		var err error
+		if targets, err = projectTargets(f, opts.File, opts.ControlTokenEnv, "--url"); err != nil {
+			return err
 		}
 	}
 	client := &http.Client{Timeout: opts.Timeout}
 	var out []coverageTwin
 	for _, t := range targets {
-		token := ""
-		if t.tokenEnv != "" {
-			if token = f.Getenv(t.tokenEnv); token == "" {
-				return fmt.Errorf("twin %s needs the control token in $%s, which is empty or unset: export it", t.name, t.tokenEnv)
-			}
-		}
-		body, err := controlCall(ctx, client, http.MethodGet, t.url+"/__wraith/coverage", token)
+		body, err := controlCall(ctx, client, http.MethodGet, t.URL+"/__wraith/coverage", t.token)
 		if err != nil {
-			return fmt.Errorf("coverage of %s: %w", t.url, err)
+			return fmt.Errorf("coverage of %s: %w", t.URL, err)
 		}
-		ct := coverageTwin{Name: t.name, URL: t.url, Report: body}
+		ct := coverageTwin{Name: t.Name, URL: t.URL, Report: body}
 		if err := json.Unmarshal(body, &ct.parsed); err != nil {
-			return fmt.Errorf("coverage of %s: not a coverage report: %v", t.url, err)
+			return fmt.Errorf("coverage of %s: not a coverage report: %v", t.URL, err)
 		}
 		out = append(out, ct)
 	}

@@ -29,6 +29,15 @@ func TestFleetFlags(t *testing.T) {
 		{args: []string{"sessions", "--replicas", "http://a:1,http://a:1/"}, wantCode: exitUsage, wantErr: "twice"},
 		{args: []string{"metrics", "--format", "yaml"}, wantCode: exitUsage, wantErr: "--format"},
 		{args: []string{"metrics", "--control-token-env", "UNSET"}, wantCode: exitUsage, wantErr: "empty or unset"},
+		{args: []string{"fork", "agent-1", "agent-2", "--proxy", "http://127.0.0.1:8080/"},
+			want: &fleetOptions{Action: "fork", Sessions: []string{"agent-1", "agent-2"}, Proxy: "http://127.0.0.1:8080", Format: "text", Timeout: 5 * time.Second}},
+		{args: []string{"fork", "agent-1"}, wantCode: exitUsage, wantErr: "takes two sessions"},
+		{args: []string{"fork", "agent-1", "agent-2"}, wantCode: exitUsage, wantErr: "give --proxy URL"},
+		{args: []string{"fork", "agent-1", "agent-2", "--proxy", "http://a:1", "--replicas", "http://b:1"}, wantCode: exitUsage, wantErr: "no --replicas"},
+		{args: []string{"fork", "agent-1", "bad/name", "--proxy", "http://a:1"}, wantCode: exitUsage, wantErr: `session "bad/name"`},
+		{args: []string{"fork", "agent-1", "agent-1", "--proxy", "http://a:1"}, wantCode: exitUsage, wantErr: "into itself"},
+		{args: []string{"fork", "agent-1", "agent-2", "--proxy", "a:1"}, wantCode: exitUsage, wantErr: "want http://HOST:PORT"},
+		{args: []string{"sessions", "--proxy", "http://a:1"}, wantCode: exitUsage, wantErr: "for fleet fork only"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -180,5 +189,37 @@ func TestFleetPartialFailure(t *testing.T) {
 	code = run([]string{"fleet", "reset", "--replicas", ok}, f)
 	if code != exitRuntime || !strings.Contains(errb.String(), "--control-token-env") {
 		t.Errorf("no token: want exit 1 saying to pass --control-token-env, have %d %q", code, errb.String())
+	}
+}
+
+// TestFleetProjectTokens: without --replicas, `wraith fleet` and `wraith
+// coverage` ask the twins of the project that wraith up runs, each with
+// the token its own control_token_env names.
+func TestFleetProjectTokens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs wraith up; skipped with -short")
+	}
+	p := newProject(t, "[[twins]]\nname = \"billing\"\ncontrol_token_env = \"BILLING_TOKEN\"\n\n"+
+		"[[twins]]\nname = \"shop\"\ntwin = \"checkout\"\ncontrol_token_env = \"SHOP_TOKEN\"\n",
+		"BILLING_TOKEN=billing-token-1", "SHOP_TOKEN=shop-token-2")
+	if out, errOut, code := p.wraith(t, "up", "--detach"); code != 0 {
+		t.Fatalf("wraith up --detach: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code := p.wraith(t, "fleet", "sessions", "--format", "json")
+	if code != 0 {
+		t.Fatalf("wraith fleet sessions: exit %d\n%s%s", code, out, errOut)
+	}
+	var doc fleetSessions
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("wraith fleet sessions --format json: %v\n%s", err, out)
+	}
+	if out, errOut, code := p.wraith(t, "coverage", "--format", "json"); code != 0 {
+		t.Errorf("wraith coverage: exit %d\n%s%s", code, out, errOut)
+	}
+	// One token for every twin, from the command line, overrides theirs.
+	p.env = append(p.env, "ONE_TOKEN=billing-token-1")
+	_, errOut, code = p.wraith(t, "fleet", "reset", "--control-token-env", "ONE_TOKEN")
+	if code != exitRuntime || !strings.Contains(errOut, "1 of 2 replicas did not answer") || !strings.Contains(errOut, "401") {
+		t.Errorf("one token for two twins with their own: want exit 1 with one 401, have %d\n%s", code, errOut)
 	}
 }
