@@ -341,6 +341,15 @@ func TestNginxFleet(t *testing.T) {
 		t.Errorf("session default: want it on one replica, have it on %v", where["default"])
 	}
 
+	// Fork in a fleet: wraith fleet fork makes each new session on the
+	// replica its name hashes to, as a copy of the source.
+	t.Run("fleet fork", func(t *testing.T) { checkFleetFork(t, proxy.URL, replicas, name(0), owner[name(0)]) })
+
+	// Every way of naming a session, as the twin reads it: nginx must hash
+	// the session the twin serves. The sessions this makes are counted
+	// below: each must be on one replica only.
+	t.Run("session sources", func(t *testing.T) { checkSourceCases(t, proxy.URL, true) })
+
 	// wraith fleet sessions, as a real process.
 	out, err := exec.Command(bins.Path(t, "./cmd/wraith"), "fleet", "sessions", "--format", "json", "--replicas", strings.Join(replicas, ",")).Output()
 	if err != nil {
@@ -368,4 +377,48 @@ func TestNginxFleet(t *testing.T) {
 		t.Errorf("wraith fleet sessions (text): %v\n%s", err, text)
 	}
 	t.Logf("%d sessions listed across %d replicas", len(doc.Sessions), len(replicas))
+}
+
+// checkFleetFork forks src (which lives on replica srcOwner) through the
+// proxy, with wraith fleet fork and, to show why that exists, with the
+// control plane's own fork call.
+func checkFleetFork(t *testing.T, proxy string, replicas []string, src string, srcOwner int) {
+	const forks = 6
+	fork := func(k int) string { return fmt.Sprintf("%s-fork-%d", src, k) }
+	for k := range forks {
+		out, err := exec.Command(bins.Path(t, "./cmd/wraith"), "fleet", "fork", src, fork(k), "--proxy", proxy, "--format", "json").Output()
+		var doc fleetFork
+		if err != nil || json.Unmarshal(out, &doc) != nil || doc.Session != fork(k) || doc.From != src || doc.Entities == 0 {
+			t.Fatalf("wraith fleet fork %s %s: %v\n%s", src, fork(k), err, out)
+		}
+	}
+	// The control plane's fork through the proxy is routed by the source:
+	// the new session is made on the source's replica, wherever its own
+	// name hashes (docs/fleet.md).
+	if status, _, body := fleetCall(t, http.MethodPost, proxy+"/__wraith/session/"+src+"/fork", "", "", `{"session":"`+src+`-direct"}`); status != http.StatusCreated {
+		t.Fatalf("POST fork through nginx: %d %s", status, body)
+	}
+
+	// The next answer is the same in the source and in every copy, and
+	// each copy's requests reach the replica that holds it.
+	_, _, want := fleetCall(t, http.MethodGet, proxy+"/v1/customers?limit=100", src, "", "")
+	for k := range forks {
+		status, h, have := fleetCall(t, http.MethodGet, proxy+"/v1/customers?limit=100", fork(k), "", "")
+		if status != http.StatusOK || h.Get("X-Wraith-Session") != fork(k) || string(have) != string(want) {
+			t.Errorf("GET /v1/customers in %s: want %s's answer, have %d %s", fork(k), src, status, have)
+		}
+	}
+	where, _ := replicaSessions(t, replicas)
+	elsewhere := 0
+	for k := range forks {
+		if len(where[fork(k)]) != 1 {
+			t.Errorf("fork %s: want it on exactly one replica, have it on %v", fork(k), where[fork(k)])
+		} else if where[fork(k)][0] != srcOwner {
+			elsewhere++
+		}
+	}
+	if on := where[src+"-direct"]; len(on) != 1 || on[0] != srcOwner {
+		t.Errorf("a fork by POST /__wraith/session/%s/fork through nginx: want it on %s's replica %d, have it on %v", src, src, srcOwner, on)
+	}
+	t.Logf("%d of %d forks of %s live on another replica than %s", elsewhere, forks, src, src)
 }
