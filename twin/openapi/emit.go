@@ -42,8 +42,12 @@ func (im *importer) emit() (*Result, error) {
 	if !format.ValidName(m.Name) {
 		return nil, fmt.Errorf("twin name %q must match %s: pass --name", m.Name, format.NamePattern)
 	}
+	var resources []tomlResource
 	for _, r := range im.resources {
-		m.Resources = append(m.Resources, im.manifestResource(r))
+		resources = append(resources, im.manifestResource(r))
+	}
+	if len(resources) > 0 {
+		m.Resources = resources
 	}
 	rep := im.report
 	rep.Source = ReportSource{OpenAPI: im.doc.OpenAPI, Title: im.doc.Info.Title, Version: im.doc.Info.Version}
@@ -139,7 +143,8 @@ func (im *importer) manifestResource(r *resource) tomlResource {
 		fr.Delete = ov.Delete
 	}
 	if ov.OnDelete != nil {
-		fr.OnDelete = toAction(*ov.OnDelete)
+		a := toAction(*ov.OnDelete)
+		fr.OnDelete = &a
 	}
 	fr.Immutable = mergeSorted(fr.Immutable, ov.Immutable)
 	fr.NestedDefaults, fr.Expand = ov.NestedDefaults, ov.Expand

@@ -63,23 +63,27 @@ func importGitHub(doc *openapi3.T, opts Options) (*Result, error) {
 		}
 	}
 	g.names = newParamNames(g.ops)
-	m := ghManifest{
+	m := tomlManifest{
 		Format:      format.Version,
 		Name:        firstOf(opts.Name, ov.Twin.Name, "imported"),
 		Provider:    firstOf(opts.Provider, ov.Twin.Provider, "github"),
 		Upstream:    firstOf(ov.Twin.Upstream, serverOf(doc)),
 		Description: firstOf(ov.Twin.Description, strings.TrimSpace(fmt.Sprintf("imported from %s %s", doc.Info.Title, doc.Info.Version))),
-		Errors:      g.errors(),
+		Errors:      errorsTable(g.errors(), nil),
 	}
 	if !format.ValidName(m.Name) {
 		return nil, fmt.Errorf("twin name %q must match %s: pass --name", m.Name, format.NamePattern)
 	}
+	var resources []ghResource
 	for i := range ov.Resources {
 		r, err := g.resource(&ov.Resources[i])
 		if err != nil {
 			return nil, err
 		}
-		m.Resources = append(m.Resources, r)
+		resources = append(resources, r)
+	}
+	if len(resources) > 0 {
+		m.Resources = resources
 	}
 	im := &importer{doc: doc, ov: &Overlay{}, report: g.report}
 	m.PII.Verbatim = mergeSorted(im.verbatim(), ov.PII.Verbatim)
@@ -88,7 +92,7 @@ func importGitHub(doc *openapi3.T, opts Options) (*Result, error) {
 	rep := g.report
 	rep.Source = ReportSource{OpenAPI: doc.OpenAPI, Title: doc.Info.Title, Version: doc.Info.Version}
 	rep.Counts.Operations = len(g.ops)
-	rep.Counts.Resources = len(m.Resources)
+	rep.Counts.Resources = len(resources)
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(m); err != nil {
 		return nil, fmt.Errorf("encode twin.toml: %w", err)

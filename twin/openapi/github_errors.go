@@ -13,12 +13,12 @@ const githubDocs = "https://docs.github.com/rest"
 // not_found (basic-error, {message, documentation_url, status}) for a
 // 404, validation_failed (validation-error, with errors [{resource,
 // field, code}]) for a 422, and basic-error shapes for the rest.
-func (g *ghImporter) errors() ghErrors {
+func (g *ghImporter) errors() format.Errors {
 	basic := g.sharedSchema("not_found")
 	validation := g.sharedSchema("validation_failed")
 	if basic == nil {
 		g.report.unresolved("errors", "no components/responses/not_found: errors use Wraith's own shape", "high")
-		return ghErrors{}
+		return format.Errors{}
 	}
 	g.report.inferred("errors", "schema", refName(basic), "components/responses/not_found", 1)
 	answer := func(status int, s *openapi3.SchemaRef, vals map[string]any) *format.Answer {
@@ -36,7 +36,7 @@ func (g *ghImporter) errors() ghErrors {
 		return map[string]any{"documentation_url": githubDocs, "status": code}
 	}
 	with := func(m map[string]any, k string, v any) map[string]any { m[k] = v; return m }
-	out := ghErrors{
+	out := format.Errors{
 		NotFound:        answer(404, basic, with(status("404"), "message", "Not Found")),
 		InvalidRequest:  answer(422, basic, with(status("422"), "message", "{message}")),
 		Idempotency:     answer(400, basic, with(status("400"), "message", "Idempotency-Key '{id}' was used with different parameters: use a new key")),

@@ -178,7 +178,7 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (ghResource, error) {
 		Delete: r.Delete, DeleteStatus: r.DeleteStatus, Update: r.Update, Required: r.Required,
 		TimeFormat: r.TimeFormat, Timestamps: r.Timestamps, Immutable: r.Immutable,
 		Skeleton: compact(skel), Computed: r.Computed, UpdateRules: toRules(r.UpdateRules),
-		Members: toGHMembers(r.Members), Actions: actionsOf(r.Actions),
+		Members: toGHMembers(r.Members), Actions: toActions(r.Actions),
 	}, nil
 }
 
@@ -301,12 +301,4 @@ func requiredOf(op *openapi3.Operation) []string {
 	req := append([]string(nil), mt.Schema.Value.Required...)
 	sort.Strings(req)
 	return req
-}
-
-func actionsOf(as []format.Action) []ghAction {
-	var out []ghAction
-	for _, a := range as {
-		out = append(out, toGHAction(a))
-	}
-	return out
 }

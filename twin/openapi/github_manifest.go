@@ -2,30 +2,10 @@ package openapi
 
 import "github.com/wraithdev/wraith/twin/format"
 
-// The twin.toml a GitHub import writes: format.Manifest's fields, every
-// one optional, so the file holds only what the import decided (see
-// tomlManifest for why), plus the GitHub fields of format.Keys.
-type ghManifest struct {
-	Format      int          `toml:"format"`
-	Name        string       `toml:"name"`
-	Provider    string       `toml:"provider,omitempty"`
-	Upstream    string       `toml:"upstream,omitempty"`
-	Description string       `toml:"description,omitempty"`
-	PII         tomlPII      `toml:"pii"`
-	Errors      ghErrors     `toml:"errors"`
-	Routes      []tomlRoute  `toml:"routes,omitempty"`
-	Resources   []ghResource `toml:"resources,omitempty"`
-}
-
-type ghErrors struct {
-	NotFound        *format.Answer `toml:"not_found,omitempty"`
-	InvalidRequest  *format.Answer `toml:"invalid_request,omitempty"`
-	Validation      *format.Answer `toml:"validation,omitempty"`
-	Idempotency     *format.Answer `toml:"idempotency,omitempty"`
-	RateLimited     *format.Answer `toml:"rate_limited,omitempty"`
-	UnexpectedState *format.Answer `toml:"unexpected_state,omitempty"`
-}
-
+// ghResource is a resource of a GitHub-style import: the format's GitHub
+// fields of format.Keys, in the key order the committed github twin was
+// written in. The rest of the file is shared with the other style
+// (tomlManifest).
 type ghResource struct {
 	Name           string            `toml:"name"`
 	Class          string            `toml:"class,omitempty"`
@@ -55,7 +35,7 @@ type ghResource struct {
 	Computed       map[string]string `toml:"computed,omitempty"`
 	UpdateRules    []tomlRule        `toml:"update_rules,omitempty"`
 	Members        []ghMember        `toml:"members,omitempty"`
-	Actions        []ghAction        `toml:"actions,omitempty"`
+	Actions        []tomlAction      `toml:"actions,omitempty"`
 }
 
 type ghMember struct {
@@ -63,25 +43,6 @@ type ghMember struct {
 	Field    string `toml:"field,omitempty"`
 	Resource string `toml:"resource"`
 	Param    string `toml:"param,omitempty"`
-}
-
-// ghAction's Params is a pointer so that "copy no parameter" (params = [])
-// and "copy every parameter that names a field" (no key) both survive.
-type ghAction struct {
-	Name   string     `toml:"name"`
-	Method string     `toml:"method,omitempty"`
-	From   []string   `toml:"from,omitempty"`
-	Params *[]string  `toml:"params,omitempty"`
-	Rules  []tomlRule `toml:"rules,omitempty"`
-}
-
-func toGHAction(a format.Action) ghAction {
-	out := ghAction{Name: a.Name, Method: a.Method, From: a.From, Rules: toRules(a.Rules)}
-	if a.Params != nil {
-		p := append([]string{}, a.Params...)
-		out.Params = &p
-	}
-	return out
 }
 
 func toGHMembers(ms []format.Member) []ghMember {

@@ -4,30 +4,37 @@ import (
 	"github.com/wraithdev/wraith/twin/format"
 )
 
-// The twin.toml an import writes. These mirror format.Manifest with every
-// field optional, so the file holds only what the import decided (an
-// empty list in twin.toml means "none", which is not what an absent field
-// means), and so a field added to the format later does not change the
-// bytes, and the digest, of an import.
+// The twin.toml an import writes, in either style (the description's own
+// inference or GitHub's). These mirror format.Manifest with every field
+// optional, so the file holds only what the import decided (an empty list
+// in twin.toml means "none", which is not what an absent field means),
+// and so a field added to the format later does not change the bytes,
+// and the digest, of an import. Only the resource tables differ by style
+// (tomlResource, ghResource): each keeps the key order its committed
+// twins were written in.
 type tomlManifest struct {
-	Format      int            `toml:"format"`
-	Name        string         `toml:"name"`
-	Provider    string         `toml:"provider,omitempty"`
-	Upstream    string         `toml:"upstream,omitempty"`
-	Description string         `toml:"description,omitempty"`
-	PII         tomlPII        `toml:"pii"`
-	Errors      any            `toml:"errors"` // tomlErrors, or a map with extra shapes; see errorsTable
-	Routes      []tomlRoute    `toml:"routes,omitempty"`
-	Resources   []tomlResource `toml:"resources,omitempty"`
+	Format      int     `toml:"format"`
+	Name        string  `toml:"name"`
+	Provider    string  `toml:"provider,omitempty"`
+	Upstream    string  `toml:"upstream,omitempty"`
+	Description string  `toml:"description,omitempty"`
+	PII         tomlPII `toml:"pii"`
+	// Errors is tomlErrors, or a map with extra shapes; see errorsTable.
+	Errors any         `toml:"errors"`
+	Routes []tomlRoute `toml:"routes,omitempty"`
+	// Resources is []tomlResource or []ghResource.
+	Resources any `toml:"resources,omitempty"`
 }
 
 type tomlPII struct {
 	Verbatim []string `toml:"verbatim,omitempty"`
 }
 
+// tomlErrors is [errors] in format.ErrorKeys order.
 type tomlErrors struct {
 	NotFound        *format.Answer `toml:"not_found,omitempty"`
 	InvalidRequest  *format.Answer `toml:"invalid_request,omitempty"`
+	Validation      *format.Answer `toml:"validation,omitempty"`
 	Idempotency     *format.Answer `toml:"idempotency,omitempty"`
 	RateLimited     *format.Answer `toml:"rate_limited,omitempty"`
 	UnexpectedState *format.Answer `toml:"unexpected_state,omitempty"`
@@ -41,20 +48,20 @@ type tomlRoute struct {
 }
 
 type tomlResource struct {
-	Name        string     `toml:"name"`
-	Collection  string     `toml:"collection"`
-	Item        string     `toml:"item"`
-	IDPrefix    string     `toml:"id_prefix"`
-	Skeleton    string     `toml:"skeleton"`
-	Timestamps  []string   `toml:"timestamps,omitempty"`
-	Immutable   []string   `toml:"immutable,omitempty"`
-	Omit        []string   `toml:"omit,omitempty"`
-	ListURL     string     `toml:"list_url,omitempty"`
-	Delete      string     `toml:"delete,omitempty"`
-	DeletedBody string     `toml:"deleted_body,omitempty"`
-	Create      []tomlRule `toml:"create,omitempty"`
-	Actions     []any      `toml:"actions,omitempty"`   // tomlAction or tomlActionNone
-	OnDelete    any        `toml:"on_delete,omitempty"` // tomlAction or tomlActionNone
+	Name        string       `toml:"name"`
+	Collection  string       `toml:"collection"`
+	Item        string       `toml:"item"`
+	IDPrefix    string       `toml:"id_prefix"`
+	Skeleton    string       `toml:"skeleton"`
+	Timestamps  []string     `toml:"timestamps,omitempty"`
+	Immutable   []string     `toml:"immutable,omitempty"`
+	Omit        []string     `toml:"omit,omitempty"`
+	ListURL     string       `toml:"list_url,omitempty"`
+	Delete      string       `toml:"delete,omitempty"`
+	DeletedBody string       `toml:"deleted_body,omitempty"`
+	Create      []tomlRule   `toml:"create,omitempty"`
+	Actions     []tomlAction `toml:"actions,omitempty"`
+	OnDelete    *tomlAction  `toml:"on_delete,omitempty"`
 	// Last, so that an import without them keeps its bytes.
 	NestedDefaults map[string]string `toml:"nested_defaults,omitempty"`
 	Expand         []format.Expand   `toml:"expand,omitempty"`
@@ -67,20 +74,14 @@ type tomlResource struct {
 	ReadPaths      []string          `toml:"read_paths,omitempty"`
 }
 
-// tomlAction copies the parameters it lists, or, without a list, every
-// parameter that names a field.
+// tomlAction is an action of either style. Params is a pointer so that
+// "copy no parameter" (params = []) and "copy every parameter that names
+// a field" (no key) both survive.
 type tomlAction struct {
 	Name   string     `toml:"name"`
+	Method string     `toml:"method,omitempty"`
 	From   []string   `toml:"from,omitempty"`
-	Params []string   `toml:"params,omitempty"`
-	Rules  []tomlRule `toml:"rules,omitempty"`
-}
-
-// tomlActionNone copies no parameter: params = [].
-type tomlActionNone struct {
-	Name   string     `toml:"name"`
-	From   []string   `toml:"from,omitempty"`
-	Params []string   `toml:"params"`
+	Params *[]string  `toml:"params,omitempty"`
 	Rules  []tomlRule `toml:"rules,omitempty"`
 }
 
@@ -99,17 +100,26 @@ func toRules(rs []format.Rule) []tomlRule {
 	return out
 }
 
-// toAction converts an action; nil Params (copy every parameter that
-// names a field) is written by leaving the key out.
-func toAction(a format.Action) any {
-	if a.Params != nil && len(a.Params) == 0 {
-		return tomlActionNone{Name: a.Name, From: a.From, Params: []string{}, Rules: toRules(a.Rules)}
+// toAction converts an action.
+func toAction(a format.Action) tomlAction {
+	out := tomlAction{Name: a.Name, Method: a.Method, From: a.From, Rules: toRules(a.Rules)}
+	if a.Params != nil {
+		p := append([]string{}, a.Params...)
+		out.Params = &p
 	}
-	return tomlAction{Name: a.Name, From: a.From, Params: a.Params, Rules: toRules(a.Rules)}
+	return out
+}
+
+func toActions(as []format.Action) []tomlAction {
+	var out []tomlAction
+	for _, a := range as {
+		out = append(out, toAction(a))
+	}
+	return out
 }
 
 func toErrors(e format.Errors) tomlErrors {
-	return tomlErrors{NotFound: e.NotFound, InvalidRequest: e.InvalidRequest, Idempotency: e.Idempotency, RateLimited: e.RateLimited, UnexpectedState: e.UnexpectedState}
+	return tomlErrors{NotFound: e.NotFound, InvalidRequest: e.InvalidRequest, Validation: e.Validation, Idempotency: e.Idempotency, RateLimited: e.RateLimited, UnexpectedState: e.UnexpectedState}
 }
 
 // errorsTable is [errors] as twin.toml declares it: the inferred shapes
@@ -118,13 +128,12 @@ func toErrors(e format.Errors) tomlErrors {
 // function of the inputs). An import without extras keeps the bytes it
 // had before extras existed.
 func errorsTable(e format.Errors, extra map[string]format.Answer) any {
-	t := toErrors(e)
 	if len(extra) == 0 {
-		return t
+		return toErrors(e)
 	}
 	m := map[string]*format.Answer{}
-	for name, a := range map[string]*format.Answer{"not_found": t.NotFound, "invalid_request": t.InvalidRequest, "idempotency": t.Idempotency, "rate_limited": t.RateLimited, "unexpected_state": t.UnexpectedState} {
-		if a != nil {
+	for _, name := range format.ErrorKeys {
+		if a := e.Named(name); a != nil {
 			m[name] = a
 		}
 	}
