@@ -96,6 +96,7 @@ func (h *Handler) fork(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) stored(w http.ResponseWriter, name string, err error) bool {
 	var fe *engine.FixtureError
 	var pe *engine.ProfileError
+	var ae *apierr.Error
 	switch {
 	case err == nil:
 		return true
@@ -107,6 +108,8 @@ func (h *Handler) stored(w http.ResponseWriter, name string, err error) bool {
 			"session %q already exists: delete it first (DELETE /__wraith/session/%s) or pick another name", name, name).With("session", name))
 	case errors.Is(err, session.ErrLimit):
 		apierr.Write(w, apierr.New(apierr.SessionLimit, err.Error()))
+	case errors.As(err, &ae):
+		apierr.Write(w, ae)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		apierr.Write(w, apierr.New(apierr.RequestCanceled, "the request ended before the session to fork was free: "+err.Error()))
 	case errors.As(err, &fe):
@@ -155,7 +158,7 @@ func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) {
 		Format: SnapshotFormat, Twin: in.Twin, TwinDigest: in.Digest, Session: s.Name(),
 		Settings: snapshotSettings{
 			Fixture: set.Fixture, Seed: set.Seed, ClockMode: set.Clock.Mode, BaseEpoch: set.Clock.BaseEpoch,
-			ClockStep: set.Clock.Step.String(), FaultProfile: set.FaultProfile, RateLimit: set.RateLimit.String(),
+			ClockStep: stepString(set.Clock), FaultProfile: set.FaultProfile, RateLimit: set.RateLimit.String(),
 			PIIVerbatim: set.PIIVerbatim,
 		},
 	}
@@ -200,6 +203,10 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, apierr.New(apierr.InvalidSnapshot, err.Error()))
 		return
 	}
+	if err := set.Validate(); err != nil { // the rules provisioning goes through
+		apierr.Write(w, err.With("snapshot_field", "settings"))
+		return
+	}
 	s, err := h.eng.Restore(name, set, &doc.StateDoc)
 	if !h.stored(w, name, err) {
 		return
@@ -214,19 +221,29 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
 func (s snapshotSettings) settings() (session.Settings, error) {
 	set := session.Settings{Fixture: s.Fixture, Seed: s.Seed, FaultProfile: s.FaultProfile,
 		Clock: session.Clock{Mode: s.ClockMode, BaseEpoch: s.BaseEpoch}}
-	if !session.ValidClockMode(s.ClockMode) {
-		return set, fmt.Errorf("settings.clock %q: want real, deterministic or fixed", s.ClockMode)
+	if s.ClockStep != "" {
+		step, err := time.ParseDuration(s.ClockStep)
+		if err != nil {
+			return set, fmt.Errorf("settings.clock_step %q: want a duration such as 1s", s.ClockStep)
+		}
+		set.Clock.Step = step
 	}
-	step, err := time.ParseDuration(s.ClockStep)
-	if err != nil || step < 0 {
-		return set, fmt.Errorf("settings.clock_step %q: want a duration such as 1s", s.ClockStep)
-	}
-	set.Clock.Step = step
+	var err error
 	if set.RateLimit, err = rate.Parse(s.RateLimit); err != nil {
 		return set, fmt.Errorf("settings.rate_limit: %w", err)
 	}
-	if set.PIIVerbatim, err = session.PIIFields(s.PIIVerbatim); err != nil {
-		return set, fmt.Errorf("settings.pii_verbatim: %w", err)
+	set.PIIVerbatim = s.PIIVerbatim
+	if fields, err := session.PIIFields(s.PIIVerbatim); err == nil {
+		set.PIIVerbatim = fields // else Settings.Validate says what is wrong with the list
 	}
 	return set, nil
+}
+
+// stepString is a clock's step as a snapshot carries it: only a
+// deterministic clock steps; the others carry none ("").
+func stepString(c session.Clock) string {
+	if step := session.StepOf(c.Mode, c.Step); step != 0 {
+		return step.String()
+	}
+	return ""
 }

@@ -204,11 +204,11 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 		case c.BaseEpochSecs != nil:
 			set.Clock.BaseEpoch = *c.BaseEpochSecs
 		}
-		if set.Clock.BaseEpoch < 0 || set.Clock.BaseEpoch > session.MaxEpoch {
-			apierr.Write(w, apierr.Errorf(apierr.InvalidClock,
-				"clock.base_epoch must be from 0 to %d (the end of 2199)", session.MaxEpoch))
-			return set, false
-		}
+	}
+	set.Clock.Step = session.StepOf(set.Clock.Mode, set.Clock.Step)
+	if err := set.Validate(); err != nil { // the rules a snapshot's settings go through too
+		apierr.Write(w, err)
+		return set, false
 	}
 	return set, true
 }

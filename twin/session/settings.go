@@ -60,7 +60,7 @@ type Settings struct {
 
 // Equal reports whether two settings are the same.
 func (s Settings) Equal(o Settings) bool {
-	if s.Fixture != o.Fixture || s.Seed != o.Seed || s.Clock.Mode != o.Clock.Mode || s.Clock.Step != o.Clock.Step {
+	if s.Fixture != o.Fixture || s.Seed != o.Seed || s.Clock.Mode != o.Clock.Mode || StepOf(s.Clock.Mode, s.Clock.Step) != StepOf(o.Clock.Mode, o.Clock.Step) {
 		return false
 	}
 	if profileOrNone(s.FaultProfile) != profileOrNone(o.FaultProfile) || s.RateLimit != o.RateLimit {
