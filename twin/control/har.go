@@ -1,6 +1,7 @@
 package control
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
@@ -59,6 +60,7 @@ type harPost struct {
 	MimeType string    `json:"mimeType"`
 	Params   []harPair `json:"params"`
 	Text     string    `json:"text"`
+	Comment  string    `json:"comment,omitempty"`
 }
 
 type harResponse struct {
@@ -77,6 +79,7 @@ type harContent struct {
 	Size     int    `json:"size"`
 	MimeType string `json:"mimeType"`
 	Text     string `json:"text,omitempty"`
+	Comment  string `json:"comment,omitempty"`
 }
 
 type harTimings struct {
@@ -91,6 +94,33 @@ type harWraith struct {
 	Route      string `json:"route"`
 	Provenance string `json:"provenance"`
 	Exchange   string `json:"exchange,omitempty"`
+	// RequestBody and ResponseBody describe a body the journal kept only
+	// the start of (see session.KeepBody).
+	RequestBody  *harTruncated `json:"request_body,omitempty"`
+	ResponseBody *harTruncated `json:"response_body,omitempty"`
+}
+
+// harTruncated is a body the HAR shows only the start of.
+type harTruncated struct {
+	Size   int    `json:"size"`
+	Kept   int    `json:"kept"`
+	SHA256 string `json:"sha256"`
+}
+
+func truncatedOf(b session.Body) *harTruncated {
+	if !b.Truncated() {
+		return nil
+	}
+	return &harTruncated{Size: b.Size, Kept: len(b.Bytes), SHA256: b.SHA256}
+}
+
+// truncatedComment says, in the HAR's own comment field, that a body is
+// only its start.
+func truncatedComment(b session.Body) string {
+	if !b.Truncated() {
+		return ""
+	}
+	return fmt.Sprintf("truncated: the journal keeps the first %d of %d bytes (sha256 %s)", len(b.Bytes), b.Size, b.SHA256)
 }
 
 // redacted replaces a credential in the HAR: the journal keeps what the
@@ -111,37 +141,42 @@ func harEntryOf(name string, e *session.Entry) harEntry {
 	if host == "" {
 		host = "localhost"
 	}
+	query := harQuery(e.Query)
 	u := "http://" + host + e.Path
-	if e.Query != "" {
-		u += "?" + e.Query
+	if len(query) > 0 {
+		u += "?" + encodePairs(query) // the redacted pairs: the raw query may carry a credential
 	}
 	out := harEntry{
 		StartedDateTime: time.Unix(e.At, 0).UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 		Time:            ms,
 		Request: harRequest{
 			Method: e.Method, URL: u, HTTPVersion: "HTTP/1.1",
-			Cookies: []harPair{}, Headers: harHeaders(e.ReqHeader), QueryString: harQuery(e.Query),
-			HeadersSize: -1, BodySize: len(e.ReqBody),
+			Cookies: []harPair{}, Headers: harHeaders(e.ReqHeader), QueryString: query,
+			HeadersSize: -1, BodySize: e.ReqBody.Size,
 		},
 		Response: harResponse{
 			Status: e.Status, StatusText: http.StatusText(e.Status), HTTPVersion: "HTTP/1.1",
 			Cookies: []harPair{}, Headers: harHeaders(e.RespHeader),
-			Content:     harContent{Size: len(e.RespBody), MimeType: first(e.RespHeader, "Content-Type"), Text: string(e.RespBody)},
+			Content: harContent{Size: e.RespBody.Size, MimeType: first(e.RespHeader, "Content-Type"),
+				Text: redactBody(first(e.RespHeader, "Content-Type"), e.RespBody.Bytes), Comment: truncatedComment(e.RespBody)},
 			RedirectURL: first(e.RespHeader, "Location"),
-			HeadersSize: -1, BodySize: len(e.RespBody),
+			HeadersSize: -1, BodySize: e.RespBody.Size,
 		},
 		Timings: harTimings{Send: -1, Wait: ms, Receive: -1},
-		Wraith:  harWraith{Session: name, Index: e.Index, Route: e.Route, Provenance: e.Provenance, Exchange: e.Exchange},
+		Wraith: harWraith{Session: name, Index: e.Index, Route: e.Route, Provenance: e.Provenance, Exchange: e.Exchange,
+			RequestBody: truncatedOf(e.ReqBody), ResponseBody: truncatedOf(e.RespBody)},
 	}
 	if out.Response.Content.MimeType == "" {
 		out.Response.Content.MimeType = "application/json"
 	}
-	if len(e.ReqBody) > 0 {
+	if e.ReqBody.Size > 0 {
 		mime := first(e.ReqHeader, "Content-Type")
-		post := &harPost{MimeType: mime, Params: []harPair{}, Text: string(e.ReqBody)}
-		if strings.HasPrefix(mime, "application/x-www-form-urlencoded") {
-			post.Params = harQuery(string(e.ReqBody))
+		post := &harPost{MimeType: mime, Params: []harPair{}, Comment: truncatedComment(e.ReqBody)}
+		if isForm(mime, e.ReqBody.Bytes) {
+			post.Params = harQuery(string(e.ReqBody.Bytes))
 			post.Text = encodePairs(post.Params)
+		} else {
+			post.Text = redactBody(mime, e.ReqBody.Bytes)
 		}
 		out.Request.PostData = post
 	}

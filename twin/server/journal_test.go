@@ -194,9 +194,26 @@ func TestHARFields(t *testing.T) {
 	srv := startServer(t, "checkout", "--unknown-entity", "not_found")
 	provisionDet(t, srv.URL(), "h1")
 	want := agentRun(t, srv.URL(), "h1")
+	// Credentials in the query and in JSON (at any depth) and form bodies.
+	for _, c := range []call{
+		{path: "/v1/customers?limit=1&api_key=SECRETQUERY"},
+		{method: "POST", path: "/v1/customers", json: `{"description":"d","password":"hunter2-SECRETJSON","metadata":{"refresh_token":"SECRETDEEP"},"list":[{"api_key":{"v":"SECRETOBJ"}}]}`},
+		{method: "POST", path: "/v1/customers", form: "description=d&password=SECRETFORM"},
+	} {
+		c.session = "h1"
+		resp, _ := do(t, srv.URL(), c)
+		want = append(want, fmt.Sprintf("%s %s||%d|%s", c.method, c.path, resp.StatusCode, resp.Header.Get("X-Wraith-Provenance")))
+	}
 	body := harOf(t, srv.URL(), "h1")
-	if bytes.Contains(body, []byte("SECRETSECRET")) {
-		t.Fatalf("the HAR holds the agent's API key")
+	for _, secret := range []string{"SECRETSECRET", "SECRETQUERY", "SECRETJSON", "SECRETDEEP", "SECRETOBJ", "SECRETFORM"} {
+		if bytes.Contains(body, []byte(secret)) {
+			t.Errorf("the HAR holds the agent's credential %s", secret)
+		}
+	}
+	for _, shown := range []string{`?limit=1\u0026api_key=%5Bredacted%5D"`, `"password\":\"[redacted]\"`, `\"description\":\"d\"`} {
+		if !bytes.Contains(body, []byte(shown)) {
+			t.Errorf("the HAR lacks %s (the rest of the request is kept, credentials redacted)", shown)
+		}
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(body, &doc); err != nil {

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"sync"
 	"time"
@@ -11,10 +13,13 @@ import (
 const DefaultJournalLimit = 1000
 
 // Entry is one business request of a session as the journal keeps it.
-// Headers and bodies are references to what the request carried and the
-// answer sent, never copies: a recorded answer's bytes are built once at
-// load and shared by every entry that served them. Only the journal
-// renders them, redacting credentials on the way out.
+// Headers are references to what the request carried and the answer
+// sent, never copies. Bodies are kept whole up to BodyExcerpt bytes, or
+// when the twin holds them anyway (a recorded answer's bytes are built
+// once at load and shared by every entry that served them); a longer body
+// is kept as its first BodyExcerpt bytes, its length and its sha256, so a
+// journal's memory does not grow with what agents send. Only the journal
+// renders entries, redacting credentials on the way out.
 type Entry struct {
 	Index      int64
 	At         int64 // the session's clock, unix seconds
@@ -30,9 +35,41 @@ type Entry struct {
 	Latency    time.Duration
 
 	ReqHeader  http.Header
-	ReqBody    []byte
+	ReqBody    Body
 	RespHeader http.Header
-	RespBody   []byte
+	RespBody   Body
+}
+
+// BodyExcerpt is the most of a body the journal copies: a body longer than
+// this (and not shared) is kept as its first BodyExcerpt bytes.
+const BodyExcerpt = 4 << 10
+
+// Body is a request or answer body as the journal keeps it.
+type Body struct {
+	// Bytes is the whole body, or its first BodyExcerpt bytes when
+	// Truncated.
+	Bytes []byte
+	// Size is the whole body's length.
+	Size int
+	// SHA256 is the hex sha256 of the whole body, set only when Truncated:
+	// it tells two long bodies apart and matches a copy kept elsewhere.
+	SHA256 string
+}
+
+// Truncated reports whether Bytes holds only the start of the body.
+func (b Body) Truncated() bool { return len(b.Bytes) < b.Size }
+
+// KeepBody returns what the journal keeps of body. shared says the twin
+// holds these bytes for as long as it serves (a recorded answer), so a
+// reference costs nothing and the whole body is kept; otherwise a body
+// of at most BodyExcerpt bytes is kept by reference and a longer one as a
+// copy of its start, so the request's buffer can be freed.
+func KeepBody(body []byte, shared bool) Body {
+	if shared || len(body) <= BodyExcerpt {
+		return Body{Bytes: body, Size: len(body)}
+	}
+	sum := sha256.Sum256(body)
+	return Body{Bytes: append([]byte(nil), body[:BodyExcerpt]...), Size: len(body), SHA256: hex.EncodeToString(sum[:])}
 }
 
 // Journal is a session's bounded log of business requests, oldest first.
