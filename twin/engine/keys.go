@@ -210,14 +210,16 @@ func intID(st *session.State) json.Number {
 	return json64(100000000 + n*1000 + int64(h.Sum32()%1000))
 }
 
-// baseURL is the scheme and host the request was sent to, for computed
-// fields and Link headers.
+// baseURL is where the client reached the provider's API: the scheme and
+// host the request was sent to, and the /__s/{session} prefix when the
+// path named the session, for computed fields ({base}) and Link headers.
+// Without the prefix, a client that follows a link would leave its session.
 func (req *request) baseURL() string {
 	scheme := "http://"
 	if req.tls {
 		scheme = "https://"
 	}
-	return scheme + req.host
+	return scheme + req.host + req.prefix
 }
 
 // createExt answers a create of a resource with an ext.

@@ -34,6 +34,7 @@ type request struct {
 	path   string
 	query  string
 	host   string // the Host the request was sent to, for Link headers and computed fields
+	prefix string // "/__s/{session}" when the path named the session, so links lead back to it
 	tls    bool
 	ctype  string
 	body   []byte
@@ -50,7 +51,9 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, bad)
 		return
 	}
-	if path != r.URL.Path {
+	var prefix string
+	if path != r.URL.Path { // the path named the session: /__s/{name}/...
+		prefix = PathPrefix + name
 		r = withPath(r, path)
 	}
 	m, ok := e.router.Match(r.Method, r.URL.Path)
@@ -70,6 +73,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		path:   r.URL.Path,
 		query:  r.URL.RawQuery,
 		host:   r.Host,
+		prefix: prefix,
 		tls:    r.TLS != nil,
 		match:  &m,
 	}
