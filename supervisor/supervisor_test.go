@@ -363,14 +363,15 @@ func TestSupervisorKilledLeavesNoChild(t *testing.T) {
 	}
 	testbin.WaitUntil(t, 2*time.Second, "children to die with their supervisor", func() bool { return len(taggedPIDs(t, tag)) == 0 })
 	// Pdeathsig fires when the forking thread dies; the lock goes with the
-	// last thread, a moment later.
+	// last thread, a moment later. Until the test reaps it, the killed
+	// supervisor is a zombie that holds no lock: not ours, not yet stale.
 	var err error
+	var stale *StaleError
 	testbin.WaitUntil(t, 2*time.Second, "the state to be stale", func() bool {
 		_, err = Probe(dir)
-		return err != nil
+		return errors.As(err, &stale)
 	})
-	var stale *StaleError
-	if !errors.As(err, &stale) || stale.PID != cmd.Process.Pid {
+	if stale.PID != cmd.Process.Pid {
 		t.Fatalf("want a stale state from pid %d, have %v", cmd.Process.Pid, err)
 	}
 }
