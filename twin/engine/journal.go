@@ -50,8 +50,47 @@ func (e *Engine) journalMiss(name string, r *http.Request, h http.Header, start 
 		Latency: time.Since(start),
 	}
 	if sess := e.store.Get(name); sess != nil {
-		sess.Do(func(st *session.State) { ent.At = st.Now(e.now) })
-		sess.Journal().Begin(ent, e.store.JournalLimit())
+		// Journaled only if the session is free before the client leaves:
+		// a miss never waits longer than the request it answers.
+		if sess.DoContext(r.Context(), func(st *session.State) { ent.At = st.Now(e.now) }) == nil {
+			sess.Journal().Begin(ent, e.store.JournalLimit())
+		}
 	}
 	e.store.Finished(name, ent)
+}
+
+// refused reports a request answered before it reached its session's lock
+// (a bad or conflicting session name, the session limit, a body over
+// --max-body or unreadable, parameters past the request limits, a client
+// gone while it waited) to coverage and metrics, with the status and
+// provenance it got: handler for a refusal in the provider's shape, fault
+// for Wraith's own (as for the entity and memory limits). No journal
+// keeps it: its session may not exist, and a refused request changed
+// nothing.
+func (e *Engine) refused(name string, r *http.Request, ep *endpoint, status int, provenance string, start time.Time) {
+	ent := &session.Entry{
+		Method: r.Method, Path: r.URL.Path, Host: r.Host,
+		Status: status, Provenance: provenance, Latency: time.Since(start),
+	}
+	if ep != nil {
+		ent.Route = ep.route[0]
+	}
+	e.store.Finished(name, ent)
+}
+
+// Refuse answers an application request the server refuses before the
+// engine reads it (a declared body over --max-body) with fail, and
+// reports it as refused does, under the route and session it named.
+func (e *Engine) Refuse(w http.ResponseWriter, r *http.Request, fail *apierr.Error) {
+	start := time.Now()
+	apierr.Write(w, fail)
+	name, path, bad := sessionOf(r)
+	if bad != nil {
+		name = ""
+	}
+	var ep *endpoint
+	if m, ok := e.router.Match(r.Method, path); ok {
+		ep = m.Value
+	}
+	e.refused(name, r, ep, fail.Status(), ProvFault, start)
 }

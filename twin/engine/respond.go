@@ -180,12 +180,15 @@ func (e *Engine) writeMiss(w http.ResponseWriter, name string, r *http.Request) 
 	w.Write(a.body)
 }
 
-func (e *Engine) writeSessionError(w http.ResponseWriter, err error) {
+// writeSessionError answers a session that could not be had, and returns
+// the status it wrote.
+func (e *Engine) writeSessionError(w http.ResponseWriter, err error) int {
+	fail := apierr.New(apierr.Internal, err.Error())
 	if errors.Is(err, session.ErrLimit) {
-		apierr.Write(w, apierr.New(apierr.SessionLimit, err.Error()))
-		return
+		fail = apierr.New(apierr.SessionLimit, err.Error())
 	}
-	apierr.Write(w, apierr.New(apierr.Internal, err.Error()))
+	apierr.Write(w, fail)
+	return fail.Status()
 }
 
 // ageHeader caches the twin-age header values for the current second.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/route"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -17,14 +18,15 @@ import (
 // SessionHeader selects a session namespace.
 const SessionHeader = "X-Wraith-Session"
 
-// Provenance values: where an answer came from.
+// Provenance values: where an answer came from (package prov is their
+// home).
 const (
-	ProvRecorded = "recorded"
-	ProvTemplate = "template"
-	ProvHandler  = "handler"
-	ProvFixture  = "fixture"
-	ProvFault    = "fault"
-	ProvMiss     = "miss"
+	ProvRecorded = prov.Recorded
+	ProvTemplate = prov.Template
+	ProvHandler  = prov.Handler
+	ProvFixture  = prov.Fixture
+	ProvFault    = prov.Fault
+	ProvMiss     = prov.Miss
 )
 
 // request is what a handler sees of an application request.
@@ -49,6 +51,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name, path, bad := sessionOf(r)
 	if bad != nil {
 		apierr.Write(w, bad)
+		e.refused("", r, nil, bad.Status(), ProvFault, start) // the name is not one: nobody to count it against
 		return
 	}
 	var prefix string
@@ -64,7 +67,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sess, err := e.Session(name)
 	if err != nil {
-		e.writeSessionError(w, err)
+		e.refused(name, r, m.Value, e.writeSessionError(w, err), ProvFault, start)
 		return
 	}
 	req := request{
@@ -81,11 +84,12 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, err := e.readBody(r)
 		if err != nil {
 			var tooBig *http.MaxBytesError
+			fail := apierr.New(apierr.BodyUnreadable, "could not read the request body: "+err.Error())
 			if errors.As(err, &tooBig) {
-				apierr.Write(w, apierr.New(apierr.BodyTooLarge, "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes"))
-				return
+				fail = apierr.New(apierr.BodyTooLarge, "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes")
 			}
-			apierr.Write(w, apierr.New(apierr.BodyUnreadable, "could not read the request body: "+err.Error()))
+			apierr.Write(w, fail)
+			e.refused(name, r, m.Value, fail.Status(), ProvFault, start)
 			return
 		}
 		req.body = body
@@ -102,6 +106,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// request, and the session's clock does not move.
 		e.overLimit(&a, err)
 		e.write(w, sess, m.Value, &a)
+		e.refused(name, r, m.Value, a.status, a.prov, start)
 		return
 	}
 	var ent *session.Entry
@@ -117,7 +122,9 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// The client went away (or the server is stopping) while another
 		// request of this session held it: nobody reads this answer.
-		apierr.Write(w, apierr.New(apierr.RequestCanceled, "the request ended before its session was free: "+err.Error()))
+		fail := apierr.New(apierr.RequestCanceled, "the request ended before its session was free: "+err.Error())
+		apierr.Write(w, fail)
+		e.refused(name, r, m.Value, fail.Status(), ProvFault, start)
 		return
 	}
 	if a.delay > 0 && !wait(req.ctx, a.delay) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -15,7 +16,7 @@ import (
 // one level check, and allocates nothing.
 func requestLog(log hclog.Logger) func(string, *session.Entry) {
 	return func(name string, e *session.Entry) {
-		if e.Provenance == "miss" {
+		if e.Provenance == prov.Miss {
 			log.Info("miss", "session", name, "method", e.Method, "path", e.Path, "route", e.Route, "status", e.Status, "duration", e.Latency)
 			return
 		}
