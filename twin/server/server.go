@@ -21,6 +21,7 @@ import (
 	"github.com/oklog/run"
 
 	"github.com/wraithdev/wraith/ipc"
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/control"
 	"github.com/wraithdev/wraith/twin/embedded"
 	"github.com/wraithdev/wraith/twin/engine"
@@ -259,7 +260,12 @@ func (s *Server) handler() http.Handler {
 	page := ui.New(s.deps.Now())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
-			engine.WriteError(w, http.StatusRequestEntityTooLarge, "body-too-large", fmt.Sprintf("request body is %d bytes; the limit is %d (--max-body)", r.ContentLength, max), nil)
+			fail := apierr.Errorf(apierr.BodyTooLarge, "request body is %d bytes; the limit is %d (--max-body)", r.ContentLength, max)
+			if strings.HasPrefix(r.URL.Path, control.Prefix) {
+				apierr.Write(w, fail)
+			} else {
+				s.eng.Refuse(w, r, fail) // counted by coverage and metrics
+			}
 			return
 		}
 		// A declared length is already what net/http reads at most, and
@@ -284,9 +290,10 @@ func (s *Server) handler() http.Handler {
 	})
 }
 
-// Run serves until ctx ends, a signal arrives, or the parent goes away,
-// then drains in-flight requests within the grace period. A stop by signal
-// or context is a clean exit (nil).
+// Run serves until ctx ends or the parent goes away, then drains
+// in-flight requests within the grace period. A stop because ctx ended is
+// a clean exit (nil); the caller says why through the context's cause
+// (signal.NotifyContext names the signal).
 func (s *Server) Run(ctx context.Context) error {
 	// Once any actor ends, the server is shutting down: the gate then
 	// keeps a late ready line from telling a parent it serves.
@@ -316,11 +323,11 @@ func (s *Server) Run(ctx context.Context) error {
 		})
 	}
 	{
-		add(run.SignalHandler(ctx, os.Interrupt, syscall.SIGTERM))
+		add(run.ContextHandler(ctx))
 	}
 	{
 		// Publish readiness once the serve loop is running, unless a stop
-		// was already decided (a signal, the parent gone, ctx done).
+		// was already decided (the parent gone, ctx done).
 		done := make(chan struct{})
 		add(func() error {
 			if err := gate.publish(ctx, s.publish); err != nil {
@@ -349,11 +356,8 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	err := g.Run()
 	s.removeReady()
-	if errors.Is(err, run.ErrSignal) {
-		s.log.Info("stopped", "reason", err.Error())
-		return nil
-	}
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		s.log.Info("stopped", "reason", context.Cause(ctx).Error())
 		return nil
 	}
 	return err
