@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wraithdev/wraith/manifest"
+	"github.com/wraithdev/wraith/twin/observe"
 )
 
 type coverageOptions struct {
@@ -78,32 +79,12 @@ func (o *coverageOptions) check() error {
 	return checkTokenEnv(o.f, o.ControlTokenEnv)
 }
 
-// coverageReport is one twin's GET /__wraith/coverage.
-type coverageReport struct {
-	Routes []struct {
-		Method string           `json:"method"`
-		Route  string           `json:"route"`
-		Hits   map[string]int64 `json:"hits"`
-	} `json:"routes"`
-	Misses []struct {
-		Method       string   `json:"method"`
-		Path         string   `json:"path"`
-		Count        int64    `json:"count"`
-		Sessions     []string `json:"sessions"`
-		SessionsMore int64    `json:"sessions_more,omitempty"`
-		FirstAt      string   `json:"first_at"`
-		LastAt       string   `json:"last_at"`
-	} `json:"misses"`
-	MissesDropped int64 `json:"misses_dropped"`
-	MissesLimit   int   `json:"misses_limit"`
-}
-
 // coverageTwin is one twin's report in `wraith coverage` output.
 type coverageTwin struct {
 	Name   string          `json:"name,omitempty"`
 	URL    string          `json:"url"`
 	Report json.RawMessage `json:"report"`
-	parsed coverageReport
+	parsed observe.Report
 }
 
 func runCoverage(ctx context.Context, opts *coverageOptions) error {

@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/wraithdev/wraith/twin/observe"
+	"github.com/wraithdev/wraith/twin/prov"
 )
 
 // fleetSessions is `wraith fleet sessions --format json`: every replica's
@@ -86,73 +90,57 @@ func mergeReset(answers []replicaAnswer) (*fleetReset, error) {
 }
 
 // fleetCoverage is `wraith fleet coverage --format json`: the coverage
-// report's shape (SPEC §9) over the whole fleet.
+// report (observe.Report, SPEC §9) over the whole fleet, with the
+// replicas that answered.
 type fleetCoverage struct {
 	Replicas []replicaAnswer `json:"replicas"`
-	Routes   []coverageRoute `json:"routes"`
-	Misses   []coverageMiss  `json:"misses"`
+	observe.Report
 }
 
-type coverageRoute struct {
-	Method string           `json:"method"`
-	Route  string           `json:"route"`
-	Hits   map[string]int64 `json:"hits"`
-}
-
-type coverageMiss struct {
-	Method  string `json:"method"`
-	Path    string `json:"path"`
-	Count   int64  `json:"count"`
-	Session int64  `json:"sessions"`
-	FirstAt string `json:"first_at"`
-	LastAt  string `json:"last_at"`
-}
-
+// mergeCoverage merges the replicas' reports into one of the same shape:
+// route hits summed per provenance; misses merged by method and path
+// (counts summed, sessions united up to the report's bound with the rest
+// counted in sessions_more, earliest first_at, latest last_at);
+// misses_dropped summed, misses_limit the largest a replica keeps.
 func mergeCoverage(answers []replicaAnswer) (*fleetCoverage, error) {
-	out := &fleetCoverage{Replicas: answers, Routes: []coverageRoute{}, Misses: []coverageMiss{}}
+	out := &fleetCoverage{Replicas: answers, Report: observe.Report{Routes: []observe.RouteReport{}, Misses: []observe.MissReport{}}}
 	routes := map[string]int{}
 	misses := map[string]int{}
 	for i, a := range answers {
 		if a.body == nil {
 			continue
 		}
-		var doc struct {
-			Routes []coverageRoute `json:"routes"`
-			Misses []struct {
-				coverageMiss
-				Sessions json.RawMessage `json:"sessions"`
-			} `json:"misses"`
-		}
+		var doc observe.Report
 		if err := json.Unmarshal(a.body, &doc); err != nil {
 			answers[i].Error = fmt.Sprintf("GET /__wraith/coverage: not a coverage report: %v", err)
 			continue
 		}
+		out.MissesDropped += doc.MissesDropped
+		out.MissesLimit = max(out.MissesLimit, doc.MissesLimit)
 		for _, r := range doc.Routes {
 			key := r.Method + " " + r.Route
 			j, ok := routes[key]
 			if !ok {
 				j = len(out.Routes)
 				routes[key] = j
-				out.Routes = append(out.Routes, coverageRoute{Method: r.Method, Route: r.Route, Hits: map[string]int64{}})
+				out.Routes = append(out.Routes, observe.RouteReport{Method: r.Method, Route: r.Route, Hits: map[string]int64{}})
 			}
 			for k, n := range r.Hits {
 				out.Routes[j].Hits[k] += n
 			}
 		}
 		for _, m := range doc.Misses {
-			// Sessions are disjoint across replicas, so per-replica
-			// session counts add up.
-			m.coverageMiss.Session = sessionCount(m.Sessions)
 			key := m.Method + " " + m.Path
 			j, ok := misses[key]
 			if !ok {
 				misses[key] = len(out.Misses)
-				out.Misses = append(out.Misses, m.coverageMiss)
+				m.Sessions = slices.Clone(m.Sessions)
+				out.Misses = append(out.Misses, m)
 				continue
 			}
 			have := &out.Misses[j]
 			have.Count += m.Count
-			have.Session += m.coverageMiss.Session
+			have.Sessions, have.SessionsMore = observe.MergeSessions(have.Sessions, have.SessionsMore, m.Sessions, m.SessionsMore)
 			if m.FirstAt != "" && (have.FirstAt == "" || m.FirstAt < have.FirstAt) {
 				have.FirstAt = m.FirstAt
 			}
@@ -161,31 +149,8 @@ func mergeCoverage(answers []replicaAnswer) (*fleetCoverage, error) {
 			}
 		}
 	}
-	sort.Slice(out.Routes, func(i, j int) bool {
-		a, b := out.Routes[i], out.Routes[j]
-		return a.Route < b.Route || a.Route == b.Route && a.Method < b.Method
-	})
-	sort.SliceStable(out.Misses, func(i, j int) bool {
-		a, b := out.Misses[i], out.Misses[j]
-		if a.Count != b.Count {
-			return a.Count > b.Count
-		}
-		return a.Path < b.Path || a.Path == b.Path && a.Method < b.Method
-	})
+	observe.SortReport(&out.Report)
 	return out, nil
-}
-
-// sessionCount reads a miss's "sessions": a count, or a list of names.
-func sessionCount(raw json.RawMessage) int64 {
-	var n int64
-	if json.Unmarshal(raw, &n) == nil {
-		return n
-	}
-	var names []string
-	if json.Unmarshal(raw, &names) == nil {
-		return int64(len(names))
-	}
-	return 0
 }
 
 // fleetMetrics is `wraith fleet metrics --format json`; the text format
@@ -314,15 +279,18 @@ func writeFleetText(w io.Writer, merged any) {
 	case *fleetReset:
 		fmt.Fprintf(tw, "reset %d sessions on %d replicas\n", m.Sessions, answered(m.Replicas))
 	case *fleetCoverage:
-		fmt.Fprintln(tw, "METHOD\tROUTE\tRECORDED\tTEMPLATE\tHANDLER\tFIXTURE\tFAULT\tMISS")
+		fmt.Fprintln(tw, "METHOD\tROUTE\t"+strings.ToUpper(strings.Join(prov.All[:], "\t")))
 		for _, r := range m.Routes {
-			h := r.Hits
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", r.Method, r.Route, h["recorded"], h["template"], h["handler"], h["fixture"], h["fault"], h["miss"])
+			fmt.Fprintf(tw, "%s\t%s", r.Method, r.Route)
+			for _, p := range prov.All {
+				fmt.Fprintf(tw, "\t%d", r.Hits[p])
+			}
+			fmt.Fprintln(tw)
 		}
 		if len(m.Misses) > 0 {
 			fmt.Fprintln(tw, "\nMISSED\tPATH\tCOUNT\tSESSIONS\tFIRST\tLAST")
 			for _, x := range m.Misses {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", x.Method, x.Path, x.Count, x.Session, x.FirstAt, x.LastAt)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", x.Method, x.Path, x.Count, int64(len(x.Sessions))+x.SessionsMore, x.FirstAt, x.LastAt)
 			}
 		}
 	}

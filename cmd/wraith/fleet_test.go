@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wraithdev/wraith/twin/observe"
 )
 
 func TestFleetFlags(t *testing.T) {
@@ -113,10 +115,12 @@ func runFleetCmd(tb testing.TB, args ...string) (code int, stdout, stderr string
 
 func TestFleetCoverageMerges(t *testing.T) {
 	a := replicaStub(t, "/__wraith/coverage", 200, `{"routes":[{"method":"GET","route":"/v1/customers/{id}","hits":{"recorded":2,"handler":1}}],
-		"misses":[{"method":"GET","path":"/v1/nope","count":3,"sessions":2,"first_at":"2026-01-01T00:00:05Z","last_at":"2026-01-01T00:00:09Z"}]}`)
+		"misses":[{"method":"GET","path":"/v1/nope","count":3,"sessions":["a","b"],"first_at":"2026-01-01T00:00:05Z","last_at":"2026-01-01T00:00:09Z"}],
+		"misses_dropped":2,"misses_limit":1000}`)
 	b := replicaStub(t, "/__wraith/coverage", 200, `{"routes":[{"method":"GET","route":"/v1/customers/{id}","hits":{"recorded":5,"miss":1}},{"method":"POST","route":"/v1/customers","hits":{"handler":4}}],
-		"misses":[{"method":"GET","path":"/v1/nope","count":1,"sessions":1,"first_at":"2026-01-01T00:00:01Z","last_at":"2026-01-01T00:00:02Z"},
-		          {"method":"GET","path":"/v1/other","count":2,"sessions":["x"],"first_at":"2026-01-01T00:00:03Z","last_at":"2026-01-01T00:00:03Z"}]}`)
+		"misses":[{"method":"GET","path":"/v1/nope","count":1,"sessions":["c"],"sessions_more":4,"first_at":"2026-01-01T00:00:01Z","last_at":"2026-01-01T00:00:02Z"},
+		          {"method":"GET","path":"/v1/other","count":2,"sessions":["x"],"first_at":"2026-01-01T00:00:03Z","last_at":"2026-01-01T00:00:03Z"}],
+		"misses_dropped":1,"misses_limit":1000}`)
 	code, stdout, stderr := runFleetCmd(t, "coverage", "--format", "json", "--replicas", a+","+b)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -125,16 +129,21 @@ func TestFleetCoverageMerges(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &have); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	wantRoutes := []coverageRoute{
+	wantRoutes := []observe.RouteReport{
 		{Method: "POST", Route: "/v1/customers", Hits: map[string]int64{"handler": 4}},
 		{Method: "GET", Route: "/v1/customers/{id}", Hits: map[string]int64{"recorded": 7, "handler": 1, "miss": 1}},
 	}
 	if !reflect.DeepEqual(have.Routes, wantRoutes) {
 		t.Errorf("routes:\nwant %+v\nhave %+v", wantRoutes, have.Routes)
 	}
-	wantMisses := []coverageMiss{
-		{Method: "GET", Path: "/v1/nope", Count: 4, Session: 3, FirstAt: "2026-01-01T00:00:01Z", LastAt: "2026-01-01T00:00:09Z"},
-		{Method: "GET", Path: "/v1/other", Count: 2, Session: 1, FirstAt: "2026-01-01T00:00:03Z", LastAt: "2026-01-01T00:00:03Z"},
+	// The merged report keeps the coverage report's shape (SPEC §9):
+	// sessions by name, sessions_more, misses_dropped and misses_limit.
+	wantMisses := []observe.MissReport{
+		{Method: "GET", Path: "/v1/nope", Count: 4, Sessions: []string{"a", "b", "c"}, SessionsMore: 4, FirstAt: "2026-01-01T00:00:01Z", LastAt: "2026-01-01T00:00:09Z"},
+		{Method: "GET", Path: "/v1/other", Count: 2, Sessions: []string{"x"}, FirstAt: "2026-01-01T00:00:03Z", LastAt: "2026-01-01T00:00:03Z"},
+	}
+	if have.MissesDropped != 3 || have.MissesLimit != 1000 {
+		t.Errorf("misses_dropped %d (want 3), misses_limit %d (want 1000)", have.MissesDropped, have.MissesLimit)
 	}
 	if !reflect.DeepEqual(have.Misses, wantMisses) {
 		t.Errorf("misses:\nwant %+v\nhave %+v", wantMisses, have.Misses)

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -137,12 +138,6 @@ func (c *Coverage) report() Report {
 		r.Routes = append(r.Routes, rr)
 		return true
 	})
-	sort.Slice(r.Routes, func(i, j int) bool {
-		if r.Routes[i].Route != r.Routes[j].Route {
-			return r.Routes[i].Route < r.Routes[j].Route
-		}
-		return r.Routes[i].Method < r.Routes[j].Method
-	})
 	c.mu.Lock()
 	for _, m := range c.misses {
 		mr := MissReport{Method: m.method, Path: m.path, Count: m.count, SessionsMore: m.extraSessions,
@@ -155,6 +150,19 @@ func (c *Coverage) report() Report {
 	}
 	r.MissesDropped = c.dropped
 	c.mu.Unlock()
+	SortReport(&r)
+	return r
+}
+
+// SortReport puts a report in its documented order: routes by route and
+// method, misses most asked first (then by path and method).
+func SortReport(r *Report) {
+	sort.Slice(r.Routes, func(i, j int) bool {
+		if r.Routes[i].Route != r.Routes[j].Route {
+			return r.Routes[i].Route < r.Routes[j].Route
+		}
+		return r.Routes[i].Method < r.Routes[j].Method
+	})
 	sort.Slice(r.Misses, func(i, j int) bool {
 		a, b := r.Misses[i], r.Misses[j]
 		if a.Count != b.Count {
@@ -165,5 +173,20 @@ func (c *Coverage) report() Report {
 		}
 		return a.Method < b.Method
 	})
-	return r
+}
+
+// MergeSessions unites two misses' session lists (sorted, as reports list
+// them), keeping at most the report's bound of names and counting the
+// rest in the returned more, as one process's report would.
+func MergeSessions(a []string, aMore int64, b []string, bMore int64) ([]string, int64) {
+	out := make([]string, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	slices.Sort(out)
+	out = slices.Compact(out)
+	more := aMore + bMore
+	if len(out) > maxMissSessions {
+		more += int64(len(out) - maxMissSessions)
+		out = out[:maxMissSessions]
+	}
+	return out, more
 }
