@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/prov"
@@ -15,8 +16,9 @@ import (
 	"github.com/wraithdev/wraith/twin/session"
 )
 
-// SessionHeader selects a session namespace.
-const SessionHeader = "X-Wraith-Session"
+// SessionHeader selects a session namespace. The name is ipc's, the one
+// copy that the ready document also publishes.
+const SessionHeader = ipc.SessionHeader
 
 // Provenance values: where an answer came from (package prov is their
 // home).
