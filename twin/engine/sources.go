@@ -100,11 +100,16 @@ func credentialSession(auth string) (string, bool) {
 	switch strings.ToLower(scheme) {
 	case "bearer", "token":
 	case "basic":
-		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred))
+		// Read as nginx reads it into $remote_user, so that a fleet hashes
+		// the session a replica serves (deploy/nginx): padding optional,
+		// and no user name without the colon RFC 7617 requires.
+		raw, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(strings.TrimSpace(cred), "="))
 		if err != nil {
 			return "", false
 		}
-		cred, _, _ = strings.Cut(string(raw), ":")
+		if cred, _, ok = strings.Cut(string(raw), ":"); !ok {
+			return "", false
+		}
 	default:
 		return "", false
 	}
