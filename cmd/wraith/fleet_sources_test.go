@@ -56,6 +56,8 @@ var sourceCases = []sourceCase{
 	{name: "Basic", auth: basicAuth("sk_test_x.wraith.src-basic:"), want: "src-basic"},
 	{name: "basic, lower case, a password", auth: "basic " + base64.StdEncoding.EncodeToString([]byte("sk_test_x.wraith.src-basic-lc:pw")), want: "src-basic-lc"},
 	{name: "Basic, two markers", auth: basicAuth("u.wraith.src-b1.wraith.src-b2:"), want: "src-b1.wraith.src-b2"},
+	{name: "Basic without padding", auth: "Basic " + base64.RawStdEncoding.EncodeToString([]byte("u.wraith.src-unpadded:")), want: "src-unpadded"},
+	{name: "Basic without a colon", auth: basicAuth("sk_test_x.wraith.src-no-colon"), want: "default"},
 	{name: "Basic, invalid name", auth: basicAuth("sk_test_x.wraith.src/slash:"), wantErr: "invalid-session"},
 	{name: "header and path agree", headers: []string{"src-agree"}, path: "/__s/src-agree/v1/customers/cus_123", want: "src-agree"},
 	{name: "header and path disagree", headers: []string{"src-h"}, path: "/__s/src-p/v1/customers/cus_123", wantErr: "session-conflict"},
