@@ -3,9 +3,11 @@ package engine
 import (
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -28,25 +30,20 @@ const PathPrefix = "/__s/"
 // sk_test_123.wraith.agent-17, for SDKs that only let you set a key.
 const credentialMarker = ".wraith."
 
-// sourceError is a session name that cannot be used, as an HTTP error.
-type sourceError struct {
-	code, message string
-}
-
 // sessionOf returns the request's session name and the provider path it
 // asks for. Every source present must name the same session: a header and
 // a path prefix that disagree are a mistake in the client's setup, and
 // picking one would put the agent's requests in a world it did not mean.
-func sessionOf(r *http.Request) (name, path string, fail *sourceError) {
+func sessionOf(r *http.Request) (name, path string, fail *apierr.Error) {
 	path = r.URL.Path
 	var from string
 	take := func(src, v string) bool {
 		if err := session.ValidateName(v); err != nil {
-			fail = &sourceError{"invalid-session", err.Error() + " (from the " + src + "): a session name is 1 to 128 characters of A-Z a-z 0-9 . _ : -"}
+			fail = apierr.New(apierr.InvalidSession, err.Error()+" (from the "+src+"): a session name is 1 to 128 characters of A-Z a-z 0-9 . _ : -")
 			return false
 		}
 		if name != "" && v != name {
-			fail = &sourceError{"session-conflict", "the " + from + " names session " + strconv.Quote(name) + " but the " + src + " names " + strconv.Quote(v) + ": name one session, or the same one in both"}
+			fail = apierr.New(apierr.SessionConflict, "the "+from+" names session "+strconv.Quote(name)+" but the "+src+" names "+strconv.Quote(v)+": name one session, or the same one in both")
 			return false
 		}
 		name, from = v, src
@@ -57,26 +54,26 @@ func sessionOf(r *http.Request) (name, path string, fail *sourceError) {
 			// Repeats of the same name are what some proxies produce and
 			// are harmless; two names would leave the session to chance.
 			if other != v[0] {
-				return "", "", &sourceError{"invalid-session", "the request names two sessions, " + strconv.Quote(v[0]) + " and " + strconv.Quote(other) + ", in " + SessionHeader + " headers: send one"}
+				return "", "", apierr.New(apierr.InvalidSession, "the request names two sessions, "+strconv.Quote(v[0])+" and "+strconv.Quote(other)+", in "+SessionHeader+" headers: send one")
 			}
 		}
 		if !take(SessionHeader+" header", v[0]) {
 			return "", "", fail
 		}
 	}
-	if strings.HasPrefix(path, PathPrefix) {
-		rest := path[len(PathPrefix):]
-		i := strings.IndexByte(rest, '/')
-		if i < 0 {
-			i = len(rest)
+	if esc := r.URL.EscapedPath(); strings.HasPrefix(esc, PathPrefix) {
+		seg, rest := pathSession(esc)
+		const src = "path prefix " + PathPrefix + "{session}/"
+		switch {
+		case strings.IndexByte(seg, '%') >= 0:
+			return "", "", apierr.New(apierr.InvalidSession, "the "+src+" holds "+strconv.Quote(seg)+", which is percent-encoded: send the session name as it is, 1 to 128 characters of A-Z a-z 0-9 . _ : - (an encoded / or any other character is refused)")
+		case seg == "." || seg == "..":
+			return "", "", apierr.New(apierr.InvalidSession, "the "+src+" holds "+strconv.Quote(seg)+", a dot-segment that clients and proxies remove from paths: name the session otherwise")
 		}
-		if !take("path prefix "+PathPrefix+"{session}/", rest[:i]) {
+		if !take(src, seg) {
 			return "", "", fail
 		}
-		path = rest[i:]
-		if path == "" {
-			path = "/"
-		}
+		path = rest
 	}
 	if v := r.Header["Authorization"]; len(v) > 0 {
 		if s, ok := credentialSession(v[0]); ok && !take("credential's "+credentialMarker+"{session} suffix", s) {
@@ -87,6 +84,24 @@ func sessionOf(r *http.Request) (name, path string, fail *sourceError) {
 		name = session.DefaultName
 	}
 	return name, path, nil
+}
+
+// pathSession splits an escaped path that starts with PathPrefix into the
+// session segment, as sent, and the provider path after it, decoded. The
+// segment is read from the escaped path: decoded first, /__s/a%2Fb/v1
+// would name session a and ask for /b/v1. A prefix with nothing after it
+// asks for the provider's root, "/".
+func pathSession(esc string) (seg, path string) {
+	rest := esc[len(PathPrefix):]
+	i := strings.IndexByte(rest, '/')
+	if i < 0 {
+		return rest, "/"
+	}
+	path, err := url.PathUnescape(rest[i:])
+	if err != nil { // EscapedPath gives valid escapes; keep them if not
+		path = rest[i:]
+	}
+	return rest[:i], path
 }
 
 // credentialSession returns the session a Bearer (or GitHub's "token")

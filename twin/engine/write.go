@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
@@ -20,6 +21,10 @@ const defaultIDLen = 14
 func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
 	p, err := canon.Params(req.ctype, req.body, req.query)
 	if err != nil {
+		if ne, ok := err.(*canon.NumberError); ok {
+			e.invalid(a, ne.Param, "Invalid number: "+ne.Error())
+			return nil, false
+		}
 		e.invalid(a, "", "Invalid request: "+err.Error())
 		return nil, false
 	}
@@ -33,8 +38,7 @@ func (e *Engine) invalid(a *answer, param, message string) {
 		e.errors.invalid.set(a, map[string]string{"param": param, "message": message})
 		return
 	}
-	a.status, a.wraith = http.StatusBadRequest, true
-	a.body = errorBody("invalid-params", message, map[string]any{"param": param})
+	a.fail(apierr.New(apierr.InvalidParams, message).With("param", param))
 }
 
 func (e *Engine) paramFailed(a *answer, err error) {
@@ -79,8 +83,8 @@ func (e *Engine) gone(req *request, a *answer) bool {
 	if req.ctx == nil || req.ctx.Err() == nil {
 		return false
 	}
-	a.status, a.prov, a.wraith = http.StatusServiceUnavailable, ProvHandler, true
-	a.body = errorBody("request-canceled", "the request ended before it was answered: "+req.ctx.Err().Error(), nil)
+	a.fail(apierr.New(apierr.RequestCanceled, "the request ended before it was answered: "+req.ctx.Err().Error()))
+	a.prov = ProvHandler
 	return true
 }
 
@@ -121,7 +125,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	for _, f := range res.timestamps {
 		o.Set(f, now)
 	}
-	ignored, err := applyParamsFilled(o, p, res.immutable, nil, e.scrubbed, fillerFor(res, st, o, req.now))
+	ignored, err := applyParamsFilled(o, p, res.immutable, nil, e.scrubFor(st), fillerFor(res, st, o, req.now))
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -146,7 +150,7 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
-	ignored, err := applyParamsFilled(o, p, res.immutable, nil, e.scrubbed, fillerFor(res, st, o, req.now))
+	ignored, err := applyParamsFilled(o, p, res.immutable, nil, e.scrubFor(st), fillerFor(res, st, o, req.now))
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -178,7 +182,7 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		e.unexpectedState(a, res, ent.ID, status, act)
 		return
 	}
-	ignored, err := applyParamsFilled(o, p, res.immutable, act.params, e.scrubbed, fillerFor(res, st, o, req.now))
+	ignored, err := applyParamsFilled(o, p, res.immutable, act.params, e.scrubFor(st), fillerFor(res, st, o, req.now))
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -201,8 +205,7 @@ func (e *Engine) unexpectedState(a *answer, res *resource, id, status string, ac
 		e.errors.unexpectedState.set(a, vals)
 		return
 	}
-	a.status, a.wraith = http.StatusBadRequest, true
-	a.body = errorBody("unexpected-state", res.name+" "+strconv.Quote(id)+" has status "+strconv.Quote(status)+"; "+act.name+" needs one of "+joinComma(act.fromL), nil)
+	a.fail(apierr.New(apierr.UnexpectedState, res.name+" "+strconv.Quote(id)+" has status "+strconv.Quote(status)+"; "+act.name+" needs one of "+joinComma(act.fromL)))
 }
 
 // remove answers DELETE {item}.
@@ -273,8 +276,7 @@ func (e *Engine) idempotencyConflict(a *answer, key string) {
 		e.errors.idempotency.set(a, map[string]string{"id": key})
 		return
 	}
-	a.status, a.wraith = http.StatusBadRequest, true
-	a.body = errorBody("idempotency-conflict", "Idempotency-Key "+strconv.Quote(key)+" was used with other parameters in this session", nil)
+	a.fail(apierr.New(apierr.IdempotencyConflict, "Idempotency-Key "+strconv.Quote(key)+" was used with other parameters in this session"))
 }
 
 func json64(n int64) json.Number {
