@@ -52,6 +52,9 @@ func (p *provider) seen() []string {
 }
 
 func (p *provider) serve(w http.ResponseWriter, r *http.Request) {
+	// A fixed Date, so two recordings of the same calls are the same bytes
+	// even when they straddle a second (net/http keeps a Date it is given).
+	w.Header().Set("Date", "Wed, 14 Oct 2026 09:12:03 GMT")
 	p.mu.Lock()
 	p.auth = append(p.auth, r.Header.Get("Authorization"))
 	p.mu.Unlock()
