@@ -1,13 +1,3 @@
-// Package engine answers a twin's application requests: it matches a
-// request to a route, finds the caller's session, and applies the Twin
-// Response Contract (handler, fixture, recorded, template, miss), saying
-// where every answer came from.
-//
-// An Engine is built once from a loaded twin. Everything that can be
-// prepared ahead is: recorded answers are compacted and their headers
-// built at load, routes are compiled into a trie, starting worlds are built
-// per fixture set. A request then costs a route match, a sharded session
-// lookup and the session's own lock.
 package engine
 
 import (
@@ -18,82 +8,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
-
-	"github.com/hashicorp/go-hclog"
 
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/object"
-	"github.com/wraithdev/wraith/twin/route"
-	"github.com/wraithdev/wraith/twin/scrub"
-	"github.com/wraithdev/wraith/twin/session"
-	"github.com/wraithdev/wraith/twin/world"
 )
-
-// Unknown-entity policies.
-const (
-	Synthesize = "synthesize"
-	NotFound   = "not_found"
-)
-
-// Options configure an Engine.
-type Options struct {
-	// UnknownEntity is Synthesize (default) or NotFound.
-	UnknownEntity string
-	// Defaults are the settings of sessions created by a first request.
-	// Defaults.Fixture is a fixture name as a user gives it.
-	Defaults session.Settings
-	// NoControlHeaders drops the X-Wraith-* headers from app responses.
-	NoControlHeaders bool
-	// Scrubber tokenizes PII in synthesized answers. Required.
-	Scrubber *scrub.Scrubber
-	// Import loads a twin whose fixture sets this twin imports.
-	Import func(name string) (*format.Twin, error)
-	// MaxSessions bounds the number of live sessions (0 = no limit).
-	MaxSessions int
-	// MaxEntities bounds the entities a session creates, changes or
-	// deletes, and the idempotency keys it remembers (0 = no limit).
-	MaxEntities int
-	// MaxBody is the largest request body the server lets through, and so
-	// the largest an entity may grow to through any update (0 = no limit).
-	MaxBody int64
-	// MaxMemory is a soft limit on the live heap in bytes: past it, writes
-	// that would store more are refused with 507 memory-limit while reads
-	// keep working (0 = no limit).
-	MaxMemory int64
-	// RateLimit is the default per-session limit, "N/s" or "N/m"; empty
-	// for none. Defaults.RateLimit, when set, wins.
-	RateLimit string
-	// FaultProfile is the default sessions' fault profile; "" or "none"
-	// for none. Defaults.FaultProfile, when set, wins.
-	FaultProfile string
-	// Now is the wall clock; nil means time.Now.
-	Now    func() time.Time
-	Logger hclog.Logger
-}
-
-// Engine serves one twin's application routes.
-type Engine struct {
-	twin         *format.Twin
-	opts         Options
-	now          func() time.Time
-	log          hclog.Logger
-	scrub        *scrub.Scrubber
-	router       *route.Router[*endpoint]
-	recorded     map[string]map[string]*recorded // path -> request key -> answer
-	errors       errorShapes
-	worlds       map[string]*world.World // qualified fixture name -> world
-	fixtures     []string                // qualified names, sorted
-	store        *session.Store
-	defaults     session.Settings
-	age          ageHeader
-	profiles     map[string]*faultProfile // "none" -> nil; see faults.go
-	profileNames []string
-	scratch      sync.Pool // *[]byte buffers for encoding entities
-	heap         heapGauge
-}
 
 type kind int
 
@@ -125,74 +44,6 @@ type recorded struct {
 	header   http.Header
 	body     []byte
 	exchange []string // "<recording>/<index>"
-}
-
-// New builds an engine for t.
-func New(t *format.Twin, opts Options) (*Engine, error) {
-	if opts.Scrubber == nil {
-		return nil, fmt.Errorf("engine: a scrubber is required")
-	}
-	if opts.UnknownEntity == "" {
-		opts.UnknownEntity = Synthesize
-	}
-	if opts.UnknownEntity != Synthesize && opts.UnknownEntity != NotFound {
-		return nil, fmt.Errorf("unknown-entity policy %q: want %q or %q", opts.UnknownEntity, Synthesize, NotFound)
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Logger == nil {
-		opts.Logger = hclog.NewNullLogger()
-	}
-	var err error
-	e := &Engine{
-		twin:     t,
-		opts:     opts,
-		now:      opts.Now,
-		log:      opts.Logger,
-		scrub:    opts.Scrubber,
-		router:   route.New[*endpoint](),
-		recorded: map[string]map[string]*recorded{},
-		worlds:   map[string]*world.World{},
-		store:    session.NewStore(opts.MaxSessions),
-	}
-	e.age.recordedAt = t.RecordedAt
-	if e.errors, err = compileErrorShapes(t.Manifest.Errors); err != nil {
-		return nil, fmt.Errorf("twin %s: errors: %w", t.Name(), err)
-	}
-	resources, err := e.compileResources()
-	if err != nil {
-		return nil, err
-	}
-	if err := e.compileRecordings(resources); err != nil {
-		return nil, err
-	}
-	for _, r := range resources {
-		// What writes start from is scrubbed once, here (see scrubbed).
-		e.scrubObject(r.skeleton)
-		if r.shape != nil {
-			e.scrubObject(r.shape)
-		}
-	}
-	if err := e.buildWorlds(resources); err != nil {
-		return nil, err
-	}
-	if err := e.compileProfiles(); err != nil {
-		return nil, err
-	}
-	def := opts.Defaults
-	if err := e.faultDefaults(&def); err != nil {
-		return nil, err
-	}
-	if def.Fixture != "" {
-		q, err := e.QualifyFixture(def.Fixture)
-		if err != nil {
-			return nil, err
-		}
-		def.Fixture = q
-	}
-	e.defaults = def
-	return e, nil
 }
 
 // compileResources compiles the twin's resources and adds its route table

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-github/v84/github"
 
+	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/scrub"
 	"github.com/wraithdev/wraith/twin/session"
@@ -43,7 +44,7 @@ type sessionTransport struct{ name string }
 
 func (s sessionTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set(SessionHeader, s.name)
+	r.Header.Set(ipc.SessionHeader, s.name)
 	return http.DefaultTransport.RoundTrip(r)
 }
 

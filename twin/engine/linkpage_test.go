@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/wraithdev/wraith/ipc"
 )
 
 var nextLink = regexp.MustCompile(`<([^>]+)>; rel="next"`)
@@ -54,7 +56,7 @@ func TestLinkKeepsPathSession(t *testing.T) {
 		if err := json.Unmarshal(b, &page); err != nil || resp.StatusCode != http.StatusOK || len(page) != 1 {
 			t.Fatalf("GET %s: want one issue, have %d %s", url, resp.StatusCode, b)
 		}
-		if have := resp.Header.Get(SessionHeader); have != "agent1" {
+		if have := resp.Header.Get(ipc.SessionHeader); have != "agent1" {
 			t.Fatalf("GET %s: served in session %q, want agent1", url, have)
 		}
 		numbers = append(numbers, page[0].Number)
@@ -63,8 +65,8 @@ func TestLinkKeepsPathSession(t *testing.T) {
 		}
 		if i := len(numbers); i == 1 {
 			// The entity's own url leads back to it in the session.
-			if resp, b := send(http.MethodGet, page[0].URL, ""); resp.StatusCode != http.StatusOK || resp.Header.Get(SessionHeader) != "agent1" {
-				t.Errorf("GET the issue's url %s: %d in session %q %s", page[0].URL, resp.StatusCode, resp.Header.Get(SessionHeader), b)
+			if resp, b := send(http.MethodGet, page[0].URL, ""); resp.StatusCode != http.StatusOK || resp.Header.Get(ipc.SessionHeader) != "agent1" {
+				t.Errorf("GET the issue's url %s: %d in session %q %s", page[0].URL, resp.StatusCode, resp.Header.Get(ipc.SessionHeader), b)
 			}
 		}
 		url = ""
@@ -81,7 +83,7 @@ func TestLinkKeepsPathSession(t *testing.T) {
 
 	// With the header, links carry no prefix, as before.
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/repos/wraith-user/r/issues?per_page=1", nil)
-	req.Header.Set(SessionHeader, "agent1")
+	req.Header.Set(ipc.SessionHeader, "agent1")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -85,7 +86,7 @@ func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoin
 		age, at := e.age.values(e.now())
 		h["X-Wraith-Twin-Age"] = age
 		h["X-Wraith-Recorded-At"] = at
-		h[SessionHeader] = sess.HeaderValue()
+		h[ipc.SessionHeader] = sess.HeaderValue()
 		if len(a.ignored) > 0 {
 			h["X-Wraith-Ignored-Params"] = []string{ignoredHeader(a.ignored)}
 			h["X-Wraith-Ignored-Params-Count"] = []string{strconv.Itoa(len(a.ignored))}
@@ -174,7 +175,7 @@ func (e *Engine) writeMiss(w http.ResponseWriter, name string, r *http.Request) 
 		age, at := e.age.values(e.now())
 		h["X-Wraith-Twin-Age"] = age
 		h["X-Wraith-Recorded-At"] = at
-		h[SessionHeader] = []string{name}
+		h[ipc.SessionHeader] = []string{name}
 	}
 	w.WriteHeader(a.status)
 	w.Write(a.body)

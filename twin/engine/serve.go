@@ -2,23 +2,20 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/route"
 	"github.com/wraithdev/wraith/twin/session"
 )
-
-// SessionHeader selects a session namespace. The name is ipc's, the one
-// copy that the ready document also publishes.
-const SessionHeader = ipc.SessionHeader
 
 // Provenance values: where an answer came from (package prov is their
 // home).
@@ -148,6 +145,21 @@ func withPath(r *http.Request, p string) *http.Request {
 	return r2
 }
 
+// readBody reads a request body, sizing the buffer from Content-Length
+// when the client sent one (the server has already bounded it by
+// MaxBody), so a large body is one allocation rather than a doubling
+// series of them.
+func (e *Engine) readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= max(1<<20, e.opts.MaxBody) {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	return io.ReadAll(r.Body)
+}
+
 // Session returns the session named name, creating it with the serve-wide
 // settings on first use.
 func (e *Engine) Session(name string) (*session.Session, error) {
@@ -171,6 +183,57 @@ func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 	}
 }
 
+// idempotent runs a write, replaying the first answer for a repeated
+// Idempotency-Key within the session.
+func (e *Engine) idempotent(st *session.State, req *request, a *answer) {
+	if req.idem == "" || req.method != http.MethodPost {
+		e.mutate(st, req, a)
+		return
+	}
+	fp := fingerprint(req)
+	if prev := st.Replay(req.idem); prev != nil {
+		if prev.Fingerprint != fp {
+			e.idempotencyConflict(a, req.idem)
+			return
+		}
+		a.status, a.body, a.prov, a.replayed = prev.Status, prev.Body, prev.Provenance, true
+		return
+	}
+	if e.replaysFull(st, req, a) {
+		return
+	}
+	e.mutate(st, req, a)
+	if a.status < 500 {
+		st.Remember(req.idem, &session.Replay{Fingerprint: fp, Status: a.status, Body: a.body, Provenance: a.prov})
+	}
+}
+
+// fingerprint identifies what a POST asked for: method, path, canonical
+// query and canonical body. The query is part of it because query
+// parameters are applied on POST as body parameters are: the same key
+// with other query values is another request.
+func fingerprint(req *request) string {
+	body, err := canon.Body(req.ctype, req.body)
+	if err != nil {
+		body = string(req.body)
+	}
+	query, err := canon.Query(req.query)
+	if err != nil {
+		query = req.query
+	}
+	sum := sha256.Sum256([]byte(req.method + " " + req.path + "?" + query + "\x00" + body))
+	return hex.EncodeToString(sum[:])
+}
+
+func (e *Engine) idempotencyConflict(a *answer, key string) {
+	a.prov = ProvHandler
+	if e.errors.idempotency != nil {
+		e.errors.idempotency.set(a, map[string]string{"id": key})
+		return
+	}
+	a.fail(apierr.New(apierr.IdempotencyConflict, "Idempotency-Key "+strconv.Quote(key)+" was used with other parameters in this session"))
+}
+
 // mutate runs the handler of a state-changing request.
 func (e *Engine) mutate(st *session.State, req *request, a *answer) {
 	if e.full(st, req, a) || e.memoryFull(a) {
@@ -188,52 +251,4 @@ func (e *Engine) mutate(st *session.State, req *request, a *answer) {
 	case kindDelete:
 		e.remove(st, req, a)
 	}
-}
-
-// recordedFor returns the recorded answer for exactly this request.
-func (e *Engine) recordedFor(req *request) *recorded {
-	byKey := e.recorded[req.path]
-	if byKey == nil {
-		return nil
-	}
-	if req.query == "" && len(req.body) == 0 {
-		return byKey[req.method]
-	}
-	q, err := canon.Query(req.query)
-	if err != nil {
-		return nil
-	}
-	body, err := canon.Body(req.ctype, req.body)
-	if err != nil {
-		return nil
-	}
-	return byKey[joinKey(req.method, q, body)]
-}
-
-// plain answers a route that is not a resource's: recorded, else template.
-func (e *Engine) plain(_ *session.State, req *request, a *answer) {
-	if rec := e.recordedFor(req); rec != nil {
-		a.fromRecorded(rec)
-		return
-	}
-	if t := req.match.Value.template; t != nil {
-		a.status, a.body, a.prov = t.status, t.body, ProvTemplate
-		return
-	}
-	a.missf(apierr.RouteMiss, "no recorded answer matches %s %s and the route has no recorded response shape to synthesize from", req.method, req.path)
-}
-
-// readBody reads a request body, sizing the buffer from Content-Length
-// when the client sent one (the server has already bounded it by
-// MaxBody), so a large body is one allocation rather than a doubling
-// series of them.
-func (e *Engine) readBody(r *http.Request) ([]byte, error) {
-	if n := r.ContentLength; n > 0 && n <= max(1<<20, e.opts.MaxBody) {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(r.Body, buf); err != nil {
-			return nil, err
-		}
-		return buf, nil
-	}
-	return io.ReadAll(r.Body)
 }

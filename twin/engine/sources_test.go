@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/wraithdev/wraith/ipc"
 )
 
 // TestSessionSources checks every place a session may be named, and that
@@ -47,7 +49,7 @@ func TestSessionSources(t *testing.T) {
 				t.Fatalf("status: want %d, have %d: %s", tc.status, w.Code, w.Body)
 			}
 			if tc.session != "" {
-				if have := w.Header().Get(SessionHeader); have != tc.session {
+				if have := w.Header().Get(ipc.SessionHeader); have != tc.session {
 					t.Errorf("session: want %q, have %q", tc.session, have)
 				}
 			}
@@ -94,7 +96,7 @@ func TestPathPrefixReadsEscapedPath(t *testing.T) {
 				t.Fatalf("status: want %d, have %d: %s", tc.status, rep.status, rep.body)
 			}
 			if tc.session != "" {
-				if have := rep.header.Get(SessionHeader); have != tc.session {
+				if have := rep.header.Get(ipc.SessionHeader); have != tc.session {
 					t.Errorf("session: want %q, have %q", tc.session, have)
 				}
 			}

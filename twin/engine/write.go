@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
@@ -13,99 +13,6 @@ import (
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
 )
-
-// defaultIDLen is the length of generated ids after the prefix.
-const defaultIDLen = 14
-
-// params decodes the request's parameters, answering 400 when it cannot.
-func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
-	p, err := canon.Params(req.ctype, req.body, req.query)
-	if err != nil {
-		if ne, ok := err.(*canon.NumberError); ok {
-			e.invalid(a, ne.Param, "Invalid number: "+ne.Error())
-			return nil, false
-		}
-		e.invalid(a, "", "Invalid request: "+err.Error())
-		return nil, false
-	}
-	return p, true
-}
-
-// invalid answers with the provider's invalid-request shape.
-func (e *Engine) invalid(a *answer, param, message string) {
-	a.prov = ProvHandler
-	if e.errors.invalid != nil {
-		e.errors.invalid.set(a, map[string]string{"param": param, "message": message})
-		return
-	}
-	a.fail(apierr.New(apierr.InvalidParams, message).With("param", param))
-}
-
-func (e *Engine) paramFailed(a *answer, err error) {
-	if pe, ok := err.(*paramError); ok {
-		e.invalid(a, pe.param, pe.message)
-		return
-	}
-	e.invalid(a, "", err.Error())
-}
-
-// save saves o as the session's version of ent and answers with it, and
-// reports whether it did. o is scrubbed already (see scrubbed). It saves
-// nothing when the client went away meanwhile, or when o's encoding is
-// past Options.MaxBody (answering 400).
-func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *world.Entity, a *answer) bool {
-	if e.gone(req, a) {
-		return false
-	}
-	body := e.encode(o)
-	if e.tooLarge(a, ent.ID, body) {
-		return false
-	}
-	ne := &world.Entity{
-		ID:         ent.ID,
-		Resource:   ent.Resource,
-		Body:       body,
-		Created:    ent.Created,
-		Seq:        ent.Seq,
-		Provenance: world.Handler,
-		Scope:      ent.Scope,
-	}
-	st.Put(ne)
-	a.status, a.body, a.prov = http.StatusOK, ne.Body, ProvHandler
-	return true
-}
-
-// gone reports whether the request's client went away, answering 503
-// request-canceled (which nobody reads) so the caller stops its work.
-// Writes ask before they store: a request whose client hung up changes
-// nothing.
-func (e *Engine) gone(req *request, a *answer) bool {
-	if req.ctx == nil || req.ctx.Err() == nil {
-		return false
-	}
-	a.fail(apierr.New(apierr.RequestCanceled, "the request ended before it was answered: "+req.ctx.Err().Error()))
-	a.prov = ProvHandler
-	return true
-}
-
-// encode returns o's encoding in a slice of exactly its length: sessions
-// keep these bodies, so slack capacity would be held for their lifetime.
-// The encoding is built in a pooled scratch buffer and copied once.
-func (e *Engine) encode(o *object.Object) []byte {
-	scratch, _ := e.scratch.Get().(*[]byte)
-	if scratch == nil {
-		b := make([]byte, 0, 4096)
-		scratch = &b
-	}
-	buf := o.AppendJSON((*scratch)[:0])
-	body := make([]byte, len(buf))
-	copy(body, buf)
-	if cap(buf) <= 64<<10 { // do not pool an outsized buffer
-		*scratch = buf
-		e.scratch.Put(scratch)
-	}
-	return body
-}
 
 // create answers POST {collection}.
 func (e *Engine) create(st *session.State, req *request, a *answer) {
@@ -139,6 +46,49 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	}
 }
 
+// createExt answers a create of a resource with an ext.
+func (e *Engine) createExt(st *session.State, req *request, a *answer) {
+	res := req.match.Value.res
+	x := res.ext
+	p, ok := e.params(req, a)
+	if !ok {
+		return
+	}
+	for _, f := range x.required {
+		if v, ok := p[f]; !ok || v == nil || v == "" {
+			e.validation(a, res, f, "missing_field")
+			return
+		}
+	}
+	scope := x.scopeOf(req.match)
+	o := res.skeleton.Clone()
+	e.fillIDs(st, res, scope, o)
+	for _, f := range res.timestamps {
+		o.Set(f, x.timeValue(req.now))
+	}
+	ignored, err := applyParams(o, p, res.immutable, nil, e.scrubFor(st))
+	if err != nil {
+		e.paramFailed(a, err)
+		return
+	}
+	e.applyRules(res.create, o, req.now)
+	key := e.finishKey(res, o)
+	if key == "" {
+		e.validation(a, res, x.keyField, "missing_field")
+		return
+	}
+	addr := res.addressOf(scope, key)
+	if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == res.name {
+		e.validation(a, res, x.keyField, "already_exists")
+		return
+	}
+	e.compute(res, o, scope, req)
+	if !e.save(st, req, o, &world.Entity{ID: addr, Resource: res.name, Created: req.now, Seq: st.NextSeq(), Scope: strings.Join(scope, "/")}, a) {
+		return
+	}
+	a.status, a.ignored = x.createStatus, ignored
+}
+
 // update answers POST/PUT/PATCH {item}.
 func (e *Engine) update(st *session.State, req *request, a *answer) {
 	res := req.match.Value.res
@@ -164,6 +114,22 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 	if e.save(st, req, o, ent, a) {
 		a.ignored = ignored
 	}
+}
+
+// afterUpdate applies what an ext adds to an update: the key stays (it is
+// the entity's address), update rules, computed fields.
+func (e *Engine) afterUpdate(res *resource, o *object.Object, ent *world.Entity, req *request, a *answer) bool {
+	x := res.ext
+	if x.keyed {
+		v, _ := o.Get(x.keyField)
+		if key := keyText(v); !strings.HasSuffix(ent.ID, "/"+key) && !strings.HasSuffix(ent.ID, ":"+key) {
+			e.invalid(a, x.keyField, fmt.Sprintf("You cannot change `%s`: it is part of the item's path.", x.keyField))
+			return false
+		}
+	}
+	e.applyRules(x.updateRules, o, req.now)
+	e.compute(res, o, x.scopeOf(req.match), req)
+	return true
 }
 
 // act answers POST {item}/{action}: a state-machine transition.
@@ -228,55 +194,109 @@ func (e *Engine) remove(st *session.State, req *request, a *answer) {
 	a.body = ent.Body
 }
 
-// idempotent runs a write, replaying the first answer for a repeated
-// Idempotency-Key within the session.
-func (e *Engine) idempotent(st *session.State, req *request, a *answer) {
-	if req.idem == "" || req.method != http.MethodPost {
-		e.mutate(st, req, a)
-		return
-	}
-	fp := fingerprint(req)
-	if prev := st.Replay(req.idem); prev != nil {
-		if prev.Fingerprint != fp {
-			e.idempotencyConflict(a, req.idem)
-			return
+// params decodes the request's parameters, answering 400 when it cannot.
+func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
+	p, err := canon.Params(req.ctype, req.body, req.query)
+	if err != nil {
+		if ne, ok := err.(*canon.NumberError); ok {
+			e.invalid(a, ne.Param, "Invalid number: "+ne.Error())
+			return nil, false
 		}
-		a.status, a.body, a.prov, a.replayed = prev.Status, prev.Body, prev.Provenance, true
-		return
+		e.invalid(a, "", "Invalid request: "+err.Error())
+		return nil, false
 	}
-	if e.replaysFull(st, req, a) {
-		return
-	}
-	e.mutate(st, req, a)
-	if a.status < 500 {
-		st.Remember(req.idem, &session.Replay{Fingerprint: fp, Status: a.status, Body: a.body, Provenance: a.prov})
-	}
+	return p, true
 }
 
-// fingerprint identifies what a POST asked for: method, path, canonical
-// query and canonical body. The query is part of it because query
-// parameters are applied on POST as body parameters are: the same key
-// with other query values is another request.
-func fingerprint(req *request) string {
-	body, err := canon.Body(req.ctype, req.body)
-	if err != nil {
-		body = string(req.body)
-	}
-	query, err := canon.Query(req.query)
-	if err != nil {
-		query = req.query
-	}
-	sum := sha256.Sum256([]byte(req.method + " " + req.path + "?" + query + "\x00" + body))
-	return hex.EncodeToString(sum[:])
-}
-
-func (e *Engine) idempotencyConflict(a *answer, key string) {
+// invalid answers with the provider's invalid-request shape.
+func (e *Engine) invalid(a *answer, param, message string) {
 	a.prov = ProvHandler
-	if e.errors.idempotency != nil {
-		e.errors.idempotency.set(a, map[string]string{"id": key})
+	if e.errors.invalid != nil {
+		e.errors.invalid.set(a, map[string]string{"param": param, "message": message})
 		return
 	}
-	a.fail(apierr.New(apierr.IdempotencyConflict, "Idempotency-Key "+strconv.Quote(key)+" was used with other parameters in this session"))
+	a.fail(apierr.New(apierr.InvalidParams, message).With("param", param))
+}
+
+func (e *Engine) paramFailed(a *answer, err error) {
+	if pe, ok := err.(*paramError); ok {
+		e.invalid(a, pe.param, pe.message)
+		return
+	}
+	e.invalid(a, "", err.Error())
+}
+
+// validation answers a create the provider would refuse field by field:
+// the twin's errors.validation shape, else its invalid-request shape.
+func (e *Engine) validation(a *answer, res *resource, field, code string) {
+	a.prov = ProvHandler
+	if e.errors.validation != nil {
+		e.errors.validation.set(a, map[string]string{"resource": res.ext.class, "param": field, "code": code, "object": res.name})
+		return
+	}
+	msg := "Missing required param: " + field + "."
+	if code == "already_exists" {
+		msg = "A " + res.name + " with this " + field + " already exists."
+	}
+	e.invalid(a, field, msg)
+}
+
+// save saves o as the session's version of ent and answers with it, and
+// reports whether it did. o is scrubbed already (see scrubbed). It saves
+// nothing when the client went away meanwhile, or when o's encoding is
+// past Options.MaxBody (answering 400).
+func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *world.Entity, a *answer) bool {
+	if e.gone(req, a) {
+		return false
+	}
+	body := e.encode(o)
+	if e.tooLarge(a, ent.ID, body) {
+		return false
+	}
+	ne := &world.Entity{
+		ID:         ent.ID,
+		Resource:   ent.Resource,
+		Body:       body,
+		Created:    ent.Created,
+		Seq:        ent.Seq,
+		Provenance: world.Handler,
+		Scope:      ent.Scope,
+	}
+	st.Put(ne)
+	a.status, a.body, a.prov = http.StatusOK, ne.Body, ProvHandler
+	return true
+}
+
+// gone reports whether the request's client went away, answering 503
+// request-canceled (which nobody reads) so the caller stops its work.
+// Writes ask before they store: a request whose client hung up changes
+// nothing.
+func (e *Engine) gone(req *request, a *answer) bool {
+	if req.ctx == nil || req.ctx.Err() == nil {
+		return false
+	}
+	a.fail(apierr.New(apierr.RequestCanceled, "the request ended before it was answered: "+req.ctx.Err().Error()))
+	a.prov = ProvHandler
+	return true
+}
+
+// encode returns o's encoding in a slice of exactly its length: sessions
+// keep these bodies, so slack capacity would be held for their lifetime.
+// The encoding is built in a pooled scratch buffer and copied once.
+func (e *Engine) encode(o *object.Object) []byte {
+	scratch, _ := e.scratch.Get().(*[]byte)
+	if scratch == nil {
+		b := make([]byte, 0, 4096)
+		scratch = &b
+	}
+	buf := o.AppendJSON((*scratch)[:0])
+	body := make([]byte, len(buf))
+	copy(body, buf)
+	if cap(buf) <= 64<<10 { // do not pool an outsized buffer
+		*scratch = buf
+		e.scratch.Put(scratch)
+	}
+	return body
 }
 
 func json64(n int64) json.Number {

@@ -5,10 +5,44 @@ import (
 	"strconv"
 
 	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
 )
+
+// plain answers a route that is not a resource's: recorded, else template.
+func (e *Engine) plain(_ *session.State, req *request, a *answer) {
+	if rec := e.recordedFor(req); rec != nil {
+		a.fromRecorded(rec)
+		return
+	}
+	if t := req.match.Value.template; t != nil {
+		a.status, a.body, a.prov = t.status, t.body, ProvTemplate
+		return
+	}
+	a.missf(apierr.RouteMiss, "no recorded answer matches %s %s and the route has no recorded response shape to synthesize from", req.method, req.path)
+}
+
+// recordedFor returns the recorded answer for exactly this request.
+func (e *Engine) recordedFor(req *request) *recorded {
+	byKey := e.recorded[req.path]
+	if byKey == nil {
+		return nil
+	}
+	if req.query == "" && len(req.body) == 0 {
+		return byKey[req.method]
+	}
+	q, err := canon.Query(req.query)
+	if err != nil {
+		return nil
+	}
+	body, err := canon.Body(req.ctype, req.body)
+	if err != nil {
+		return nil
+	}
+	return byKey[joinKey(req.method, q, body)]
+}
 
 // retrieve answers GET {item}: the session's change (handler), its fixture
 // entity (fixture), a recorded answer or observed entity (recorded), else

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"strings"
+	"time"
+
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// timeValue is a session time as the resource writes it.
+func (x *ext) timeValue(now int64) any {
+	if x != nil && x.rfc3339 {
+		return time.Unix(now, 0).UTC().Format(time.RFC3339)
+	}
+	return json64(now)
+}
+
+// baseURL is where the client reached the provider's API: the scheme and
+// host the request was sent to, and the /__s/{session} prefix when the
+// path named the session, for computed fields ({base}) and Link headers.
+// Without the prefix, a client that follows a link would leave its session.
+func (req *request) baseURL() string {
+	scheme := "http://"
+	if req.tls {
+		scheme = "https://"
+	}
+	return scheme + req.host + req.prefix
+}
+
+// compute sets the computed fields of o.
+func (e *Engine) compute(res *resource, o *object.Object, scope []string, req *request) {
+	x := res.ext
+	for _, c := range x.computed {
+		v := fillComputed(c.tmpl, func(name string) string {
+			if name == "base" {
+				return req.baseURL()
+			}
+			for i, p := range x.parents {
+				if p == name {
+					return scope[i]
+				}
+			}
+			fv, _ := o.Get(name)
+			if s := keyText(fv); s != "" {
+				return s
+			}
+			return valueText(fv)
+		})
+		setPath(o, c.path, v)
+	}
+}
+
+func fillComputed(tmpl string, val func(string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(tmpl, '{')
+		j := strings.IndexByte(tmpl, '}')
+		if i < 0 || j < i {
+			b.WriteString(tmpl)
+			return b.String()
+		}
+		b.WriteString(tmpl[:i])
+		b.WriteString(val(tmpl[i+1 : j]))
+		tmpl = tmpl[j+1:]
+	}
+}
+
+// setPath sets a dotted field, making the objects on its way.
+func setPath(o *object.Object, path []string, v any) {
+	for _, f := range path[:len(path)-1] {
+		cur, _ := o.Get(f)
+		next, ok := cur.(*object.Object)
+		if !ok {
+			next = object.New(1)
+			o.Set(f, next)
+		}
+		o = next
+	}
+	o.Set(path[len(path)-1], v)
+}
