@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 )
 
 // Provisioned is the control plane's answer to provisioning or resetting
@@ -92,7 +91,7 @@ func (s *Server) Provision(name string, opts ...Option) (Provisioned, error) {
 // session is an *Error with code session-not-found.
 func (s *Server) Reset(name string) (Provisioned, error) {
 	var p Provisioned
-	_, err := s.control(http.MethodPost, "/__wraith/session/"+url.PathEscape(name)+"/reset", nil, &p)
+	_, err := s.control(http.MethodPost, sessionPath(name, "reset"), nil, &p)
 	return p, err
 }
 

@@ -1,10 +1,9 @@
 package wraithtest_test
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"io"
 	"log"
 	"net/url"
 
@@ -46,18 +45,18 @@ func ExampleServer_Session() {
 	// provenance: handler
 }
 
-// Grading an agent: run the agent and a reference solution in two
-// sessions provisioned alike, then compare the worlds they leave. Ids and
-// timestamps are the same for the same steps, so equal worlds are equal
-// bytes.
-func ExampleServer_Provision() {
+// Grading an agent by the world it leaves: run the agent and a reference
+// solution in sessions provisioned alike and compare their digests. Ids
+// and timestamps are the same for the same steps, so equal worlds have
+// equal digests; where they differ, Diff says how.
+func ExampleServer_Digest() {
 	srv, err := wraithtest.New("checkout")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer srv.Close()
 
-	world := func(session string, names ...string) []byte {
+	run := func(session string, names ...string) string {
 		if _, err := srv.Provision(session, wraithtest.Seed(7), wraithtest.Fixture("baseline"), wraithtest.Clock("fixed", 1700000000)); err != nil {
 			log.Fatal(err)
 		}
@@ -69,21 +68,28 @@ func ExampleServer_Provision() {
 			}
 			resp.Body.Close()
 		}
-		resp, err := c.Get(srv.URL + "/v1/customers?limit=100")
+		digest, err := srv.Digest(session)
 		if err != nil {
 			log.Fatal(err)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return b
+		return digest
 	}
-	reference := world("reference", "alice", "bob")
-	agent := world("agent-1", "alice", "bob")
-	sloppy := world("agent-2", "alice", "alice")
+	reference := run("reference", "alice", "bob")
+	fmt.Println("agent-1 matches:", run("agent-1", "alice", "bob") == reference)
+	fmt.Println("agent-2 matches:", run("agent-2", "alice", "alice") == reference)
 
-	fmt.Println("agent-1 matches:", bytes.Equal(agent, reference))
-	fmt.Println("agent-2 matches:", bytes.Equal(sloppy, reference))
+	diff, err := srv.Diff("agent-2")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, created := range diff.Created {
+		var cus struct{ Description string }
+		json.Unmarshal(created, &cus)
+		fmt.Println("agent-2 created:", cus.Description)
+	}
 	// Output:
 	// agent-1 matches: true
 	// agent-2 matches: false
+	// agent-2 created: alice
+	// agent-2 created: alice
 }

@@ -39,9 +39,10 @@ type Server struct {
 	// URL is the base URL, such as http://127.0.0.1:41234, with no
 	// trailing slash.
 	URL string
-	// Twin is the served twin's name; Digest its sha256: digest.
-	Twin   string
-	Digest string
+	// Twin is the served twin's name; TwinDigest its sha256: digest, the
+	// digest of its files (Digest is a session's).
+	Twin       string
+	TwinDigest string
 
 	srv       *server.Server
 	transport *http.Transport
@@ -117,14 +118,14 @@ func New(twin string, opts ...Option) (*Server, error) {
 	ready := srv.Ready()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		URL:       srv.URL(),
-		Twin:      ready.Serve.Twin,
-		Digest:    ready.Serve.Digest,
-		srv:       srv,
-		transport: http.DefaultTransport.(*http.Transport).Clone(),
-		cancel:    cancel,
-		done:      make(chan error, 1),
-		closed:    make(chan struct{}),
+		URL:        srv.URL(),
+		Twin:       ready.Serve.Twin,
+		TwinDigest: ready.Serve.Digest,
+		srv:        srv,
+		transport:  http.DefaultTransport.(*http.Transport).Clone(),
+		cancel:     cancel,
+		done:       make(chan error, 1),
+		closed:     make(chan struct{}),
 	}
 	// The listener is bound already: requests sent before Run accepts
 	// wait in its backlog, so the server is usable as soon as New returns.
@@ -184,5 +185,5 @@ func (t *sessionTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // String names the served twin and its URL.
 func (s *Server) String() string {
-	return s.Twin + " at " + s.URL + " (" + s.Digest + ")"
+	return s.Twin + " at " + s.URL + " (" + s.TwinDigest + ")"
 }

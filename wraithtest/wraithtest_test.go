@@ -49,7 +49,7 @@ func TestStartServesUntilCleanup(t *testing.T) {
 	t.Run("serve", func(t *testing.T) {
 		srv := wraithtest.Start(t, "checkout", wraithtest.Seed(42))
 		base = srv.URL
-		if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") || srv.Twin != "checkout" || !strings.HasPrefix(srv.Digest, "sha256:") {
+		if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") || srv.Twin != "checkout" || !strings.HasPrefix(srv.TwinDigest, "sha256:") {
 			t.Errorf("want a checkout twin on 127.0.0.1, have %s", srv)
 		}
 		status, prov, _ := get(t, srv.Client(), srv.URL, "/v1/customers/cus_123")
@@ -233,5 +233,176 @@ func TestOptionMistakes(t *testing.T) {
 				t.Errorf("want an error mentioning %q, have %v", tt.want, err)
 			}
 		})
+	}
+}
+
+// errCode is the control-plane code of err, or "" when err is not an
+// *Error.
+func errCode(err error) string {
+	var we *wraithtest.Error
+	if errors.As(err, &we) {
+		return we.Code
+	}
+	return ""
+}
+
+func TestDigestJournalDiff(t *testing.T) {
+	srv := wraithtest.Start(t, "checkout", wraithtest.Seed(3), wraithtest.Clock("deterministic", 1700000000))
+	for _, name := range []string{"agent", "gold"} {
+		if _, err := srv.Provision(name, wraithtest.Fixture("baseline")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agent, gold := srv.Session("agent"), srv.Session("gold")
+	before, err := srv.Digest("agent")
+	if err != nil || !strings.HasPrefix(before, "sha256:") {
+		t.Fatalf("Digest of a provisioned session: want sha256:..., have %q, %v", before, err)
+	}
+	if before == srv.TwinDigest {
+		t.Errorf("a session's digest is its world's, not the twin's: both are %s", before)
+	}
+	id := createCustomer(t, agent, srv.URL, "Ada")
+	get(t, agent, srv.URL, "/v1/customers/cus_123")
+	createCustomer(t, gold, srv.URL, "Ada")
+
+	a, err := srv.Digest("agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := srv.Digest("gold")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != g || a == before {
+		t.Errorf("after the same write (and a read) in both: want equal digests that moved from %s; have agent %s, gold %s", before, a, g)
+	}
+	createCustomer(t, gold, srv.URL, "Bob")
+	if g2, _ := srv.Digest("gold"); g2 == a {
+		t.Errorf("gold created one more customer, yet its digest equals agent's: %s", g2)
+	}
+
+	journal, err := srv.Journal("agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		index             int64
+		method, path      string
+		route, provenance string
+		status            int
+		exchange          bool
+	}
+	want := []step{
+		{0, "POST", "/v1/customers", "POST /v1/customers", "handler", 200, false},
+		{1, "GET", "/v1/customers/cus_123", "GET /v1/customers/{id}", "recorded", 200, true},
+	}
+	if len(journal) != len(want) {
+		t.Fatalf("journal: want %d entries, have %+v", len(want), journal)
+	}
+	for i, w := range want {
+		e := journal[i]
+		have := step{e.Index, e.Method, e.Path, e.Route, e.Provenance, e.Status, e.Exchange != ""}
+		if have != w {
+			t.Errorf("journal[%d]: want %+v, have %+v", i, w, have)
+		}
+		if e.At.Before(time.Unix(1700000000, 0)) || e.At.After(time.Unix(1700000010, 0)) {
+			t.Errorf("journal[%d].At: want the session clock, from 1700000000; have %s", i, e.At)
+		}
+	}
+
+	har, err := srv.HAR("agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Log struct {
+			Version string
+			Entries []struct{ Request struct{ Method, URL string } }
+		}
+	}
+	if err := json.Unmarshal(har, &doc); err != nil || doc.Log.Version != "1.2" || len(doc.Log.Entries) != 2 || doc.Log.Entries[1].Request.Method != "GET" {
+		t.Errorf("HAR: want version 1.2 with the journal's 2 entries, have %+v (%v)", doc.Log, err)
+	}
+
+	diff, err := srv.Diff("agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct{ ID, Name string }
+	if len(diff.Created) != 1 || json.Unmarshal(diff.Created[0], &created) != nil || created.ID != id || len(diff.Updated)+len(diff.Deleted) != 0 {
+		t.Errorf("Diff: want customer %s created and nothing else, have %+v", id, diff)
+	}
+
+	for what, call := range map[string]func() error{
+		"Digest":   func() error { _, err := srv.Digest("nobody"); return err },
+		"Journal":  func() error { _, err := srv.Journal("nobody"); return err },
+		"HAR":      func() error { _, err := srv.HAR("nobody"); return err },
+		"Diff":     func() error { _, err := srv.Diff("nobody"); return err },
+		"Fork":     func() error { _, err := srv.Fork("nobody", "copy"); return err },
+		"Snapshot": func() error { _, err := srv.Snapshot("nobody"); return err },
+	} {
+		if err := call(); errCode(err) != "session-not-found" {
+			t.Errorf("%s of an absent session: want session-not-found, have %v", what, err)
+		}
+	}
+	list, _ := srv.Sessions()
+	for _, s := range list {
+		if s.Session == "nobody" {
+			t.Errorf("asking about an absent session created it")
+		}
+	}
+}
+
+func TestForkSnapshotRestore(t *testing.T) {
+	srv := wraithtest.Start(t, "checkout", wraithtest.Seed(9), wraithtest.Clock("fixed", 1700000000))
+	src := srv.Session("src")
+	createCustomer(t, src, srv.URL, "Ada")
+	n, err := srv.Fork("src", "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 1 {
+		t.Errorf("Fork: want the source's entities (at least Ada), have %d", n)
+	}
+	if j, err := srv.Journal("copy"); err != nil || len(j) != 0 {
+		t.Errorf("a fork's journal starts empty: have %d entries, %v", len(j), err)
+	}
+	if _, err := srv.Fork("src", "copy"); errCode(err) != "session-exists" {
+		t.Errorf("Fork onto an existing session: want session-exists, have %v", err)
+	}
+	copyClient := srv.Session("copy")
+	if a, b := createCustomer(t, src, srv.URL, "Bob"), createCustomer(t, copyClient, srv.URL, "Bob"); a != b {
+		t.Errorf("the same write to a session and its fork: want the same id, have %s and %s", a, b)
+	}
+	ds, _ := srv.Digest("src")
+	if dc, _ := srv.Digest("copy"); dc != ds {
+		t.Errorf("after the same writes: want equal digests, have src %s, copy %s", ds, dc)
+	}
+	createCustomer(t, copyClient, srv.URL, "Cy")
+	if again, _ := srv.Digest("src"); again != ds {
+		t.Errorf("a write to the fork changed the source's digest: %s, then %s", ds, again)
+	}
+
+	snap, err := srv.Snapshot("src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := wraithtest.Start(t, "checkout")
+	d, err := other.Restore("moved", snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d != ds {
+		t.Errorf("Restore: want the source's digest %s, have %s", ds, d)
+	}
+	if a, b := createCustomer(t, src, srv.URL, "Dee"), createCustomer(t, other.Session("moved"), other.URL, "Dee"); a != b {
+		t.Errorf("the next write after a snapshot round trip: want the same id, have %s and %s", a, b)
+	}
+	if _, err := other.Restore("moved", snap); errCode(err) != "session-exists" {
+		t.Errorf("Restore onto an existing session: want session-exists, have %v", err)
+	}
+	billing := wraithtest.Start(t, "billing")
+	if _, err := billing.Restore("moved", snap); errCode(err) != "snapshot-twin-mismatch" {
+		t.Errorf("Restore of a checkout snapshot into billing: want snapshot-twin-mismatch, have %v", err)
 	}
 }
