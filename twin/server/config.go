@@ -1,10 +1,3 @@
-// Package server runs one twin as an HTTP server: it resolves and loads the
-// twin, builds its engine and control plane, binds the listener, publishes
-// the ready document, and drains on shutdown. `wraith serve`, `wraith-twin`,
-// wraithprof and wraithtest all reach Open and Run through one serve entry
-// point (internal/serve), so they serve the same way. The server knows
-// nothing of signals or of the process around it: Run serves until its
-// context ends, and the mains decide what ends it.
 package server
 
 import (

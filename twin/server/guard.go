@@ -86,11 +86,6 @@ func (g *guard) authorized(r *http.Request) bool {
 	return err == nil && g.token.Matches(token)
 }
 
-// loopbackOrigin and loopbackHostHeader are hostguard's, named as the
-// control plane's tests know them.
-func loopbackOrigin(origin string) bool   { return hostguard.LoopbackOrigin(origin) }
-func loopbackHostHeader(host string) bool { return hostguard.LoopbackHost(host) }
-
 // resolver looks up a host name's addresses.
 type resolver = hostguard.Resolver
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/wraithdev/wraith/twin/hostguard"
 )
 
 const testToken = "s3cret-token-7f0c1d"
@@ -140,8 +141,8 @@ func TestLoopbackHostHeader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.host, func(t *testing.T) {
-			if have := loopbackHostHeader(tt.host); have != tt.want {
-				t.Errorf("loopbackHostHeader(%q): want %v, have %v", tt.host, tt.want, have)
+			if have := hostguard.LoopbackHost(tt.host); have != tt.want {
+				t.Errorf("hostguard.LoopbackHost(%q): want %v, have %v", tt.host, tt.want, have)
 			}
 		})
 	}
@@ -168,8 +169,8 @@ func TestLoopbackOrigin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.origin, func(t *testing.T) {
-			if have := loopbackOrigin(tt.origin); have != tt.want {
-				t.Errorf("loopbackOrigin(%q): want %v, have %v", tt.origin, tt.want, have)
+			if have := hostguard.LoopbackOrigin(tt.origin); have != tt.want {
+				t.Errorf("hostguard.LoopbackOrigin(%q): want %v, have %v", tt.origin, tt.want, have)
 			}
 		})
 	}

@@ -1,0 +1,195 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/wraithdev/wraith/twin/control"
+	"github.com/wraithdev/wraith/twin/embedded"
+	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/hostguard"
+	"github.com/wraithdev/wraith/twin/observe"
+	"github.com/wraithdev/wraith/twin/resolve"
+	"github.com/wraithdev/wraith/twin/scrub"
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// Open resolves and loads the twin, builds its engine, and binds the
+// listener. Configuration mistakes are *UsageError. Start from the
+// defaults that Flags fills in, not from a zero Config.
+func Open(cfg Config, deps Deps) (*Server, error) {
+	if err := checkInputs(cfg, deps); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if deps.Logger == nil {
+		deps.Logger = hclog.NewNullLogger()
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Resolve == nil {
+		deps.Resolve = defaultResolver
+	}
+	log := deps.Logger
+	if err := removeStale(cfg.ReadyJSON); err != nil {
+		return nil, err
+	}
+	access, err := controlAccess(cfg, deps.Getenv, deps.Resolve)
+	if err != nil {
+		return nil, err
+	}
+	res := resolve.New(deps.Dir, deps.Getenv("WRAITH_TWINS_PATH"), embedded.FS())
+	src, err := res.Resolve(cfg.Twin)
+	if err != nil {
+		if errors.Is(err, resolve.ErrNotFound) {
+			return nil, &UsageError{err}
+		}
+		return nil, err
+	}
+	if w := src.ShadowWarning(); w != "" {
+		log.Warn(w)
+	}
+	t, err := src.Load()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Digest != "" && cfg.Digest != t.Digest {
+		return nil, fmt.Errorf("twin %s has digest %s, but --digest pins %s: the twin changed; re-pin it or serve the pinned twin", t.Name(), t.Digest, cfg.Digest)
+	}
+	if w := scrub.ShortKeyWarning(deps.Getenv); w != "" {
+		log.Warn(w)
+	}
+	key := scrubKey(deps.Getenv, t.Digest)
+	// --pii-verbatim adds to the twin's own policy, so an embedded twin
+	// needs no unpacking (and keeps its digest) to serve a field as is.
+	verbatim := append(slices.Clip(t.Manifest.PII.Verbatim), cfg.PIIVerbatim...)
+	scr := scrub.New(key, scrub.Policy{Fields: t.Manifest.PII.Fields, Verbatim: verbatim})
+	defaults := session.Settings{
+		Fixture: cfg.Fixture,
+		Seed:    uint64(cfg.Seed),
+		Clock:   session.Clock{Mode: cfg.Clock, BaseEpoch: cfg.ClockEpoch, Step: cfg.ClockStep},
+	}
+	if !cfg.ClockEpochSet {
+		defaults.Clock.BaseEpoch = t.RecordedAt.Unix()
+		if t.RecordedAt.IsZero() {
+			defaults.Clock.BaseEpoch = 0
+		}
+	}
+	eng, err := engine.New(t, engine.Options{
+		UnknownEntity:    cfg.UnknownEntity,
+		Defaults:         defaults,
+		NoControlHeaders: cfg.NoControlHeaders,
+		Scrubber:         scr,
+		Import: func(name string) (*format.Twin, error) {
+			s, err := res.Resolve(name)
+			if err != nil {
+				return nil, err
+			}
+			return s.Load()
+		},
+		MaxSessions:  cfg.MaxSessions,
+		MaxEntities:  cfg.MaxEntities,
+		MaxBody:      cfg.MaxBody,
+		MaxMemory:    cfg.MaxMemory,
+		RateLimit:    cfg.RateLimit,
+		FaultProfile: cfg.FaultProfile,
+		Now:          deps.Now,
+		Logger:       log.Named("engine"),
+	})
+	if err != nil {
+		var fe *engine.FixtureError
+		if errors.As(err, &fe) {
+			return nil, usagef("--fixture %q: %v", cfg.Fixture, fe)
+		}
+		var pe *engine.ProfileError
+		if errors.As(err, &pe) {
+			return nil, usagef("--fault-profile %q: %v", cfg.FaultProfile, pe)
+		}
+		return nil, err
+	}
+	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access}
+	eng.Store().SetJournalLimit(cfg.JournalLimit)
+	obs := observe.New(eng.Store(), deps.Now)
+	logRequest := requestLog(log.Named("request"))
+	eng.Store().OnEntry(func(name string, e *session.Entry) {
+		obs.Observe(name, e)
+		logRequest(name, e)
+	})
+	s.ctl = control.New(eng, control.Options{
+		Debug:    cfg.Debug,
+		Version:  deps.Version,
+		Settings: s.settings(),
+		Logger:   log.Named("control"),
+		Now:      deps.Now,
+		Observer: obs,
+	})
+	addr := hostguard.ListenAddr(cfg.Host, cfg.Port)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("port %d on %s is in use: pick another port, or use --port 0 for any free port", cfg.Port, cfg.Host)
+		}
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	if bound := ln.Addr().(*net.TCPAddr).IP; access.loopback && !bound.IsLoopback() {
+		// The name resolved to loopback a moment ago but the listener is
+		// elsewhere: never serve an open control plane off loopback.
+		if !access.token.Set() {
+			ln.Close()
+			return nil, usagef("--host %s resolved to loopback but bound %s: bind --host 127.0.0.1, or set --control-token-env", cfg.Host, bound)
+		}
+		access.loopback = false
+	}
+	s.ln = ln
+	// Timeouts and header limits: see docs/security.md.
+	s.srv = &http.Server{
+		Handler: s.handler(),
+		// No WriteTimeout: net/http would set a write deadline (a timer)
+		// on every request, and a client that stops reading its answers
+		// ties up only its own connection.
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          log.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+	}
+	return s, nil
+}
+
+// checkInputs reports what an embedding program left out, which the
+// command-line shells always fill in, before anything would trip on it.
+func checkInputs(cfg Config, deps Deps) error {
+	var errs []error
+	if cfg.Twin == "" {
+		errs = append(errs, errors.New("Config.Twin is empty: name the twin to serve, as `wraith serve TWIN` takes it (checkout, a folder, a .twin file)"))
+	}
+	if cfg.Grace <= 0 {
+		errs = append(errs, fmt.Errorf("Config.Grace is %s: set how long in-flight requests may finish at shutdown (--shutdown-grace, 5s by default); start from the Config that server.Flags returns", cfg.Grace))
+	}
+	if deps.Getenv == nil {
+		errs = append(errs, errors.New("Deps.Getenv is nil: pass os.Getenv, or func(string) string { return \"\" } for an empty environment"))
+	}
+	if len(errs) > 0 {
+		return &UsageError{fmt.Errorf("server.Open: %w", errors.Join(errs...))}
+	}
+	return nil
+}
+
+// scrubKey is WRAITH_HMAC_KEY when set; otherwise a key derived from the
+// twin's digest, so served tokens are the same in every process.
+func scrubKey(getenv func(string) string, digest string) []byte {
+	if k := getenv("WRAITH_HMAC_KEY"); k != "" {
+		return []byte(k)
+	}
+	return scrub.DeriveKey([]byte(digest))
+}
