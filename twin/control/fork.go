@@ -174,8 +174,11 @@ func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, doc)
 }
 
-// MaxSnapshot bounds a PUT snapshot body; the server's --max-body bounds
-// every request before this.
+// MaxSnapshot bounds a PUT snapshot body, the one control body that may
+// pass MaxBody: a session's snapshot is as large as its entities. The
+// server's --max-body (10 MiB by default) bounds every request first, so
+// this cap applies only when --max-body is set above it; `wraith fleet`
+// reads an answer of up to the same size.
 const MaxSnapshot = 1 << 30
 
 func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {

@@ -71,6 +71,9 @@ func (s *Session) DoContext(ctx context.Context, fn func(st *State)) error {
 }
 
 // Waiting returns how many requests wait in DoContext for the session.
+// Only tests read it, and they need it: it is how a test in engine or
+// server waits until a request is queued behind a busy session, a
+// condition, rather than sleeping and hoping it is.
 func (s *Session) Waiting() int { return int(s.waiting.Load()) }
 
 // lock is a mutex that a waiter can give up on, which sync.Mutex cannot:
