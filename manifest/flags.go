@@ -33,6 +33,17 @@ func (t Twin) Flags() []string {
 	add("fault-profile", t.FaultProfile)
 	add("rate-limit", t.RateLimit)
 	add("pii-verbatim", strings.Join(t.PIIVerbatim, ","))
+	for _, l := range []struct {
+		flag string
+		v    *int64
+	}{
+		{"journal-limit", t.JournalLimit}, {"max-sessions", t.MaxSessions}, {"max-entities", t.MaxEntities},
+		{"max-body", t.MaxBody}, {"max-memory", t.MaxMemory},
+	} {
+		if l.v != nil {
+			add(l.flag, strconv.FormatInt(*l.v, 10))
+		}
+	}
 	if t.Debug {
 		f = append(f, "--debug")
 	}

@@ -65,6 +65,9 @@ type Twin struct {
 	Debug           bool
 	// PIIVerbatim are PII-shaped fields served as they are (--pii-verbatim).
 	PIIVerbatim []string
+	// The serve limits; nil: the child's default. JournalLimit,
+	// MaxSessions and MaxEntities are counts, MaxBody and MaxMemory bytes.
+	JournalLimit, MaxSessions, MaxEntities, MaxBody, MaxMemory *int64
 
 	// Line is the line of the entry's [[twins]] header.
 	Line int

@@ -217,3 +217,60 @@ func TestPIIVerbatimFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitFlags: the serve limits, from [defaults] or the twin's own
+// table, reach wraith-twin as their flags, sizes in bytes.
+func TestLimitFlags(t *testing.T) {
+	src := `[defaults]
+journal_limit = 200
+max_memory = "512MiB"
+
+[[twins]]
+name = "a"
+
+[[twins]]
+name = "b"
+max_memory = 0
+max_body = "10 MB"
+max_sessions = 5
+max_entities = 7
+
+[[twins]]
+name = "c"
+max_body = 4096
+journal_limit = 1
+`
+	p, err := Parse("/x/wraith-project.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"--journal-limit=200", "--max-memory=536870912"},
+		{"--journal-limit=200", "--max-sessions=5", "--max-entities=7", "--max-body=10000000", "--max-memory=0"},
+		{"--journal-limit=1", "--max-body=4096", "--max-memory=536870912"},
+	}
+	for i := range want {
+		if have := p.Twins[i].Flags(); !reflect.DeepEqual(have, want[i]) {
+			t.Errorf("twins[%d]: want %q, have %q", i, want[i], have)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"4096", 4096, true}, {"1KiB", 1024, true}, {"512MiB", 512 << 20, true}, {"2 GiB", 2 << 30, true},
+		{"10MB", 10e6, true}, {"1TB", 1e12, true}, {"7B", 7, true}, {"0", 0, true},
+		{"", 0, false}, {"MiB", 0, false}, {"-1MiB", 0, false}, {"1.5GiB", 0, false}, {"1 gib", 0, false},
+		{"9223372036854775807", 9223372036854775807, true}, {"9223372036854775807KiB", 0, false},
+	}
+	for _, tt := range tests {
+		have, ok := parseSize(tt.in)
+		if have != tt.want || ok != tt.ok {
+			t.Errorf("parseSize(%q): want %d %v, have %d %v", tt.in, tt.want, tt.ok, have, ok)
+		}
+	}
+}

@@ -31,6 +31,11 @@ type rawSettings struct {
 	RateLimit       any `toml:"rate_limit"`
 	Debug           any `toml:"debug"`
 	PIIVerbatim     any `toml:"pii_verbatim"`
+	JournalLimit    any `toml:"journal_limit"`
+	MaxSessions     any `toml:"max_sessions"`
+	MaxEntities     any `toml:"max_entities"`
+	MaxBody         any `toml:"max_body"`
+	MaxMemory       any `toml:"max_memory"`
 }
 
 type rawFile struct {
@@ -40,7 +45,7 @@ type rawFile struct {
 }
 
 // knownKeys is the list shown with an unknown key.
-var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, fault_profile, rate_limit, debug, pii_verbatim"
+var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, fault_profile, rate_limit, debug, pii_verbatim, journal_limit, max_sessions, max_entities, max_body, max_memory"
 
 // settings is one table after type checks; nil means absent.
 type settings struct {
@@ -50,6 +55,9 @@ type settings struct {
 	clockEpoch                                                                                *int64
 	debug                                                                                     *bool
 	piiVerbatim                                                                               []string
+	// The serve limits, in their flags' units (entries, sessions,
+	// entities, bytes).
+	journalLimit, maxSessions, maxEntities, maxBody, maxMemory *int64
 }
 
 type parser struct {
@@ -128,6 +136,8 @@ func (p *parser) parse() *Project {
 		set(&t.RateLimit, s.rateLimit)
 		set(&t.Debug, s.debug)
 		t.PIIVerbatim = s.piiVerbatim
+		t.JournalLimit, t.MaxSessions, t.MaxEntities = s.journalLimit, s.maxSessions, s.maxEntities
+		t.MaxBody, t.MaxMemory = s.maxBody, s.maxMemory
 		t.Seed, t.ClockEpoch = s.seed, s.clockEpoch
 		proj.Twins = append(proj.Twins, t)
 	}
@@ -170,7 +180,20 @@ func merge(d, t settings) settings {
 	if t.piiVerbatim != nil {
 		out.piiVerbatim = t.piiVerbatim
 	}
+	out.journalLimit = or(t.journalLimit, d.journalLimit)
+	out.maxSessions = or(t.maxSessions, d.maxSessions)
+	out.maxEntities = or(t.maxEntities, d.maxEntities)
+	out.maxBody = or(t.maxBody, d.maxBody)
+	out.maxMemory = or(t.maxMemory, d.maxMemory)
 	return out
+}
+
+// or is the twin's own value when it has one, else the default.
+func or[T any](own, def *T) *T {
+	if own != nil {
+		return own
+	}
+	return def
 }
 
 // unknownKey turns one of go-toml's strict-mode errors into a problem whose
@@ -249,6 +272,11 @@ func (p *parser) settings(prefix string, r *rawSettings) settings {
 		rateLimit:       p.str(k("rate_limit"), r.RateLimit, checkRateLimit),
 		debug:           p.boolean(k("debug"), r.Debug),
 		piiVerbatim:     p.fields(k("pii_verbatim"), r.PIIVerbatim),
+		journalLimit:    p.count(k("journal_limit"), r.JournalLimit, 1),
+		maxSessions:     p.count(k("max_sessions"), r.MaxSessions, 1),
+		maxEntities:     p.count(k("max_entities"), r.MaxEntities, 1),
+		maxBody:         p.size(k("max_body"), r.MaxBody, 1),
+		maxMemory:       p.size(k("max_memory"), r.MaxMemory, 0),
 	}
 }
 
