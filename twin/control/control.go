@@ -1,7 +1,9 @@
 // Package control serves a twin's control plane, /__wraith/*: health,
-// readiness, info, and the session lifecycle (provision, list, reset,
-// delete, inspect, clock). Bodies are JSON in and out, and every error has
-// one shape: {"error":{"code":"kebab-code","message":"...", ...details}}.
+// readiness, info, the session lifecycle (provision, list, reset, delete,
+// inspect, clock), what a session did and holds (journal, digest, diff,
+// fork, snapshot and restore), and the serve-wide coverage and metrics.
+// Bodies are JSON in and out, and every error has one shape:
+// {"error":{"code":"kebab-code","message":"...", ...details}}.
 package control
 
 import (

@@ -28,7 +28,7 @@ type resource struct {
 	actions    []*action
 	immutable  map[string]bool
 	listURL    string
-	ext        *ext    // nil for a Stripe-shaped resource; see keys.go
+	ext        *ext    // nil for a Stripe-shaped resource; see ext.go
 	nested     *nested // nested defaults and expansions; see nested.go
 }
 
