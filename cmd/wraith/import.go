@@ -21,6 +21,7 @@ type importOptions struct {
 	Provider string
 	Fixtures string
 	Overlay  string
+	Format   string
 	f        *factory
 }
 
@@ -54,16 +55,23 @@ the ids the fixtures and examples show. Every other operation is served as a
 template answer of its response shape. The same inputs give the same files
 and the same digest. Swagger 2.0 documents are refused.
 
+It prints the twin's digest on standard output; with --format json, a
+document of the twin, its digest, the folder and the report's counts.
+
 wraith serve SPEC.json (or .yaml) imports in memory and serves the result.`,
 		Example: `  wraith import openapi petstore.yaml -o twins/petstore
   wraith import openapi spec3.json -o twins/stripe --name stripe \
     --fixtures fixtures3.json --overlay twin/openapi/overlays/stripe.toml
-  wraith serve twins/petstore`,
+  wraith serve twins/petstore
+  wraith import openapi petstore.yaml -o twins/petstore --format json | jq .counts`,
 		Args: exactArgs(1, "SPEC"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Spec = args[0]
 			if opts.Output == "" {
 				return usagef("import openapi needs -o DIR, the twin folder to write")
+			}
+			if err := checkFormat(opts.Format); err != nil {
+				return err
 			}
 			if opts.Name != "" && !format.ValidName(opts.Name) {
 				return usagef("--name %q: twin names match %s", opts.Name, format.NamePattern)
@@ -80,6 +88,7 @@ wraith serve SPEC.json (or .yaml) imports in memory and serves the result.`,
 	fl.StringVar(&opts.Provider, "provider", "", "the twin's provider (default: from the document's title)")
 	fl.StringVar(&opts.Fixtures, "fixtures", "", "a fixtures file of example objects ({\"resources\":{...}}, as stripe-mock's fixtures3.json)")
 	fl.StringVar(&opts.Overlay, "overlay", "", "an overlay TOML file of provider rules (state machines) to merge in")
+	fl.StringVar(&opts.Format, "format", "text", "output `FORMAT`: text (the digest alone) or json")
 	return cmd
 }
 
@@ -134,6 +143,21 @@ func runImport(_ context.Context, opts *importOptions) error {
 	c := res.Report.Counts
 	fmt.Fprintf(f.Stderr, "wraith: imported %s into %s: %d resources, %d operations stateful, %d as templates, %d unserved, %d unresolved (see import-report.json)\n",
 		opts.Spec, opts.Output, c.Resources, c.Stateful, c.Template, c.Unserved, c.Unresolved)
+	if opts.Format == "json" {
+		out := abs(opts.Output)
+		return writeJSON(f.Stdout, importDoc{Twin: tw.Name(), Digest: tw.Digest, Dir: out,
+			Report: filepath.Join(out, "import-report.json"), Counts: c})
+	}
 	fmt.Fprintln(f.Stdout, tw.Digest)
 	return nil
+}
+
+// importDoc is `wraith import openapi --format json`: the counts are the
+// report's (import-report.json has the details).
+type importDoc struct {
+	Twin   string         `json:"twin"`
+	Digest string         `json:"digest"`
+	Dir    string         `json:"dir"`
+	Report string         `json:"report"`
+	Counts openapi.Counts `json:"counts"`
 }

@@ -16,6 +16,7 @@ import (
 type packOptions struct {
 	Twin   string
 	Output string
+	Format string
 	f      *factory
 }
 
@@ -25,7 +26,8 @@ func newPackCmd(f *factory, runF func(context.Context, *packOptions) error) *cob
 		Use:   "pack TWIN_DIR -o FILE.twin",
 		Short: "Pack a twin folder into one deterministic .twin file; print its digest",
 		Long: `Pack a twin folder into one .twin file and print the twin's digest
-(sha256:...) on standard output.
+(sha256:...) on standard output; with --format json, a document of the
+twin, its digest, the file written, its size and the number of files.
 
 The twin is validated first: an invalid twin, one whose recordings still
 hold credential headers, or one with a known credential shape anywhere in
@@ -40,12 +42,16 @@ TWIN_DIR is usually a folder; any TWIN that serve takes works (an embedded
 twin, or another .twin file).`,
 		Example: `  wraith pack twins/payments -o payments.twin
   DIGEST=$(wraith pack twins/payments -o payments.twin)
-  wraith serve payments.twin --digest "$DIGEST"`,
+  wraith serve payments.twin --digest "$DIGEST"
+  wraith pack twins/payments -o payments.twin --format json | jq -r .digest`,
 		Args: exactArgs(1, "TWIN_DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Twin = args[0]
 			if opts.Output == "" {
 				return usagef("pack needs -o FILE.twin, the file to write")
+			}
+			if err := checkFormat(opts.Format); err != nil {
+				return err
 			}
 			if !strings.HasSuffix(opts.Output, ".twin") {
 				return usagef("-o %s: the file name must end in .twin, which is how TWIN arguments recognise packed twins", opts.Output)
@@ -57,6 +63,7 @@ twin, or another .twin file).`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "the .twin file to write (replaced atomically if it exists)")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output `FORMAT`: text (the digest alone) or json")
 	return cmd
 }
 
@@ -93,6 +100,19 @@ func runPack(_ context.Context, opts *packOptions) error {
 		size = fi.Size()
 	}
 	fmt.Fprintf(f.Stderr, "wraith: packed %s (%d files, %d bytes) into %s\n", m.Twin, m.Files, size, opts.Output)
+	if opts.Format == "json" {
+		return writeJSON(f.Stdout, packDoc{Twin: m.Twin, Digest: m.Digest, File: out, Bytes: size, Files: m.Files})
+	}
 	fmt.Fprintln(f.Stdout, m.Digest)
 	return nil
+}
+
+// packDoc is `wraith pack --format json`.
+type packDoc struct {
+	Twin   string `json:"twin"`
+	Digest string `json:"digest"`
+	// File is the absolute path of the .twin file written.
+	File  string `json:"file"`
+	Bytes int64  `json:"bytes"`
+	Files int    `json:"files"`
 }
