@@ -48,9 +48,12 @@ func TestJournalBoundsBodyMemory(t *testing.T) {
 	t.Logf("%d bodies of %d bytes; wraith-twin VmHWM %d KiB before, %d KiB after", n, len(body), before, after)
 	// Journaled whole, 40 bodies are 360 MiB held at once; a request in
 	// flight needs one body, plus the transport's buffers and the garbage
-	// between collections.
-	if grew := after - before; grew > 100<<10 {
-		t.Errorf("peak RSS grew by %d MiB under %d journaled 9 MB bodies, want at most 100 MiB", grew>>10, n)
+	// between collections. The bound sits well between the two: a
+	// race-built child on a busy machine has grown by up to 105 MiB with
+	// excerpts, and whole bodies grew it by 370 MiB.
+	const bound = 200 << 10 // KiB
+	if grew := after - before; grew > bound {
+		t.Errorf("peak RSS grew by %d MiB under %d journaled 9 MB bodies, want at most %d MiB", grew>>10, n, bound>>10)
 	}
 
 	resp, har := do(t, twin.URL, call{path: "/__wraith/session/hog0/journal?format=har"})
