@@ -19,8 +19,9 @@ package apierr
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/wraithdev/wraith/twin/object"
@@ -73,7 +74,7 @@ func (e *Error) AppendJSON(buf []byte) []byte {
 	o := object.New(2 + len(e.Details))
 	o.Set("code", string(e.Code))
 	o.Set("message", e.Message)
-	for _, k := range sortedKeys(e.Details) {
+	for _, k := range slices.Sorted(maps.Keys(e.Details)) {
 		o.Set(k, value(e.Details[k]))
 	}
 	root := object.New(1)
@@ -87,7 +88,7 @@ func value(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		o := object.New(len(t))
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			o.Set(k, value(t[k]))
 		}
 		return o
@@ -103,15 +104,6 @@ func value(v any) any {
 		return json.Number(strconv.FormatFloat(t, 'f', -1, 64))
 	}
 	return v
-}
-
-func sortedKeys[M ~map[string]V, V any](m M) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 var jsonType = []string{"application/json"}

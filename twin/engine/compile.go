@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -233,12 +232,3 @@ func (f *FixtureError) Error() string {
 
 // Fixtures returns the qualified names of every fixture set, sorted.
 func (e *Engine) Fixtures() []string { return e.fixtures }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

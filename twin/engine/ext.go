@@ -2,7 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/format"
@@ -89,10 +91,10 @@ func compileExt(spec *format.Resource) (*ext, error) {
 			x.addrParams = append(x.addrParams, p)
 		}
 	}
-	for _, f := range sortedKeys(k.ListDefaults) {
+	for _, f := range slices.Sorted(maps.Keys(k.ListDefaults)) {
 		x.listDefaults = append(x.listDefaults, fieldFilter{field: f, want: k.ListDefaults[f]})
 	}
-	for _, f := range sortedKeys(k.Computed) {
+	for _, f := range slices.Sorted(maps.Keys(k.Computed)) {
 		x.computed = append(x.computed, computed{path: strings.Split(f, "."), tmpl: k.Computed[f]})
 	}
 	var err error

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,7 +91,7 @@ func (e *Engine) compileProfiles() error {
 		}
 		e.profiles[p.name] = p
 	}
-	e.profileNames = sortedKeys(e.profiles)
+	e.profileNames = slices.Sorted(maps.Keys(e.profiles))
 	return nil
 }
 

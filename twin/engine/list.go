@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/wraithdev/wraith/twin/object"
@@ -89,7 +91,7 @@ type fieldFilter struct {
 func (e *Engine) listFilters(st *session.State, res *resource, p map[string]any) ([]fieldFilter, []string) {
 	var fs []fieldFilter
 	var ignored []string
-	for _, k := range sortedKeys(p) {
+	for _, k := range slices.Sorted(maps.Keys(p)) {
 		if listParams[k] {
 			continue
 		}

@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,7 +44,7 @@ func compileNested(spec *format.Resource) (*nested, error) {
 		return nil, nil
 	}
 	n := &nested{defaults: map[string]*nestedDefault{}}
-	for _, p := range sortedKeys(spec.NestedDefaults) {
+	for _, p := range slices.Sorted(maps.Keys(spec.NestedDefaults)) {
 		obj, err := object.Parse([]byte(spec.NestedDefaults[p]))
 		if err != nil {
 			return nil, fmt.Errorf("nested_defaults.%s: %w", p, err)

@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -172,7 +174,7 @@ func merge(name string, cur *object.Object, t map[string]any, fill *filler) (*ob
 		}
 		merged.Set(k, nv)
 	}
-	for _, k := range sortedKeys(t) {
+	for _, k := range slices.Sorted(maps.Keys(t)) {
 		if s, ok := t[k].(string); (ok && s == "") || cur.Has(k) {
 			continue
 		}
@@ -210,7 +212,7 @@ func paramValue(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		o := object.New(len(t))
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			o.Set(k, paramValue(t[k]))
 		}
 		return o

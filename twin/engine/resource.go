@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -148,7 +150,7 @@ func compileRules(rules []format.Rule) ([]rule, error) {
 	var out []rule
 	for _, fr := range rules {
 		r := rule{fail: fr.Fail, failWith: fr.FailWith}
-		for _, k := range sortedKeys(fr.When) {
+		for _, k := range slices.Sorted(maps.Keys(fr.When)) {
 			v := fr.When[k]
 			if s, ok := v.(string); ok && s == "*" {
 				r.when = append(r.when, cond{field: k, any: true})
@@ -156,7 +158,7 @@ func compileRules(rules []format.Rule) ([]rule, error) {
 			}
 			r.when = append(r.when, cond{field: k, want: valueText(tomlValue(v))})
 		}
-		for _, k := range sortedKeys(fr.Set) {
+		for _, k := range slices.Sorted(maps.Keys(fr.Set)) {
 			v := fr.Set[k]
 			if s, ok := v.(string); ok && len(s) > 0 && s[0] == '$' {
 				if len(s) > 1 && s[1] == '$' {

@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/wraithdev/wraith/twin/format"
@@ -37,7 +39,7 @@ func (e *Engine) buildWorlds(resources map[string]*resource) error {
 			sets[imp+":"+name] = set
 		}
 	}
-	for _, q := range sortedKeys(sets) {
+	for _, q := range slices.Sorted(maps.Keys(sets)) {
 		w, err := e.fixtureWorld(base, sets[q], resources, seq)
 		if err != nil {
 			return fmt.Errorf("fixture %s: %w", q, err)

@@ -3,7 +3,8 @@ package format
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -71,12 +72,12 @@ func validateKeys(r *Resource, skel map[string]any, at string, probs *Problems) 
 		}
 		parents[p] = true
 	}
-	for _, p := range sortedMapKeys(k.ParentDefaults) {
+	for _, p := range slices.Sorted(maps.Keys(k.ParentDefaults)) {
 		if !parents[p] {
 			probs.addf("%s: parent_defaults.%s names no parent (parents are %q)", at, p, k.Parents)
 		}
 	}
-	for _, name := range sortedMapKeys(k.Computed) {
+	for _, name := range slices.Sorted(maps.Keys(k.Computed)) {
 		if name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
 			probs.addf("%s: computed.%s: want a field name, or dotted names for a nested field", at, name)
 		}
@@ -87,7 +88,7 @@ func validateKeys(r *Resource, skel map[string]any, at string, probs *Problems) 
 			}
 		}
 	}
-	for _, f := range sortedMapKeys(k.ListDefaults) {
+	for _, f := range slices.Sorted(maps.Keys(k.ListDefaults)) {
 		if _, ok := skel[f]; skel != nil && !ok {
 			probs.addf("%s: list_defaults.%s is not a field of the skeleton", at, f)
 		}
@@ -236,15 +237,6 @@ func templateNames(t string) []string {
 		out = append(out, t[i+1:i+j])
 		t = t[i+j+1:]
 	}
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // skeletonFields returns a skeleton's top-level fields, or nil when it is

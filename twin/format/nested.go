@@ -3,6 +3,8 @@ package format
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -66,7 +68,7 @@ func validateNested(resources []Resource, file string, probs *Problems) {
 	for i := range resources {
 		r := &resources[i]
 		at := fmt.Sprintf("%s: resources[%d] (%s)", file, i, r.Name)
-		for _, p := range sortedMapKeys(r.NestedDefaults) {
+		for _, p := range slices.Sorted(maps.Keys(r.NestedDefaults)) {
 			if _, ok := FieldPath(p); !ok {
 				probs.addf("%s: nested_defaults.%q: want a dotted field path such as \"recurring\" or \"items.data[]\"", at, p)
 			}
@@ -75,7 +77,7 @@ func validateNested(resources []Resource, file string, probs *Problems) {
 				probs.addf("%s: nested_defaults.%q: want a JSON object (the default the parameters merge over)", at, p)
 				continue
 			}
-			for _, k := range sortedMapKeys(obj) {
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
 				s, ok := obj[k].(string)
 				if !ok || !strings.HasPrefix(s, "$") || strings.HasPrefix(s, "$$") {
 					continue

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -203,7 +205,7 @@ func exchangeParts(a, b *format.Exchange) []string {
 
 func fixtureDiff(a, b map[string]*format.FixtureSet) FixtureDiff {
 	d := FixtureDiff{Added: []string{}, Removed: []string{}, Changed: []FixtureChange{}}
-	for _, name := range sortedKeys(b) {
+	for _, name := range slices.Sorted(maps.Keys(b)) {
 		sa, ok := a[name]
 		if !ok {
 			d.Added = append(d.Added, name)
@@ -216,7 +218,7 @@ func fixtureDiff(a, b map[string]*format.FixtureSet) FixtureDiff {
 			c.Description = &ch
 		}
 		ea, eb := entities(sa), entities(sb)
-		for _, id := range sortedKeys(eb) {
+		for _, id := range slices.Sorted(maps.Keys(eb)) {
 			va, ok := ea[id]
 			switch {
 			case !ok:
@@ -225,7 +227,7 @@ func fixtureDiff(a, b map[string]*format.FixtureSet) FixtureDiff {
 				c.Changed = append(c.Changed, id)
 			}
 		}
-		for _, id := range sortedKeys(ea) {
+		for _, id := range slices.Sorted(maps.Keys(ea)) {
 			if _, ok := eb[id]; !ok {
 				c.Removed = append(c.Removed, id)
 			}
@@ -234,7 +236,7 @@ func fixtureDiff(a, b map[string]*format.FixtureSet) FixtureDiff {
 			d.Changed = append(d.Changed, c)
 		}
 	}
-	for _, name := range sortedKeys(a) {
+	for _, name := range slices.Sorted(maps.Keys(a)) {
 		if _, ok := b[name]; !ok {
 			d.Removed = append(d.Removed, name)
 		}
@@ -316,13 +318,4 @@ func compact(b []byte) []byte {
 		return b
 	}
 	return buf.Bytes()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

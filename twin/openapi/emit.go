@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -135,7 +137,7 @@ func (im *importer) manifestResource(r *resource) tomlResource {
 	if ov == nil {
 		return fr
 	}
-	for _, name := range sortedKeysOf(overridden) {
+	for _, name := range slices.Sorted(maps.Keys(overridden)) {
 		im.report.unresolved(r.name, "overlay action "+name+" has no POST "+r.collection+"/{id}/"+name+" in the description: not served", "high")
 	}
 	fr.Create = toRules(ov.Create)

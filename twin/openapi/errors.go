@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -38,7 +40,7 @@ func (im *importer) errorSchema() *openapi3.SchemaRef {
 		}
 	}
 	best, n := "", 0
-	for _, k := range sortedKeysOf(count) {
+	for _, k := range slices.Sorted(maps.Keys(count)) {
 		if count[k] > n {
 			best, n = k, count[k]
 		}

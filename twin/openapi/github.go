@@ -3,6 +3,8 @@ package openapi
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -184,7 +186,7 @@ func withFormats(v any, ref *openapi3.SchemaRef, depth int) any {
 		for _, part := range s.AllOf {
 			withFormats(t, part, depth+1)
 		}
-		for _, k := range sortedKeysOf(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			if p := s.Properties[k]; p != nil {
 				t[k] = withFormats(t[k], p, depth+1)
 			}
@@ -203,7 +205,7 @@ func examplesOf(mt *openapi3.MediaType) []any {
 	if mt.Example != nil {
 		out = append(out, mt.Example)
 	}
-	keys := sortedKeysOf(mt.Examples)
+	keys := slices.Sorted(maps.Keys(mt.Examples))
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i] == "default" && keys[j] != "default" })
 	for _, k := range keys {
 		if ex := mt.Examples[k]; ex != nil && ex.Value != nil && ex.Value.Value != nil {

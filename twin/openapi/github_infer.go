@@ -3,6 +3,8 @@ package openapi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -156,7 +158,7 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (ghResource, error) {
 	if err := g.actions(&r, ov); err != nil {
 		return fail("%v", err)
 	}
-	for _, path := range sortedKeysOf(ov.MemberOps) {
+	for _, path := range slices.Sorted(maps.Keys(ov.MemberOps)) {
 		o, ok := g.byID[ov.MemberOps[path]]
 		if !ok {
 			return fail("member_ops.%s: %q is no operationId of the description", path, ov.MemberOps[path])
@@ -185,7 +187,7 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (ghResource, error) {
 // actions anchors the overlay's action_ops: an action is {item}/{name}
 // with the operation's method (PUT for GitHub's merge).
 func (g *ghImporter) actions(r *format.Resource, ov *githubOverlayResource) error {
-	for _, name := range sortedKeysOf(ov.ActionOps) {
+	for _, name := range slices.Sorted(maps.Keys(ov.ActionOps)) {
 		o, ok := g.byID[ov.ActionOps[name]]
 		if !ok {
 			return fmt.Errorf("action_ops.%s: %q is no operationId of the description", name, ov.ActionOps[name])
@@ -244,7 +246,7 @@ func (g *ghImporter) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, o
 	// A null the schema does not allow (the overlay's way to say "not
 	// set": a repository's parent, a pull request's head object that a
 	// create's string would not fit) leaves the field out instead.
-	for _, k := range sortedKeysOf(skel) {
+	for _, k := range slices.Sorted(maps.Keys(skel)) {
 		if p := ref.Value.Properties[k]; skel[k] == nil && p != nil && p.Value != nil && !nullable(p.Value) && !required(ref.Value, k) {
 			delete(skel, k)
 		}

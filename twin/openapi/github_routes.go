@@ -1,7 +1,9 @@
 package openapi
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,7 +51,7 @@ func newParamNames(ops []operation) *paramNames {
 	}
 	for pos, names := range pn.counts {
 		best := ""
-		for _, n := range sortedKeysOf(names) {
+		for _, n := range slices.Sorted(maps.Keys(names)) {
 			if best == "" || names[n] > names[best] {
 				best = n
 			}

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/pelletier/go-toml/v2"
@@ -87,7 +88,7 @@ func parseOverlay(b []byte) (*Overlay, error) {
 	if err := dec.Decode(ov); err != nil {
 		return nil, fmt.Errorf("overlay: %w", err)
 	}
-	for _, name := range sortedKeysOf(ov.Errors) {
+	for _, name := range slices.Sorted(maps.Keys(ov.Errors)) {
 		if slices.Contains(format.ErrorKeys, name) {
 			return nil, fmt.Errorf("overlay: errors.%s is inferred from the description: name an extra error shape (card_declined, ...)", name)
 		}

@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -37,10 +39,10 @@ func (im *importer) verbatim() []string {
 			walk(b, depth+1)
 		}
 	}
-	for _, k := range sortedKeysOf(im.doc.Components.Schemas) {
+	for _, k := range slices.Sorted(maps.Keys(im.doc.Components.Schemas)) {
 		walk(im.doc.Components.Schemas[k], 0)
 	}
-	out := sortedKeysOf(names)
+	out := slices.Sorted(maps.Keys(names))
 	sort.Strings(out)
 	return out
 }

@@ -2,9 +2,9 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -22,7 +22,7 @@ func (im *importer) collectExamples() {
 			im.examples = append(im.examples, normalize(mt.Example))
 		}
 		if mt != nil {
-			for _, k := range sortedKeysOf(mt.Examples) {
+			for _, k := range slices.Sorted(maps.Keys(mt.Examples)) {
 				if ex := mt.Examples[k]; ex != nil && ex.Value != nil && ex.Value.Value != nil {
 					im.examples = append(im.examples, normalize(ex.Value.Value))
 				}
@@ -30,7 +30,7 @@ func (im *importer) collectExamples() {
 		}
 		_ = s
 	}
-	for _, name := range sortedKeysOf(im.doc.Components.Schemas) {
+	for _, name := range slices.Sorted(maps.Keys(im.doc.Components.Schemas)) {
 		if s := im.doc.Components.Schemas[name]; s != nil && s.Value != nil && s.Value.Example != nil {
 			im.examples = append(im.examples, normalize(s.Value.Example))
 		}
@@ -62,7 +62,7 @@ func (im *importer) prefix(r *resource) {
 		visit(ex)
 	}
 	best, n := "", 0
-	for _, p := range sortedKeysOf(votes) {
+	for _, p := range slices.Sorted(maps.Keys(votes)) {
 		if votes[p] > n {
 			best, n = p, votes[p]
 		}
@@ -102,7 +102,7 @@ func walkObjects(v any, f func(map[string]any)) {
 	switch t := v.(type) {
 	case map[string]any:
 		f(t)
-		for _, k := range sortedKeysOf(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			walkObjects(t[k], f)
 		}
 	case []any:
@@ -110,13 +110,4 @@ func walkObjects(v any, f func(map[string]any)) {
 			walkObjects(e, f)
 		}
 	}
-}
-
-func sortedKeysOf[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

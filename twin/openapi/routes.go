@@ -1,7 +1,9 @@
 package openapi
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,7 +50,7 @@ func (t *paramTrie) add(path string, item bool) {
 // the smallest name the description uses there, made unique along the
 // path by a numeric suffix.
 func (t *paramTrie) assign(used map[string]bool) {
-	for _, k := range sortedKeysOf(t.static) {
+	for _, k := range slices.Sorted(maps.Keys(t.static)) {
 		t.static[k].assign(used)
 	}
 	p := t.param
@@ -57,7 +59,7 @@ func (t *paramTrie) assign(used map[string]bool) {
 	}
 	name := "id"
 	if !p.isItem {
-		name = sortedKeysOf(p.names)[0]
+		name = slices.Sorted(maps.Keys(p.names))[0]
 	}
 	base := name
 	for i := 2; used[name]; i++ {

@@ -2,6 +2,8 @@ package openapi
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,7 +86,7 @@ func discriminated(v any, s *openapi3.Schema, branch *openapi3.SchemaRef) any {
 		return v
 	}
 	name := branch.Ref[strings.LastIndex(branch.Ref, "/")+1:]
-	for _, k := range sortedKeysOf(s.Discriminator.Mapping) {
+	for _, k := range slices.Sorted(maps.Keys(s.Discriminator.Mapping)) {
 		if s.Discriminator.Mapping[k].Ref == branch.Ref {
 			name = k
 			break

@@ -2,6 +2,8 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -89,7 +91,7 @@ func confidenceOf(from string) float64 {
 // answers for an unset field.
 func mergePatch(base, patch map[string]any) map[string]any {
 	out := cloneMap(base)
-	for _, k := range sortedKeysOf(patch) {
+	for _, k := range slices.Sorted(maps.Keys(patch)) {
 		pv := patch[k]
 		if pm, ok := pv.(map[string]any); ok {
 			if bm, ok := out[k].(map[string]any); ok {

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -116,7 +118,7 @@ func transcript(c call, resp *http.Response, body []byte) string {
 	if c.session != "" {
 		b.WriteString("> X-Wraith-Session: " + c.session + "\n")
 	}
-	for _, k := range sortedKeys(c.header) {
+	for _, k := range slices.Sorted(maps.Keys(c.header)) {
 		b.WriteString("> " + k + ": " + c.header[k] + "\n")
 	}
 	if c.form != "" {
@@ -143,15 +145,6 @@ func transcript(c call, resp *http.Response, body []byte) string {
 	b.Write(body)
 	b.WriteString("\n\n")
 	return b.String()
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // golden compares have with testdata/golden/name.txt, or rewrites it with
