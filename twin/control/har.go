@@ -151,7 +151,7 @@ func harEntryOf(name string, e *session.Entry) harEntry {
 		Time:            ms,
 		Request: harRequest{
 			Method: e.Method, URL: u, HTTPVersion: "HTTP/1.1",
-			Cookies: []harPair{}, Headers: harHeaders(e.ReqHeader), QueryString: query,
+			Cookies: []harPair{}, Headers: harRequestHeaders(e.ReqHeader), QueryString: query,
 			HeadersSize: -1, BodySize: e.ReqBody.Size,
 		},
 		Response: harResponse{
@@ -170,7 +170,7 @@ func harEntryOf(name string, e *session.Entry) harEntry {
 		out.Response.Content.MimeType = "application/json"
 	}
 	if e.ReqBody.Size > 0 {
-		mime := first(e.ReqHeader, "Content-Type")
+		mime := e.ReqHeader.Get("Content-Type")
 		post := &harPost{MimeType: mime, Params: []harPair{}, Comment: truncatedComment(e.ReqBody)}
 		if isForm(mime, e.ReqBody.Bytes) {
 			post.Params = harQuery(string(e.ReqBody.Bytes))
@@ -190,21 +190,23 @@ func first(h http.Header, k string) string {
 	return ""
 }
 
-// harHeaders lists headers sorted by name, with credentials redacted.
+// harHeaders lists headers sorted by name, with credentials redacted as
+// the journal redacts a request's.
 func harHeaders(h http.Header) []harPair {
 	out := []harPair{}
 	for _, k := range sortedHeaderNames(h) {
 		for _, v := range h[k] {
-			if scrub.IsCredentialHeader(k) || strings.EqualFold(k, "Cookie") || strings.EqualFold(k, "Set-Cookie") {
-				if scheme, _, ok := strings.Cut(v, " "); ok && len(scheme) < 16 {
-					v = scheme + " " + redacted // keep "Bearer": it says how the client authenticated
-				} else {
-					v = redacted
-				}
-			}
-			out = append(out, harPair{Name: k, Value: v})
+			out = append(out, harPair{Name: k, Value: session.RedactHeader(k, v)})
 		}
 	}
+	return out
+}
+
+// harRequestHeaders lists a request's headers as the journal kept them:
+// sorted by name, credentials already redacted.
+func harRequestHeaders(h session.Headers) []harPair {
+	out := []harPair{}
+	h.Each(func(k, v string) { out = append(out, harPair{Name: k, Value: v}) })
 	return out
 }
 

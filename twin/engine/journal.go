@@ -18,7 +18,7 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 		At:     at,
 		Method: req.method, Path: req.path, Query: req.query, Host: req.host,
 		Status: a.status, Provenance: a.prov,
-		ReqHeader: r.Header, ReqBody: session.KeepBody(req.body, false),
+		ReqBody:  session.KeepBody(req.body, false),
 		RespBody: session.KeepBody(a.body, a.exchange != nil), // a recorded answer's bytes live as long as the twin
 	}
 	if ep := req.match.Value; ep != nil {
@@ -30,7 +30,7 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 	if a.fault != nil {
 		ent.Fault = a.fault[0]
 	}
-	sess.Journal().Begin(ent, e.store.JournalLimit())
+	sess.Journal().Begin(ent, r.Header, e.store.JournalLimit())
 	return ent
 }
 
@@ -46,14 +46,14 @@ func (e *Engine) journalEnd(sess *session.Session, ent *session.Entry, h http.He
 func (e *Engine) journalMiss(name string, r *http.Request, h http.Header, start time.Time) {
 	ent := &session.Entry{
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host,
-		Status: apierr.RouteMiss.Status(), Provenance: ProvMiss, ReqHeader: r.Header, RespHeader: h,
+		Status: apierr.RouteMiss.Status(), Provenance: ProvMiss, RespHeader: h,
 		Latency: time.Since(start),
 	}
 	if sess := e.store.Get(name); sess != nil {
 		// Journaled only if the session is free before the client leaves:
 		// a miss never waits longer than the request it answers.
 		if sess.DoContext(r.Context(), func(st *session.State) { ent.At = st.Now(e.now) }) == nil {
-			sess.Journal().Begin(ent, e.store.JournalLimit())
+			sess.Journal().Begin(ent, r.Header, e.store.JournalLimit())
 		}
 	}
 	e.store.Finished(name, ent)

@@ -1,11 +1,18 @@
 package session
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/wraithdev/wraith/twin/scrub"
 )
 
 // DefaultJournalLimit is how many entries a session's journal keeps when
@@ -13,8 +20,9 @@ import (
 const DefaultJournalLimit = 1000
 
 // Entry is one business request of a session as the journal keeps it.
-// Headers are references to what the request carried and the answer
-// sent, never copies. Bodies are kept whole up to BodyExcerpt bytes, or
+// The request's headers are kept in wire form with credentials already
+// redacted (see Headers), shared with the previous entry when equal; the
+// answer's headers are a reference to the map sent. Bodies are kept whole up to BodyExcerpt bytes, or
 // when the twin holds them anyway (a recorded answer's bytes are built
 // once at load and shared by every entry that served them); a longer body
 // is kept as its first BodyExcerpt bytes, its length and its sha256, so a
@@ -34,7 +42,7 @@ type Entry struct {
 	Fault      string
 	Latency    time.Duration
 
-	ReqHeader  http.Header
+	ReqHeader  Headers
 	ReqBody    Body
 	RespHeader http.Header
 	RespBody   Body
@@ -72,6 +80,114 @@ func KeepBody(body []byte, shared bool) Body {
 	return Body{Bytes: append([]byte(nil), body[:BodyExcerpt]...), Size: len(body), SHA256: hex.EncodeToString(sum[:])}
 }
 
+// Headers is a request's header block as the journal keeps it: one line
+// "Name: value\r\n" per value, names sorted, credentials redacted before
+// the bytes are kept (see RedactHeader), so no secret an agent sent
+// lives in the journal. An agent sends the same headers every time, so an
+// entry shares the previous entry's bytes when they are equal: a journal
+// of a thousand alike requests holds one header block.
+type Headers []byte
+
+// Each calls f with each header name and value, in the order kept.
+func (h Headers) Each(f func(name, value string)) {
+	for rest := string(h); rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\r\n")
+		k, v, _ := strings.Cut(line, ": ")
+		f(k, v)
+	}
+}
+
+// Get returns the first value of the header named name (canonical form).
+func (h Headers) Get(name string) string {
+	for rest := string(h); rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\r\n")
+		if k, v, _ := strings.Cut(line, ": "); k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// Redacted replaces a credential the journal does not show.
+const Redacted = "[redacted]"
+
+// RedactHeader returns the value of header name as a journal shows it: a
+// credential header's value (and a cookie's) becomes Redacted, after its
+// scheme when it has one ("Bearer [redacted]": it says how the client
+// authenticated).
+func RedactHeader(name, value string) string {
+	return string(appendHeaderValue(nil, name, value))
+}
+
+func appendHeaderValue(b []byte, name, value string) []byte {
+	if !credentialHeader(name) {
+		return append(b, value...)
+	}
+	if scheme, _, ok := strings.Cut(value, " "); ok && len(scheme) < 16 {
+		b = append(append(b, scheme...), ' ')
+	}
+	return append(b, Redacted...)
+}
+
+// credentialNames memoizes credentialHeader's answer for the header names
+// requests carry, which are few, so that redacting a request's headers
+// costs a map lookup per name and no allocation. The map is copied on
+// write and holds at most maxCredentialNames names; a name past that is
+// checked each time it comes.
+var credentialNames atomic.Pointer[map[string]bool]
+
+const maxCredentialNames = 256
+
+// credentialHeader reports whether the journal redacts the values of
+// header name: a credential header, or a cookie.
+func credentialHeader(name string) bool {
+	m := credentialNames.Load()
+	if m != nil {
+		if c, ok := (*m)[name]; ok {
+			return c
+		}
+	}
+	c := scrub.IsCredentialHeader(name) || strings.EqualFold(name, "Cookie") || strings.EqualFold(name, "Set-Cookie")
+	if m == nil || len(*m) < maxCredentialNames {
+		next := map[string]bool{strings.Clone(name): c}
+		if m != nil {
+			maps.Copy(next, *m)
+		}
+		credentialNames.CompareAndSwap(m, &next) // lost to another writer: the name is added next time
+	}
+	return c
+}
+
+// appendHeaders appends h to b in Headers' form.
+func appendHeaders(b []byte, h http.Header) []byte {
+	var arr [32]string
+	names := arr[:0]
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		for _, v := range h[k] {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = appendHeaderValue(b, k, v)
+			b = append(b, "\r\n"...)
+		}
+	}
+	return b
+}
+
+// headerBufs hold the wire form of a request's headers while it is
+// compared with the previous entry's, so an equal block costs no
+// allocation.
+var headerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooledHeader bounds the buffers headerBufs keeps: one request with
+// huge headers does not pin its buffer.
+const maxPooledHeader = 16 << 10
+
 // Journal is a session's bounded log of business requests, oldest first.
 // It has its own lock so that reading it never waits for a request, and a
 // request fills in what it only knows after writing its answer.
@@ -80,16 +196,24 @@ type Journal struct {
 	ring    []*Entry
 	next    int64 // index of the next entry
 	dropped int64
+	header  Headers // the last entry's request headers, shared by the next when equal
 }
 
-// Begin appends e, numbering it, and drops the oldest entry past limit.
-// Callers call it under the session's lock, so indexes follow the order
-// the session served its requests in.
-func (j *Journal) Begin(e *Entry, limit int) {
+// Begin appends e, numbering it, with the request headers h in Headers'
+// form, and drops the oldest entry past limit. Callers call it under the
+// session's lock, so indexes follow the order the session served its
+// requests in.
+func (j *Journal) Begin(e *Entry, h http.Header, limit int) {
 	if limit <= 0 {
 		limit = DefaultJournalLimit
 	}
+	bp := headerBufs.Get().(*[]byte)
+	wire := appendHeaders((*bp)[:0], h)
 	j.mu.Lock()
+	if !bytes.Equal(wire, j.header) || j.header == nil {
+		j.header = Headers(slices.Clone(wire))
+	}
+	e.ReqHeader = j.header
 	e.Index = j.next
 	if len(j.ring) < limit {
 		j.ring = append(j.ring, e)
@@ -99,6 +223,10 @@ func (j *Journal) Begin(e *Entry, limit int) {
 	}
 	j.next++
 	j.mu.Unlock()
+	if cap(wire) <= maxPooledHeader {
+		*bp = wire
+		headerBufs.Put(bp)
+	}
 }
 
 // Finish records what is known once the answer was written.
@@ -127,7 +255,7 @@ func (j *Journal) Entries() ([]Entry, int64) {
 // clear empties the journal; indexes start from 0 again.
 func (j *Journal) clear() {
 	j.mu.Lock()
-	j.ring, j.next, j.dropped = nil, 0, 0
+	j.ring, j.next, j.dropped, j.header = nil, 0, 0, nil
 	j.mu.Unlock()
 }
 

@@ -1,0 +1,77 @@
+package session
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestJournalHeaders: the journal keeps a request's headers in wire form
+// with credentials already redacted, and an entry whose headers equal the
+// previous entry's shares its bytes instead of holding a copy.
+func TestJournalHeaders(t *testing.T) {
+	agent := func() http.Header {
+		return http.Header{
+			"Authorization": {"Bearer sk_test_secret123"},
+			"Cookie":        {"sid=s3cr3tcookie"},
+			"User-Agent":    {"Stripe/v1 GoBindings/76.0.0"},
+			"Accept":        {"application/json", "text/plain"},
+		}
+	}
+	other := agent()
+	other["User-Agent"] = []string{"curl/8"}
+	var j Journal
+	ents := []*Entry{{}, {}, {}, {}}
+	for i, h := range []http.Header{agent(), agent(), other, other} {
+		j.Begin(ents[i], h, 10)
+	}
+	for i, e := range ents {
+		for _, secret := range []string{"sk_test_secret123", "s3cr3tcookie"} {
+			if bytes.Contains(e.ReqHeader, []byte(secret)) {
+				t.Errorf("entry %d keeps the credential %q: %q", i, secret, e.ReqHeader)
+			}
+		}
+	}
+	same := func(a, b Headers) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
+	if !same(ents[0].ReqHeader, ents[1].ReqHeader) || !same(ents[2].ReqHeader, ents[3].ReqHeader) {
+		t.Errorf("equal headers in consecutive entries: want one shared block, have copies")
+	}
+	if same(ents[1].ReqHeader, ents[2].ReqHeader) || bytes.Equal(ents[1].ReqHeader, ents[2].ReqHeader) {
+		t.Errorf("different headers: want different blocks, have one")
+	}
+
+	var have []string
+	ents[0].ReqHeader.Each(func(k, v string) { have = append(have, k+"="+v) })
+	want := []string{"Accept=application/json", "Accept=text/plain", "Authorization=Bearer [redacted]", "Cookie=[redacted]", "User-Agent=Stripe/v1 GoBindings/76.0.0"}
+	if strings.Join(have, "|") != strings.Join(want, "|") {
+		t.Errorf("want %q, have %q", want, have)
+	}
+	if v := ents[2].ReqHeader.Get("User-Agent"); v != "curl/8" {
+		t.Errorf("Get(User-Agent): want curl/8, have %q", v)
+	}
+	if v := ents[2].ReqHeader.Get("Content-Type"); v != "" {
+		t.Errorf("Get of an absent header: want \"\", have %q", v)
+	}
+
+	// A reset forgets the shared block: the next entry starts its own.
+	j.clear()
+	var e Entry
+	j.Begin(&e, agent(), 10)
+	if same(e.ReqHeader, ents[0].ReqHeader) || !bytes.Equal(e.ReqHeader, ents[0].ReqHeader) {
+		t.Errorf("after a reset: want an equal, fresh block")
+	}
+}
+
+// TestJournalHeadersNoAlloc: a request whose headers equal the previous
+// one's costs the journal no header allocation.
+func TestJournalHeadersNoAlloc(t *testing.T) {
+	h := http.Header{"Accept": {"application/json"}, "Authorization": {"Basic dXNlcjpwdw=="}, "User-Agent": {"agent/1"}}
+	var j Journal
+	e := new(Entry)
+	j.Begin(e, h, 2)
+	allocs := testing.AllocsPerRun(100, func() { j.Begin(e, h, 2) })
+	if allocs != 0 {
+		t.Errorf("want 0 allocations per entry with unchanged headers, have %v", allocs)
+	}
+}
