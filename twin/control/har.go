@@ -130,12 +130,15 @@ const redacted = "[redacted]"
 func (h *Handler) har(name string, entries []session.Entry) harDoc {
 	doc := harDoc{Log: harLog{Version: "1.2", Creator: harCreator{Name: "wraith", Version: h.opts.Version}, Entries: make([]harEntry, 0, len(entries))}}
 	for i := range entries {
-		doc.Log.Entries = append(doc.Log.Entries, harEntryOf(name, &entries[i]))
+		e := &entries[i]
+		doc.Log.Entries = append(doc.Log.Entries, harEntryOf(name, e, h.eng.ResponseHeader(name, e)))
 	}
 	return doc
 }
 
-func harEntryOf(name string, e *session.Entry) harEntry {
+// harEntryOf renders e; resp is the answer's headers, which the engine
+// rebuilds from the entry.
+func harEntryOf(name string, e *session.Entry, resp http.Header) harEntry {
 	ms := float64(e.Latency.Microseconds()) / 1000
 	host := e.Host
 	if host == "" {
@@ -156,10 +159,10 @@ func harEntryOf(name string, e *session.Entry) harEntry {
 		},
 		Response: harResponse{
 			Status: e.Status, StatusText: http.StatusText(e.Status), HTTPVersion: "HTTP/1.1",
-			Cookies: []harPair{}, Headers: harHeaders(e.RespHeader),
-			Content: harContent{Size: e.RespBody.Size, MimeType: first(e.RespHeader, "Content-Type"),
-				Text: redactBody(first(e.RespHeader, "Content-Type"), e.RespBody.Bytes), Comment: truncatedComment(e.RespBody)},
-			RedirectURL: first(e.RespHeader, "Location"),
+			Cookies: []harPair{}, Headers: harHeaders(resp),
+			Content: harContent{Size: e.RespBody.Size, MimeType: first(resp, "Content-Type"),
+				Text: redactBody(first(resp, "Content-Type"), e.RespBody.Bytes), Comment: truncatedComment(e.RespBody)},
+			RedirectURL: first(resp, "Location"),
 			HeadersSize: -1, BodySize: e.RespBody.Size,
 		},
 		Timings: harTimings{Send: -1, Wait: ms, Receive: -1},

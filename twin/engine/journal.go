@@ -30,24 +30,32 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 	if a.fault != nil {
 		ent.Fault = a.fault[0]
 	}
+	ent.Recorded, ent.Replayed, ent.Limit = a.header, a.replayed, string(a.limit)
+	if a.link != nil {
+		ent.Link = a.link[0]
+	}
+	if len(a.ignored) > 0 {
+		ent.Ignored, ent.IgnoredCount = ignoredHeader(a.ignored), int32(len(a.ignored))
+	}
 	sess.Journal().Begin(ent, r.Header, e.store.JournalLimit())
 	return ent
 }
 
-// journalEnd completes an entry once its answer is written: the headers as
-// sent and the time it took; then coverage and metrics see it.
-func (e *Engine) journalEnd(sess *session.Session, ent *session.Entry, h http.Header, start time.Time) {
-	sess.Journal().Finish(ent, h, time.Since(start))
+// journalEnd completes an entry once its answer is written: whether it
+// was, the second its headers carry (ResponseHeader rebuilds them from
+// the entry) and the time it took; then coverage and metrics see it.
+func (e *Engine) journalEnd(sess *session.Session, ent *session.Entry, answered bool, served int64, start time.Time) {
+	sess.Journal().Finish(ent, answered, served, time.Since(start))
 	e.store.Finished(sess.Name(), ent)
 }
 
 // journalMiss journals a route miss in its session when that session
 // exists (a miss never creates one), and reports it either way.
-func (e *Engine) journalMiss(name string, r *http.Request, h http.Header, start time.Time) {
+func (e *Engine) journalMiss(name string, r *http.Request, served int64, body []byte, start time.Time) {
 	ent := &session.Entry{
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host,
-		Status: apierr.RouteMiss.Status(), Provenance: ProvMiss, RespHeader: h,
-		Latency: time.Since(start),
+		Status: apierr.RouteMiss.Status(), Provenance: ProvMiss, RespBody: session.KeepBody(body, false),
+		Answered: true, Served: served, Latency: time.Since(start),
 	}
 	if sess := e.store.Get(name); sess != nil {
 		// Journaled only if the session is free before the client leaves:

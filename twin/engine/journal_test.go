@@ -27,7 +27,7 @@ func TestJournalSharesRecordedBytes(t *testing.T) {
 		if ent.Provenance != ProvRecorded || len(ent.RespBody.Bytes) == 0 || &ent.RespBody.Bytes[0] != &rec.body[0] {
 			t.Errorf("entry %d: want the recorded answer's own bytes, have provenance %s and a copy", i, ent.Provenance)
 		}
-		if ent.Index != int64(i) || ent.Route != "GET /v1/customers/{id}" || ent.RespHeader == nil {
+		if ent.Index != int64(i) || ent.Route != "GET /v1/customers/{id}" || !ent.Answered || ent.Served == 0 {
 			t.Errorf("entry %d: %+v", i, ent)
 		}
 	}

@@ -56,50 +56,124 @@ var (
 	trueVal = []string{"true"}
 )
 
-func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoint, a *answer) {
+// write sends the answer a and returns the wall clock's unix second its
+// headers carry (the journal keeps it to rebuild them), or false when no
+// answer went out (a reset connection).
+func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoint, a *answer) (int64, bool) {
 	if a.reset {
 		resetConn(w)
-		return
+		return 0, false
 	}
-	h := w.Header()
-	for k, v := range a.header {
-		h[k] = v
+	hd := head{
+		recorded: a.header, size: len(a.body), prov: a.prov,
+		exchange: a.exchange, fault: a.fault, link: a.link, session: sess.HeaderValue(),
+		replayed: a.replayed, limit: string(a.limit), ignoredCount: len(a.ignored),
 	}
-	if a.header == nil {
-		h["Content-Type"] = jsonType
-		setLength(h, len(a.body))
+	if ep != nil {
+		hd.route = ep.route
 	}
-	if a.link != nil {
-		h["Link"] = a.link
+	if len(a.ignored) > 0 {
+		hd.ignored = ignoredHeader(a.ignored)
 	}
-	if a.replayed {
-		h["Idempotent-Replayed"] = trueVal
-	}
+	now := e.now()
 	if !e.opts.NoControlHeaders {
-		h["X-Wraith-Provenance"] = provVals[a.prov]
-		if ep != nil {
-			h["X-Wraith-Route"] = ep.route
-		}
-		if a.exchange != nil {
-			h["X-Wraith-Exchange"] = a.exchange
-		}
-		age, at := e.age.values(e.now())
-		h["X-Wraith-Twin-Age"] = age
-		h["X-Wraith-Recorded-At"] = at
-		h[ipc.SessionHeader] = sess.HeaderValue()
-		if len(a.ignored) > 0 {
-			h["X-Wraith-Ignored-Params"] = []string{ignoredHeader(a.ignored)}
-			h["X-Wraith-Ignored-Params-Count"] = []string{strconv.Itoa(len(a.ignored))}
-		}
-		if a.limit != "" {
-			h["X-Wraith-Limit"] = []string{string(a.limit)}
-		}
-		if a.fault != nil {
-			h["X-Wraith-Fault"] = a.fault
-		}
+		hd.age, hd.at = e.age.values(now)
 	}
+	e.setHeader(w.Header(), &hd)
 	w.WriteHeader(a.status)
 	w.Write(a.body)
+	return now.Unix(), true
+}
+
+// head is what an answer's headers are made of. The answer writer fills
+// it from the answer it sends, ResponseHeader from the journal entry that
+// answer left; setHeader turns it into headers for both, so the journal
+// shows the headers the client received without keeping them.
+type head struct {
+	recorded     http.Header // a recorded answer's (or a rate limit's) headers, sent as they are
+	size         int         // the body's length
+	prov         string
+	route        []string
+	exchange     []string
+	fault        []string
+	link         []string
+	session      []string
+	age, at      []string // X-Wraith-Twin-Age and X-Wraith-Recorded-At
+	ignored      string   // X-Wraith-Ignored-Params, see ignoredHeader
+	ignoredCount int
+	limit        string
+	replayed     bool
+}
+
+// setHeader sets the headers of the answer hd describes on h.
+func (e *Engine) setHeader(h http.Header, hd *head) {
+	for k, v := range hd.recorded {
+		h[k] = v
+	}
+	if hd.recorded == nil {
+		h["Content-Type"] = jsonType
+		setLength(h, hd.size)
+	}
+	if hd.link != nil {
+		h["Link"] = hd.link
+	}
+	if hd.replayed {
+		h["Idempotent-Replayed"] = trueVal
+	}
+	if e.opts.NoControlHeaders {
+		return
+	}
+	h["X-Wraith-Provenance"] = provVals[hd.prov]
+	if hd.route != nil {
+		h["X-Wraith-Route"] = hd.route
+	}
+	if hd.exchange != nil {
+		h["X-Wraith-Exchange"] = hd.exchange
+	}
+	h["X-Wraith-Twin-Age"] = hd.age
+	h["X-Wraith-Recorded-At"] = hd.at
+	h[ipc.SessionHeader] = hd.session
+	if hd.ignoredCount > 0 {
+		h["X-Wraith-Ignored-Params"] = []string{hd.ignored}
+		h["X-Wraith-Ignored-Params-Count"] = []string{strconv.Itoa(hd.ignoredCount)}
+	}
+	if hd.limit != "" {
+		h["X-Wraith-Limit"] = []string{hd.limit}
+	}
+	if hd.fault != nil {
+		h["X-Wraith-Fault"] = hd.fault
+	}
+}
+
+// ResponseHeader returns the headers the answer journaled as ent, in
+// session name, was sent with, rebuilt by setHeader from what the entry
+// kept; nil when no answer was sent (a reset connection, a client that
+// left before a slow answer).
+func (e *Engine) ResponseHeader(name string, ent *session.Entry) http.Header {
+	if !ent.Answered {
+		return nil
+	}
+	hd := head{
+		recorded: ent.Recorded, size: ent.RespBody.Size, prov: ent.Provenance,
+		route: one(ent.Route), exchange: one(ent.Exchange), fault: one(ent.Fault), link: one(ent.Link),
+		session: []string{name}, replayed: ent.Replayed, limit: ent.Limit,
+		ignored: ent.Ignored, ignoredCount: int(ent.IgnoredCount),
+	}
+	if !e.opts.NoControlHeaders {
+		v := e.age.at(ent.Served)
+		hd.age, hd.at = v.age, v.at
+	}
+	h := make(http.Header)
+	e.setHeader(h, &hd)
+	return h
+}
+
+// one is s as a header value; nil for "".
+func one(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // countedBody is the size below which net/http counts a body itself: a
@@ -161,24 +235,24 @@ func joinComma(l []string) string {
 	return string(b)
 }
 
-func (e *Engine) writeMiss(w http.ResponseWriter, name string, r *http.Request) {
+// writeMiss answers a route miss and returns the wall clock's unix second
+// its headers carry and the body it sent.
+func (e *Engine) writeMiss(w http.ResponseWriter, name string, r *http.Request) (int64, []byte) {
 	var a answer
 	if e.router.PathKnown(r.URL.Path) {
 		a.missf(apierr.RouteMiss, "the twin has %s but no %s route for it", r.URL.Path, r.Method)
 	} else {
 		a.missf(apierr.RouteMiss, "no route of twin %s matches %s %s", e.twin.Name(), r.Method, r.URL.Path)
 	}
-	h := w.Header()
-	h["Content-Type"] = jsonType
+	hd := head{size: len(a.body), prov: ProvMiss, session: []string{name}}
+	now := e.now()
 	if !e.opts.NoControlHeaders {
-		h["X-Wraith-Provenance"] = provVals[ProvMiss]
-		age, at := e.age.values(e.now())
-		h["X-Wraith-Twin-Age"] = age
-		h["X-Wraith-Recorded-At"] = at
-		h[ipc.SessionHeader] = []string{name}
+		hd.age, hd.at = e.age.values(now)
 	}
+	e.setHeader(w.Header(), &hd)
 	w.WriteHeader(a.status)
 	w.Write(a.body)
+	return now.Unix(), a.body
 }
 
 // writeSessionError answers a session that could not be had, and returns
@@ -209,14 +283,20 @@ func (h *ageHeader) values(now time.Time) (age, at []string) {
 	if v := h.cur.Load(); v != nil && v.unix == sec {
 		return v.age, v.at
 	}
+	v := h.at(sec)
+	h.cur.Store(v)
+	return v.age, v.at
+}
+
+// at returns the header values at the unix second sec.
+func (h *ageHeader) at(sec int64) *ageValues {
 	v := &ageValues{unix: sec, at: []string{h.recordedAt.UTC().Format(time.RFC3339)}}
 	a := int64(0)
 	if !h.recordedAt.IsZero() {
 		a = sec - h.recordedAt.Unix()
 	}
 	v.age = []string{strconv.FormatInt(a, 10)}
-	h.cur.Store(v)
-	return v.age, v.at
+	return v
 }
 
 // TwinAge returns the twin's age in seconds at now.

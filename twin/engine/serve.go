@@ -60,8 +60,8 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	m, ok := e.router.Match(r.Method, r.URL.Path)
 	if !ok {
-		e.writeMiss(w, name, r)
-		e.journalMiss(name, r, w.Header(), start)
+		served, body := e.writeMiss(w, name, r)
+		e.journalMiss(name, r, served, body, start)
 		return
 	}
 	sess, err := e.Session(name)
@@ -127,11 +127,11 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.delay > 0 && !wait(req.ctx, a.delay) {
-		e.journalEnd(sess, ent, nil, start)
+		e.journalEnd(sess, ent, false, 0, start)
 		return // the client gave up on a slow answer
 	}
-	e.write(w, sess, m.Value, &a)
-	e.journalEnd(sess, ent, w.Header(), start)
+	served, answered := e.write(w, sess, m.Value, &a)
+	e.journalEnd(sess, ent, answered, served, start)
 }
 
 // withPath returns r asking for the provider path p: what routing,

@@ -21,8 +21,11 @@ const DefaultJournalLimit = 1000
 
 // Entry is one business request of a session as the journal keeps it.
 // The request's headers are kept in wire form with credentials already
-// redacted (see Headers), shared with the previous entry when equal; the
-// answer's headers are a reference to the map sent. Bodies are kept whole up to BodyExcerpt bytes, or
+// redacted (see Headers), shared with the previous entry when equal. The
+// answer's headers are not kept: the engine rebuilds them, with the
+// function that wrote them, from what the entry holds (the recorded
+// answer's shared header map, provenance, route, exchange, fault, the
+// second it was served...). Bodies are kept whole up to BodyExcerpt bytes, or
 // when the twin holds them anyway (a recorded answer's bytes are built
 // once at load and shared by every entry that served them); a longer body
 // is kept as its first BodyExcerpt bytes, its length and its sha256, so a
@@ -42,10 +45,19 @@ type Entry struct {
 	Fault      string
 	Latency    time.Duration
 
-	ReqHeader  Headers
-	ReqBody    Body
-	RespHeader http.Header
-	RespBody   Body
+	ReqHeader Headers
+	ReqBody   Body
+	RespBody  Body
+
+	// What the answer's headers are rebuilt from, beside the fields above.
+	Recorded     http.Header // a recorded answer's headers, shared with the twin
+	Link         string      // a Link header, for lists paged GitHub's way
+	Ignored      string      // X-Wraith-Ignored-Params
+	IgnoredCount int32       // X-Wraith-Ignored-Params-Count
+	Limit        string      // X-Wraith-Limit: the code of a Wraith limit the request passed
+	Served       int64       // the wall clock's unix second the answer's headers carry
+	Replayed     bool        // an idempotent replay
+	Answered     bool        // an answer was sent (not a reset connection, nor a client gone)
 }
 
 // BodyExcerpt is the most of a body the journal copies: a body longer than
@@ -229,10 +241,12 @@ func (j *Journal) Begin(e *Entry, h http.Header, limit int) {
 	}
 }
 
-// Finish records what is known once the answer was written.
-func (j *Journal) Finish(e *Entry, h http.Header, latency time.Duration) {
+// Finish records what is known once the answer was written: whether it
+// was sent, the wall clock's second its headers carry, and how long it
+// took.
+func (j *Journal) Finish(e *Entry, answered bool, served int64, latency time.Duration) {
 	j.mu.Lock()
-	e.RespHeader, e.Latency = h, latency
+	e.Answered, e.Served, e.Latency = answered, served, latency
 	j.mu.Unlock()
 }
 
