@@ -30,12 +30,16 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 	if a.fault != nil {
 		ent.Fault = a.fault[0]
 	}
-	ent.Recorded, ent.Replayed, ent.Limit = a.header, a.replayed, string(a.limit)
-	if a.link != nil {
-		ent.Link = a.link[0]
-	}
-	if len(a.ignored) > 0 {
-		ent.Ignored, ent.IgnoredCount = ignoredHeader(a.ignored), int32(len(a.ignored))
+	ent.Recorded, ent.Replayed = a.header, a.replayed
+	if a.link != nil || len(a.ignored) > 0 || a.limit != "" {
+		x := &session.Extra{Limit: string(a.limit), IgnoredCount: len(a.ignored)}
+		if a.link != nil {
+			x.Link = a.link[0]
+		}
+		if len(a.ignored) > 0 {
+			x.Ignored = ignoredHeader(a.ignored)
+		}
+		ent.Extra = x
 	}
 	sess.Journal().Begin(ent, r.Header, e.store.JournalLimit())
 	return ent

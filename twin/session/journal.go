@@ -50,14 +50,20 @@ type Entry struct {
 	RespBody  Body
 
 	// What the answer's headers are rebuilt from, beside the fields above.
-	Recorded     http.Header // a recorded answer's headers, shared with the twin
-	Link         string      // a Link header, for lists paged GitHub's way
-	Ignored      string      // X-Wraith-Ignored-Params
-	IgnoredCount int32       // X-Wraith-Ignored-Params-Count
-	Limit        string      // X-Wraith-Limit: the code of a Wraith limit the request passed
-	Served       int64       // the wall clock's unix second the answer's headers carry
-	Replayed     bool        // an idempotent replay
-	Answered     bool        // an answer was sent (not a reset connection, nor a client gone)
+	Recorded http.Header // a recorded answer's (or a rate limit's) headers, shared
+	Extra    *Extra      // what few answers carry; nil for most
+	Served   int64       // the wall clock's unix second the answer's headers carry
+	Replayed bool        // an idempotent replay
+	Answered bool        // an answer was sent (not a reset connection, nor a client gone)
+}
+
+// Extra is what only some answers' headers carry, kept apart so that an
+// entry without them (most) spends one pointer on them.
+type Extra struct {
+	Link         string // a Link header, for lists paged GitHub's way
+	Ignored      string // X-Wraith-Ignored-Params
+	IgnoredCount int    // X-Wraith-Ignored-Params-Count
+	Limit        string // X-Wraith-Limit: the code of a Wraith limit the request passed
 }
 
 // BodyExcerpt is the most of a body the journal copies: a body longer than
