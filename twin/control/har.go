@@ -125,7 +125,7 @@ func truncatedComment(b session.Body) string {
 
 // redacted replaces a credential in the HAR: the journal keeps what the
 // agent sent, the export never shows it.
-const redacted = "[redacted]"
+const redacted = session.Redacted
 
 func (h *Handler) har(name string, entries []session.Entry) harDoc {
 	doc := harDoc{Log: harLog{Version: "1.2", Creator: harCreator{Name: "wraith", Version: h.opts.Version}, Entries: make([]harEntry, 0, len(entries))}}

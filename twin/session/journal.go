@@ -152,11 +152,14 @@ func appendHeaderValue(b []byte, name, value string) []byte {
 // credentialNames memoizes credentialHeader's answer for the header names
 // requests carry, which are few, so that redacting a request's headers
 // costs a map lookup per name and no allocation. The map is copied on
-// write and holds at most maxCredentialNames names; a name past that is
-// checked each time it comes.
+// write and holds at most maxCredentialNames names of at most
+// maxCredentialName bytes; any other name is checked each time it comes.
 var credentialNames atomic.Pointer[map[string]bool]
 
-const maxCredentialNames = 256
+const (
+	maxCredentialNames = 256
+	maxCredentialName  = 64
+)
 
 // credentialHeader reports whether the journal redacts the values of
 // header name: a credential header, or a cookie.
@@ -168,7 +171,7 @@ func credentialHeader(name string) bool {
 		}
 	}
 	c := scrub.IsCredentialHeader(name) || strings.EqualFold(name, "Cookie") || strings.EqualFold(name, "Set-Cookie")
-	if m == nil || len(*m) < maxCredentialNames {
+	if len(name) <= maxCredentialName && (m == nil || len(*m) < maxCredentialNames) {
 		next := map[string]bool{strings.Clone(name): c}
 		if m != nil {
 			maps.Copy(next, *m)
