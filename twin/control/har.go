@@ -111,7 +111,7 @@ func truncatedOf(b session.Body) *harTruncated {
 	if !b.Truncated() {
 		return nil
 	}
-	return &harTruncated{Size: b.Size, Kept: len(b.Bytes), SHA256: b.SHA256}
+	return &harTruncated{Size: b.Size, Kept: len(b.Bytes), SHA256: b.SHA256()}
 }
 
 // truncatedComment says, in the HAR's own comment field, that a body is
@@ -120,7 +120,7 @@ func truncatedComment(b session.Body) string {
 	if !b.Truncated() {
 		return ""
 	}
-	return fmt.Sprintf("truncated: the journal keeps the first %d of %d bytes (sha256 %s)", len(b.Bytes), b.Size, b.SHA256)
+	return fmt.Sprintf("truncated: the journal keeps the first %d of %d bytes (sha256 %s)", len(b.Bytes), b.Size, b.SHA256())
 }
 
 // redacted replaces a credential in the HAR: the journal keeps what the

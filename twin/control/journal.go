@@ -113,7 +113,7 @@ func (h *Handler) journal(w http.ResponseWriter, r *http.Request) {
 		e := &picked[i]
 		out.Entries = append(out.Entries, entryView{
 			Index: e.Index, At: rfc3339(e.At), Method: e.Method, Path: e.Path, Route: e.Route,
-			Status: e.Status, Provenance: e.Provenance, Exchange: e.Exchange, Fault: e.Fault,
+			Status: e.Status, Provenance: e.Provenance, Exchange: e.Exchange, Fault: e.Fault(),
 			LatencyMS: float64(e.Latency.Microseconds()) / 1000,
 		})
 	}

@@ -27,12 +27,12 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 	if a.exchange != nil {
 		ent.Exchange = a.exchange[0]
 	}
-	if a.fault != nil {
-		ent.Fault = a.fault[0]
-	}
 	ent.Recorded, ent.Replayed = a.header, a.replayed
-	if a.link != nil || len(a.ignored) > 0 || a.limit != "" {
+	if a.fault != nil || a.link != nil || len(a.ignored) > 0 || a.limit != "" {
 		x := &session.Extra{Limit: string(a.limit), IgnoredCount: len(a.ignored)}
+		if a.fault != nil {
+			x.Fault = a.fault[0]
+		}
 		if a.link != nil {
 			x.Link = a.link[0]
 		}

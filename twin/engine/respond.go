@@ -155,11 +155,11 @@ func (e *Engine) ResponseHeader(name string, ent *session.Entry) http.Header {
 	}
 	hd := head{
 		recorded: ent.Recorded, size: ent.RespBody.Size, prov: ent.Provenance,
-		route: one(ent.Route), exchange: one(ent.Exchange), fault: one(ent.Fault),
+		route: one(ent.Route), exchange: one(ent.Exchange),
 		session: []string{name}, replayed: ent.Replayed,
 	}
 	if x := ent.Extra; x != nil {
-		hd.link, hd.limit, hd.ignored, hd.ignoredCount = one(x.Link), x.Limit, x.Ignored, x.IgnoredCount
+		hd.fault, hd.link, hd.limit, hd.ignored, hd.ignoredCount = one(x.Fault), one(x.Link), x.Limit, x.Ignored, x.IgnoredCount
 	}
 	if !e.opts.NoControlHeaders {
 		v := e.age.at(ent.Served)

@@ -42,7 +42,6 @@ type Entry struct {
 	Status     int
 	Provenance string
 	Exchange   string
-	Fault      string
 	Latency    time.Duration
 
 	ReqHeader Headers
@@ -60,10 +59,19 @@ type Entry struct {
 // Extra is what only some answers' headers carry, kept apart so that an
 // entry without them (most) spends one pointer on them.
 type Extra struct {
+	Fault        string // X-Wraith-Fault: the fault rule that fired, profile/rule
 	Link         string // a Link header, for lists paged GitHub's way
 	Ignored      string // X-Wraith-Ignored-Params
 	IgnoredCount int    // X-Wraith-Ignored-Params-Count
 	Limit        string // X-Wraith-Limit: the code of a Wraith limit the request passed
+}
+
+// Fault returns the fault rule that fired for the request, "" for none.
+func (e *Entry) Fault() string {
+	if e.Extra == nil {
+		return ""
+	}
+	return e.Extra.Fault
 }
 
 // BodyExcerpt is the most of a body the journal copies: a body longer than
@@ -77,9 +85,19 @@ type Body struct {
 	Bytes []byte
 	// Size is the whole body's length.
 	Size int
-	// SHA256 is the hex sha256 of the whole body, set only when Truncated:
-	// it tells two long bodies apart and matches a copy kept elsewhere.
-	SHA256 string
+	// sum is the sha256 of the whole body, set only when Truncated (a
+	// pointer: most bodies have none, and an entry stays small).
+	sum *[sha256.Size]byte
+}
+
+// SHA256 returns the hex sha256 of the whole body when it is Truncated,
+// else "": it tells two long bodies apart and matches a copy kept
+// elsewhere.
+func (b Body) SHA256() string {
+	if b.sum == nil {
+		return ""
+	}
+	return hex.EncodeToString(b.sum[:])
 }
 
 // Truncated reports whether Bytes holds only the start of the body.
@@ -95,7 +113,7 @@ func KeepBody(body []byte, shared bool) Body {
 		return Body{Bytes: body, Size: len(body)}
 	}
 	sum := sha256.Sum256(body)
-	return Body{Bytes: append([]byte(nil), body[:BodyExcerpt]...), Size: len(body), SHA256: hex.EncodeToString(sum[:])}
+	return Body{Bytes: append([]byte(nil), body[:BodyExcerpt]...), Size: len(body), sum: &sum}
 }
 
 // Headers is a request's header block as the journal keeps it: one line
