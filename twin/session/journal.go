@@ -218,14 +218,10 @@ func appendHeaders(b []byte, h http.Header) []byte {
 	return b
 }
 
-// headerBufs hold the wire form of a request's headers while it is
-// compared with the previous entry's, so an equal block costs no
-// allocation.
-var headerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-
-// maxPooledHeader bounds the buffers headerBufs keeps: one request with
-// huge headers does not pin its buffer.
-const maxPooledHeader = 16 << 10
+// headerScratch is how many bytes of a request's headers are encoded on
+// the stack to be compared with the previous entry's, so an equal block
+// costs no allocation; longer headers use the heap.
+const headerScratch = 1024
 
 // Journal is a session's bounded log of business requests, oldest first.
 // It has its own lock so that reading it never waits for a request, and a
@@ -246,8 +242,8 @@ func (j *Journal) Begin(e *Entry, h http.Header, limit int) {
 	if limit <= 0 {
 		limit = DefaultJournalLimit
 	}
-	bp := headerBufs.Get().(*[]byte)
-	wire := appendHeaders((*bp)[:0], h)
+	var scratch [headerScratch]byte
+	wire := appendHeaders(scratch[:0], h)
 	j.mu.Lock()
 	if !bytes.Equal(wire, j.header) || j.header == nil {
 		j.header = Headers(slices.Clone(wire))
@@ -262,10 +258,6 @@ func (j *Journal) Begin(e *Entry, h http.Header, limit int) {
 	}
 	j.next++
 	j.mu.Unlock()
-	if cap(wire) <= maxPooledHeader {
-		*bp = wire
-		headerBufs.Put(bp)
-	}
 }
 
 // Finish records what is known once the answer was written: whether it
