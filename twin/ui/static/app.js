@@ -438,8 +438,14 @@
   // ---- actions: the page's only writes -----------------------------------
 
   // confirmAction asks in the page's dialog; with an input it resolves to
-  // what was typed, else to true; null when cancelled.
+  // what was typed, else to true; null when cancelled. The answer is taken
+  // from the button that submitted the form (or Escape), not from the
+  // dialog's close event: that event is queued, and one from an earlier
+  // dialog can arrive after the next one has opened.
+  let settleConfirm = null;
+
   function confirmAction(text, okLabel, input) {
+    if (settleConfirm) settleConfirm(null);
     return new Promise((resolve) => {
       const d = $('confirm');
       $('confirm-text').textContent = text;
@@ -447,13 +453,22 @@
       $('confirm-input-label').hidden = input === undefined;
       $('confirm-input').required = input !== undefined;
       $('confirm-input').value = input || '';
-      d.returnValue = '';
-      d.addEventListener('close', () => {
-        if (d.returnValue !== 'ok') resolve(null);
+      settleConfirm = (answer) => {
+        settleConfirm = null;
+        if (answer === null) resolve(null);
         else resolve(input === undefined ? true : $('confirm-input').value.trim());
-      }, { once: true });
+      };
       d.showModal();
     });
+  }
+
+  function wireConfirm() {
+    const d = $('confirm');
+    const settle = (ok) => { if (settleConfirm) settleConfirm(ok ? true : null); };
+    $('confirm-form').addEventListener('submit', (ev) => settle(ev.submitter && ev.submitter.value === 'ok'));
+    d.addEventListener('cancel', () => settle(false));
+    // Closed some other way while still asking: that is a no.
+    d.addEventListener('close', () => { if (!d.open) settle(false); });
   }
 
   async function resetSession() {
@@ -532,6 +547,7 @@
 
   document.addEventListener('DOMContentLoaded', () => {
     legend();
+    wireConfirm();
     on('filter', 'input', filterSessions);
     on('sessions-more', 'click', moreSessions);
     on('sessions-refresh', 'click', showSessions);
