@@ -27,7 +27,7 @@ func (h *Handler) digest(w http.ResponseWriter, r *http.Request) {
 }
 
 // entityJSON is an entity as digest, diff and snapshot show it: its body.
-func entityJSON(e *world.Entity) json.RawMessage { return json.RawMessage(e.Body) }
+func entityJSON(e *world.Entity) json.RawMessage { return json.RawMessage(e.Body()) }
 
 type updateView struct {
 	ID     string          `json:"id"`

@@ -137,7 +137,7 @@ func visible(st *session.State, resource string) []*world.Entity {
 func filter(all []*world.Entity, fs []fieldFilter) []*world.Entity {
 	var out []*world.Entity
 	for _, e := range all {
-		o, err := object.Parse(e.Body)
+		o, err := object.Parse(e.Body())
 		if err != nil {
 			continue
 		}
@@ -204,7 +204,7 @@ func indexOf(all []*world.Entity, id string) int {
 func envelope(page []*world.Entity, more bool, url string) []byte {
 	n := 64 + len(url)
 	for _, e := range page {
-		n += len(e.Body) + 1
+		n += len(e.Body()) + 1
 	}
 	b := make([]byte, 0, n)
 	b = append(b, `{"object":"list","data":[`...)
@@ -212,7 +212,7 @@ func envelope(page []*world.Entity, more bool, url string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, e.Body...)
+		b = append(b, e.Body()...)
 	}
 	b = append(b, `],"has_more":`...)
 	b = strconv.AppendBool(b, more)

@@ -98,7 +98,7 @@ func (e *Engine) memberEntity(st *session.State, mr *resource, scope []string, k
 	}
 	addr := mr.addressOf(scope, key)
 	if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == mr.name {
-		if o, err := object.Parse(cur.Body); err == nil {
+		if o, err := object.Parse(cur.Body()); err == nil {
 			return o
 		}
 	}
@@ -110,7 +110,9 @@ func (e *Engine) memberEntity(st *session.State, mr *resource, scope []string, k
 	o.Set(x.keyField, e.scrubbed(x.keyField, key))
 	e.applyRules(mr.create, o, req.now)
 	e.compute(mr, o, scope, req)
-	st.Put(&world.Entity{ID: addr, Resource: mr.name, Body: e.encode(o), Created: req.now, Seq: st.NextSeq(), Provenance: world.Handler, Scope: joinSlash(scope)})
+	ne := &world.Entity{ID: addr, Resource: mr.name, Created: req.now, Seq: st.NextSeq(), Provenance: world.Handler, Scope: joinSlash(scope)}
+	ne.SetBody(e.encode(o))
+	st.Put(ne)
 	return o
 }
 

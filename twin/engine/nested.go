@@ -194,7 +194,7 @@ func mustString(v any, ok bool) (string, bool) {
 // object it would answer.
 func (e *Engine) referenced(st *session.State, res *resource, id string) (*object.Object, bool) {
 	if ent := st.Get(id); ent != nil && ent.Resource == res.name && !ent.Deleted {
-		o, err := object.Parse(ent.Body)
+		o, err := object.Parse(ent.Body())
 		if err == nil {
 			if ent.Provenance == world.Recorded {
 				e.scrubObject(o)

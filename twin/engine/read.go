@@ -57,10 +57,10 @@ func (e *Engine) retrieve(st *session.State, req *request, a *answer) {
 			e.afterDelete(res, id, true, a)
 			return
 		case ent.Provenance == world.Handler:
-			a.status, a.body, a.prov = http.StatusOK, ent.Body, ProvHandler
+			a.status, a.body, a.prov = http.StatusOK, ent.Body(), ProvHandler
 			return
 		case ent.Provenance == world.Fixture:
-			a.status, a.body, a.prov = http.StatusOK, ent.Body, ProvFixture
+			a.status, a.body, a.prov = http.StatusOK, ent.Body(), ProvFixture
 			return
 		}
 	}
@@ -69,7 +69,7 @@ func (e *Engine) retrieve(st *session.State, req *request, a *answer) {
 		return
 	}
 	if ent != nil && ent.Resource == res.name {
-		a.status, a.body, a.prov = http.StatusOK, ent.Body, ProvRecorded
+		a.status, a.body, a.prov = http.StatusOK, ent.Body(), ProvRecorded
 		a.exchange = []string{ent.Exchange}
 		return
 	}
@@ -130,7 +130,7 @@ func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Ob
 			e.afterDelete(res, id, false, a)
 			return nil, nil, false
 		}
-		o, err := object.Parse(ent.Body)
+		o, err := object.Parse(ent.Body())
 		if err != nil {
 			a.fail(apierr.New(apierr.Internal, "stored entity is not valid JSON: "+err.Error()))
 			a.prov = ProvHandler

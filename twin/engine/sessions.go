@@ -84,7 +84,7 @@ func Changes(st *session.State) []Change {
 	world.SortNewestFirst(ents)
 	out := make([]Change, len(ents))
 	for i, e := range ents {
-		out[i] = Change{ID: e.ID, Resource: e.Resource, Deleted: e.Deleted, Created: st.World().Get(e.ID) == nil, Body: e.Body}
+		out[i] = Change{ID: e.ID, Resource: e.Resource, Deleted: e.Deleted, Created: st.World().Get(e.ID) == nil, Body: e.Body()}
 	}
 	return out
 }

@@ -90,15 +90,16 @@ func observeOne(b *world.Builder, raw json.RawMessage, exchange string, resource
 		return
 	}
 	*seq++
-	b.Put(&world.Entity{
+	ent := &world.Entity{
 		ID:         id,
 		Resource:   typ,
-		Body:       o.AppendJSON(nil),
 		Created:    createdOf(o),
 		Seq:        *seq,
 		Provenance: world.Recorded,
 		Exchange:   exchange,
-	})
+	}
+	ent.SetBody(o.AppendJSON(nil))
+	b.Put(ent)
 }
 
 func createdOf(o *object.Object) int64 {
@@ -128,14 +129,15 @@ func (e *Engine) fixtureWorld(base *world.World, set *format.FixtureSet, resourc
 		}
 		e.scrubObject(o)
 		seq++
-		b.Put(&world.Entity{
+		ent := &world.Entity{
 			ID:         o.String("id"),
 			Resource:   typ,
-			Body:       o.AppendJSON(nil),
 			Created:    createdOf(o),
 			Seq:        seq,
 			Provenance: world.Fixture,
-		})
+		}
+		ent.SetBody(o.AppendJSON(nil))
+		b.Put(ent)
 		n++
 	}
 	b.Seeded(n)

@@ -191,7 +191,7 @@ func (e *Engine) remove(st *session.State, req *request, a *answer) {
 		res.deleted.set(a, map[string]string{"id": res.shownID(ent.ID), "object": res.name})
 		return
 	}
-	a.body = ent.Body
+	a.body = ent.Body()
 }
 
 // params decodes the request's parameters, answering 400 when it cannot.
@@ -256,14 +256,14 @@ func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *wo
 	ne := &world.Entity{
 		ID:         ent.ID,
 		Resource:   ent.Resource,
-		Body:       body,
 		Created:    ent.Created,
 		Seq:        ent.Seq,
 		Provenance: world.Handler,
 		Scope:      ent.Scope,
 	}
+	ne.SetBody(body)
 	st.Put(ne)
-	a.status, a.body, a.prov = http.StatusOK, ne.Body, ProvHandler
+	a.status, a.body, a.prov = http.StatusOK, ne.Body(), ProvHandler
 	return true
 }
 

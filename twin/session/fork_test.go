@@ -22,7 +22,9 @@ func holding(tb testing.TB, n int) *Session {
 	s.Do(func(st *State) {
 		for i := 0; i < n; i++ {
 			id := st.NewID("cus_", 14)
-			st.Put(&world.Entity{ID: id, Resource: "customer", Body: customerBody(id, i), Created: int64(1700000000 + i), Seq: st.NextSeq(), Provenance: world.Handler})
+			e := &world.Entity{ID: id, Resource: "customer", Created: int64(1700000000 + i), Seq: st.NextSeq(), Provenance: world.Handler}
+			e.SetBody(customerBody(id, i))
+			st.Put(e)
 		}
 		st.Remember("k", &Replay{Fingerprint: "f", Status: 200, Body: []byte(`{}`)})
 	})
@@ -55,7 +57,7 @@ func TestForkCopyOnWrite(t *testing.T) {
 		e := st.Changed("customer")[0]
 		someID = e.ID
 		c := *e
-		c.Body = []byte(`{"id":"` + e.ID + `","object":"customer","description":"changed"}`)
+		c.SetBody([]byte(`{"id":"` + e.ID + `","object":"customer","description":"changed"}`))
 		st.Put(&c)
 		if st.Replay("k") == nil {
 			t.Error("the fork lost the idempotency cache")
@@ -65,7 +67,7 @@ func TestForkCopyOnWrite(t *testing.T) {
 		t.Error("a write to the fork changed the source")
 	}
 	src.Do(func(st *State) {
-		if string(st.Get(someID).Body) == `{"id":"`+someID+`","object":"customer","description":"changed"}` {
+		if string(st.Get(someID).Body()) == `{"id":"`+someID+`","object":"customer","description":"changed"}` {
 			t.Error("the source reads the fork's write")
 		}
 		st.Delete(st.Get(someID))
@@ -80,7 +82,9 @@ func TestForkCopyOnWrite(t *testing.T) {
 	for i := 0; i < 3*maxLayers; i++ {
 		cur.Do(func(st *State) {
 			id := st.NewID("cus_", 14)
-			st.Put(&world.Entity{ID: id, Resource: "customer", Body: customerBody(id, i)})
+			e := &world.Entity{ID: id, Resource: "customer"}
+			e.SetBody(customerBody(id, i))
+			st.Put(e)
 		})
 		cur = cur.Fork(fmt.Sprint("f", i))
 	}
@@ -112,7 +116,7 @@ func TestForkMemory(t *testing.T) {
 	f.Do(func(st *State) {
 		e := st.Changed("customer")[0]
 		c := *e
-		c.Body = append([]byte(nil), e.Body...)
+		c.SetBody(append([]byte(nil), e.Body()...))
 		st.Put(&c)
 	})
 	forkBytes := heap() - before
@@ -190,7 +194,9 @@ func BenchmarkReset(b *testing.B) {
 		s := tmpl.Fork("r")
 		s.Do(func(st *State) {
 			id := st.NewID("cus_", 14)
-			st.Put(&world.Entity{ID: id, Resource: "customer", Body: customerBody(id, i)})
+			e := &world.Entity{ID: id, Resource: "customer"}
+			e.SetBody(customerBody(id, i))
+			st.Put(e)
 		})
 		b.StartTimer()
 		t0 := time.Now()

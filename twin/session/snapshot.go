@@ -56,7 +56,7 @@ func (st *State) Doc() (StateDoc, error) {
 	sortEntities(changed)
 	for _, e := range changed {
 		d.Entities = append(d.Entities, EntityDoc{
-			ID: e.ID, Object: e.Resource, Body: e.Body, Created: e.Created, Seq: e.Seq,
+			ID: e.ID, Object: e.Resource, Body: e.Body(), Created: e.Created, Seq: e.Seq,
 			Provenance: e.Provenance, Exchange: e.Exchange, Deleted: e.Deleted, Scope: e.Scope,
 		})
 	}
@@ -88,8 +88,9 @@ func Restore(name string, set Settings, w *world.World, d *StateDoc) (*Session, 
 		if !ed.Deleted && !json.Valid(ed.Body) {
 			return nil, fmt.Errorf("entity %s: body is not JSON", ed.ID)
 		}
-		e := &world.Entity{ID: ed.ID, Resource: ed.Object, Body: []byte(ed.Body), Created: ed.Created, Seq: ed.Seq,
+		e := &world.Entity{ID: ed.ID, Resource: ed.Object, Created: ed.Created, Seq: ed.Seq,
 			Provenance: ed.Provenance, Exchange: ed.Exchange, Deleted: ed.Deleted, Scope: ed.Scope}
+		e.SetBody([]byte(ed.Body))
 		inWorld := w.Get(e.ID) != nil
 		switch {
 		case e.Deleted && inWorld:

@@ -27,7 +27,7 @@ const (
 type Entity struct {
 	ID       string
 	Resource string // the provider's object type, e.g. "customer"
-	Body     []byte // compact JSON, scrubbed, ready to serve
+	body     []byte // compact JSON, scrubbed, ready to serve: see Body
 	Created  int64  // the object's creation time (unix seconds), for list order
 	Seq      uint64 // tie-break for list order: later is newer
 	// Provenance says where the entity's current body came from.
@@ -53,6 +53,14 @@ type bodyHash struct {
 	sum  [sha256.Size]byte
 }
 
+// Body returns e's JSON as served: compact, scrubbed. The caller must not
+// change the bytes: they may be shared.
+func (e *Entity) Body() []byte { return e.body }
+
+// SetBody sets e's body. Call it only while building e, before e is
+// shared (Builder.Put, a session's Put): entities are immutable afterwards.
+func (e *Entity) SetBody(b []byte) { e.body = b }
+
 // Renew gives e a hash cell of its own. Call it on every entity built or
 // changed before it is shared: a changed copy of an entity must not keep
 // the cell of its original.
@@ -62,9 +70,9 @@ func (e *Entity) Renew() { e.hash = &bodyHash{} }
 // no insignificant space); a body that does not parse is hashed as it is.
 func (e *Entity) BodyHash() [sha256.Size]byte {
 	if e.hash == nil {
-		return hashBody(e.Body)
+		return hashBody(e.body)
 	}
-	e.hash.once.Do(func() { e.hash.sum = hashBody(e.Body) })
+	e.hash.once.Do(func() { e.hash.sum = hashBody(e.body) })
 	return e.hash.sum
 }
 
