@@ -224,3 +224,38 @@ func BenchmarkSessionMemory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEntityHeap reports the live heap each created customer holds
+// in its session (B/entity, after a GC), with the bench's form body: the
+// entity and what keeps it, not the journal (bounded to one entry here).
+func BenchmarkEntityHeap(b *testing.B) {
+	const n = 10000
+	body := "email=jenny%40example.com&name=Jenny+Rosen&description=bench&metadata[order]=42"
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	var perEntity float64
+	for b.Loop() {
+		e := newCheckout(b, Options{})
+		e.Store().SetJournalLimit(1)
+		w := &sink{h: http.Header{}}
+		create := func() {
+			w.reset()
+			e.ServeHTTP(w, newRequest(b, "POST", "/v1/customers", "heap", body))
+			if w.status != http.StatusOK {
+				b.Fatalf("create: %d", w.status)
+			}
+		}
+		create() // the session exists before the count starts
+		before := heap()
+		for range n {
+			create()
+		}
+		perEntity = float64(int64(heap())-int64(before)) / n
+		runtime.KeepAlive(e)
+	}
+	b.ReportMetric(perEntity, "B/entity")
+}

@@ -89,7 +89,7 @@ func pageParam(v any, def, max int) int {
 func arrayBody(page []*world.Entity) []byte {
 	n := 2
 	for _, e := range page {
-		n += len(e.Body()) + 1
+		n += e.BodyLen() + 1
 	}
 	b := make([]byte, 0, n)
 	b = append(b, '[')
@@ -97,7 +97,7 @@ func arrayBody(page []*world.Entity) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, e.Body()...)
+		b = e.AppendBody(b)
 	}
 	return append(b, ']')
 }

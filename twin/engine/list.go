@@ -204,7 +204,7 @@ func indexOf(all []*world.Entity, id string) int {
 func envelope(page []*world.Entity, more bool, url string) []byte {
 	n := 64 + len(url)
 	for _, e := range page {
-		n += len(e.Body()) + 1
+		n += e.BodyLen() + 1
 	}
 	b := make([]byte, 0, n)
 	b = append(b, `{"object":"list","data":[`...)
@@ -212,7 +212,7 @@ func envelope(page []*world.Entity, more bool, url string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, e.Body()...)
+		b = e.AppendBody(b)
 	}
 	b = append(b, `],"has_more":`...)
 	b = strconv.AppendBool(b, more)

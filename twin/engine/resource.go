@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/wraithdev/wraith/twin/format"
@@ -20,7 +21,8 @@ type resource struct {
 	collection string
 	idPrefix   string
 	skeleton   *object.Object
-	shape      *object.Object // the first recorded object of this type, if any
+	encoded    encodedSkeleton // skeleton's encoding, what written entities are kept as patches over
+	shape      *object.Object  // the first recorded object of this type, if any
 	timestamps []string
 	create     []rule
 	delete     string  // "not_found", "tombstone", "none", "action"
@@ -255,6 +257,21 @@ func (e *Engine) applyRules(rules []rule, o *object.Object, now int64) {
 		}
 		return
 	}
+}
+
+// encodedSkeleton is a resource's skeleton encoded once, on first use:
+// the engine scrubs skeletons after compiling them, and the encoding must
+// be of the scrubbed object.
+type encodedSkeleton struct {
+	once sync.Once
+	s    *object.Skeleton
+}
+
+// skeletonBytes returns r's encoded skeleton. r.skeleton must not change
+// after the first call.
+func (r *resource) skeletonBytes() *object.Skeleton {
+	r.encoded.once.Do(func() { r.encoded.s = object.NewSkeleton(r.skeleton) })
+	return r.encoded.s
 }
 
 // template is the object a synthesized answer for r starts from: the first

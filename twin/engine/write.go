@@ -245,11 +245,25 @@ func (e *Engine) validation(a *answer, res *resource, field, code string) {
 // reports whether it did. o is scrubbed already (see scrubbed). It saves
 // nothing when the client went away meanwhile, or when o's encoding is
 // past Options.MaxBody (answering 400).
+//
+// The session keeps o as a patch over its resource's skeleton (see
+// object.Skeleton): the fields that differ, encoded, and not the
+// skeleton's bytes again. The answer is rebuilt from the patch, which
+// copies the skeleton's unchanged runs instead of encoding them.
 func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *world.Entity, a *answer) bool {
 	if e.gone(req, a) {
 		return false
 	}
-	body := e.encode(o)
+	skel := req.match.Value.res.skeletonBytes()
+	scratch := e.scratchBuf()
+	patch := skel.AppendDiff((*scratch)[:0], o)
+	body := skel.Append(make([]byte, 0, skel.Len(patch)), patch)
+	var kept []byte
+	if len(patch) < len(body) {
+		kept = make([]byte, len(patch))
+		copy(kept, patch)
+	}
+	e.putScratch(scratch, patch)
 	if e.tooLarge(a, ent.ID, body) {
 		return false
 	}
@@ -261,9 +275,13 @@ func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *wo
 		Provenance: world.Handler,
 		Scope:      ent.Scope,
 	}
-	ne.SetBody(body)
+	if kept != nil {
+		ne.SetPatch(skel, kept)
+	} else {
+		ne.SetBody(body)
+	}
 	st.Put(ne)
-	a.status, a.body, a.prov = http.StatusOK, ne.Body(), ProvHandler
+	a.status, a.body, a.prov = http.StatusOK, body, ProvHandler
 	return true
 }
 
@@ -284,19 +302,30 @@ func (e *Engine) gone(req *request, a *answer) bool {
 // keep these bodies, so slack capacity would be held for their lifetime.
 // The encoding is built in a pooled scratch buffer and copied once.
 func (e *Engine) encode(o *object.Object) []byte {
+	scratch := e.scratchBuf()
+	buf := o.AppendJSON((*scratch)[:0])
+	body := make([]byte, len(buf))
+	copy(body, buf)
+	e.putScratch(scratch, buf)
+	return body
+}
+
+// scratchBuf returns a pooled buffer to encode into; putScratch returns
+// it with buf, what was appended to it, which may have grown.
+func (e *Engine) scratchBuf() *[]byte {
 	scratch, _ := e.scratch.Get().(*[]byte)
 	if scratch == nil {
 		b := make([]byte, 0, 4096)
 		scratch = &b
 	}
-	buf := o.AppendJSON((*scratch)[:0])
-	body := make([]byte, len(buf))
-	copy(body, buf)
+	return scratch
+}
+
+func (e *Engine) putScratch(scratch *[]byte, buf []byte) {
 	if cap(buf) <= 64<<10 { // do not pool an outsized buffer
 		*scratch = buf
 		e.scratch.Put(scratch)
 	}
-	return body
 }
 
 func json64(n int64) json.Number {

@@ -8,11 +8,7 @@
 package world
 
 import (
-	"crypto/sha256"
 	"sort"
-	"sync"
-
-	"github.com/wraithdev/wraith/twin/canon"
 )
 
 // Provenance values of entities.
@@ -21,67 +17,6 @@ const (
 	Fixture  = "fixture"
 	Handler  = "handler"
 )
-
-// Entity is one provider object as served. Entities are immutable once
-// built; a change makes a new Entity.
-type Entity struct {
-	ID       string
-	Resource string // the provider's object type, e.g. "customer"
-	body     []byte // compact JSON, scrubbed, ready to serve: see Body
-	Created  int64  // the object's creation time (unix seconds), for list order
-	Seq      uint64 // tie-break for list order: later is newer
-	// Provenance says where the entity's current body came from.
-	Provenance string
-	// Exchange is "<recording>/<index>" of the observation, for recorded
-	// entities.
-	Exchange string
-	// Deleted marks a tombstone in a session overlay.
-	Deleted bool
-	// Scope is the values of the entity's parent keys, joined by "/"
-	// (GitHub's "octocat/hello" for an issue): lists under a parent show
-	// only the entities of its scope. Empty for unparented resources.
-	Scope string
-
-	hash *bodyHash // see BodyHash; Builder.Put and session writes renew it
-}
-
-// bodyHash caches the hash of an entity's canonical body. Entities are
-// immutable and shared by every session (and every fork) that sees them,
-// so it is computed at most once, by whichever digest needs it first.
-type bodyHash struct {
-	once sync.Once
-	sum  [sha256.Size]byte
-}
-
-// Body returns e's JSON as served: compact, scrubbed. The caller must not
-// change the bytes: they may be shared.
-func (e *Entity) Body() []byte { return e.body }
-
-// SetBody sets e's body. Call it only while building e, before e is
-// shared (Builder.Put, a session's Put): entities are immutable afterwards.
-func (e *Entity) SetBody(b []byte) { e.body = b }
-
-// Renew gives e a hash cell of its own. Call it on every entity built or
-// changed before it is shared: a changed copy of an entity must not keep
-// the cell of its original.
-func (e *Entity) Renew() { e.hash = &bodyHash{} }
-
-// BodyHash returns the sha256 of e's body as canonical JSON (keys sorted,
-// no insignificant space); a body that does not parse is hashed as it is.
-func (e *Entity) BodyHash() [sha256.Size]byte {
-	if e.hash == nil {
-		return hashBody(e.body)
-	}
-	e.hash.once.Do(func() { e.hash.sum = hashBody(e.body) })
-	return e.hash.sum
-}
-
-func hashBody(body []byte) [sha256.Size]byte {
-	if c, err := canon.JSON(body); err == nil && c != nil {
-		body = c
-	}
-	return sha256.Sum256(body)
-}
 
 // World is an immutable set of entities.
 type World struct {

@@ -1,0 +1,261 @@
+package object
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+)
+
+// Skeleton is the encoding of a resource's skeleton object, cut at its
+// top-level fields, so that an object built over the skeleton can be kept
+// as the few fields that differ from it (a patch, see Diff) and its bytes
+// rebuilt on demand (Append). A Skeleton is immutable and shared by every
+// entity patched against it, so reading it from many goroutines is safe.
+//
+// A patch is a run of operations in ascending field order, each
+// uvarint((i+1)<<1 | removed) for the skeleton's field i, a replaced
+// value followed by uvarint(len) and the value's encoding; a zero ends the
+// run. What follows is the encoding of the fields the object adds after
+// the skeleton's, each as `,"name":value`.
+type Skeleton struct {
+	obj   *Object // the skeleton itself, read only
+	enc   []byte  // obj's compact encoding
+	spans []span  // per field, where it lies in enc
+}
+
+// span places field i in enc: `"name":value` is enc[start:end], its value
+// enc[value:end].
+type span struct {
+	start, value, end int
+}
+
+// NewSkeleton encodes o, which must not change afterwards: the skeleton
+// shares its values, and Diff trusts a shared value to encode as it did.
+func NewSkeleton(o *Object) *Skeleton {
+	s := &Skeleton{obj: o, spans: make([]span, len(o.keys))}
+	buf := []byte{'{'}
+	for i, k := range o.keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		s.spans[i].start = len(buf)
+		buf = AppendString(buf, k)
+		buf = append(buf, ':')
+		s.spans[i].value = len(buf)
+		buf = AppendValue(buf, o.vals[i])
+		s.spans[i].end = len(buf)
+	}
+	s.enc = append(buf, '}')
+	return s
+}
+
+// Object returns the skeleton's object. It must not be changed.
+func (s *Skeleton) Object() *Object { return s.obj }
+
+// Bytes returns the skeleton's own encoding. It must not be changed.
+func (s *Skeleton) Bytes() []byte { return s.enc }
+
+// AppendDiff appends to dst the patch that rebuilds o's encoding from s.
+// It is small when o keeps the skeleton's fields in the skeleton's order
+// and adds its own after them, as an object cloned from the skeleton and
+// changed with Set and Delete does; from the first field out of that
+// order on, the patch holds o's fields whole. Values o shares with the
+// skeleton cost nothing; others are encoded, and kept only when their
+// encoding differs from the skeleton's.
+func (s *Skeleton) AppendDiff(dst []byte, o *Object) []byte {
+	next := 0     // the first skeleton field not yet placed
+	tail := false // o has added a field: everything from here on follows the skeleton's
+	names := s.obj.keys
+	for j, k := range o.keys {
+		v := o.vals[j]
+		i := -1
+		if !tail {
+			i = s.find(k, next)
+		}
+		if i < 0 {
+			if !tail {
+				tail = true
+				for ; next < len(names); next++ { // in the tail's place
+					dst = appendOp(dst, next, true)
+				}
+				dst = append(dst, 0)
+			}
+			dst = append(dst, ',')
+			dst = AppendString(dst, k)
+			dst = append(dst, ':')
+			dst = AppendValue(dst, v)
+			continue
+		}
+		for ; next < i; next++ {
+			dst = appendOp(dst, next, true)
+		}
+		next = i + 1
+		if shared(v, s.obj.vals[i]) {
+			continue
+		}
+		mark := len(dst)
+		dst = appendOp(dst, i, false)
+		lenAt := len(dst)
+		dst = AppendValue(dst, v)
+		enc := dst[lenAt:]
+		if bytes.Equal(enc, s.enc[s.spans[i].value:s.spans[i].end]) {
+			dst = dst[:mark]
+			continue
+		}
+		// The length goes before the value: shift the value up by the
+		// length's size, which is small next to the value.
+		var n [binary.MaxVarintLen64]byte
+		w := binary.PutUvarint(n[:], uint64(len(enc)))
+		dst = append(dst, n[:w]...)
+		copy(dst[lenAt+w:], dst[lenAt:len(dst)-w])
+		copy(dst[lenAt:], n[:w])
+	}
+	if !tail {
+		for ; next < len(names); next++ {
+			dst = appendOp(dst, next, true)
+		}
+		dst = append(dst, 0)
+	}
+	return dst
+}
+
+// find returns the position of field k at or after from, or -1. Fields
+// of an object built over the skeleton come in the skeleton's order, so
+// the name is almost always the one at from.
+func (s *Skeleton) find(k string, from int) int {
+	names := s.obj.keys
+	if from < len(names) && names[from] == k {
+		return from
+	}
+	i := s.obj.find(k)
+	if i < from {
+		return -1
+	}
+	return i
+}
+
+func appendOp(dst []byte, i int, removed bool) []byte {
+	op := uint64(i+1) << 1
+	if removed {
+		op |= 1
+	}
+	return binary.AppendUvarint(dst, op)
+}
+
+// shared reports whether v is the skeleton's value w itself, or a scalar
+// equal to it: either way it encodes as w does.
+func shared(v, w any) bool {
+	switch x := v.(type) {
+	case nil:
+		return w == nil
+	case string:
+		y, ok := w.(string)
+		return ok && x == y
+	case json.Number:
+		y, ok := w.(json.Number)
+		return ok && x == y
+	case bool:
+		y, ok := w.(bool)
+		return ok && x == y
+	case *Object:
+		y, ok := w.(*Object)
+		return ok && x == y
+	case []any:
+		y, ok := w.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	}
+	return false
+}
+
+// Append appends to buf the object's encoding that patch (from AppendDiff
+// on s) describes.
+func (s *Skeleton) Append(buf, patch []byte) []byte {
+	buf = append(buf, '{')
+	wrote := false
+	run := func(from, to int) { // the skeleton's fields [from, to) as they are
+		if from >= to {
+			return
+		}
+		if wrote {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, s.enc[s.spans[from].start:s.spans[to-1].end]...)
+		wrote = true
+	}
+	at := 0
+	for {
+		op, n := binary.Uvarint(patch)
+		patch = patch[n:]
+		if op == 0 {
+			break
+		}
+		i := int(op>>1) - 1
+		run(at, i)
+		at = i + 1
+		if op&1 == 1 {
+			continue
+		}
+		l, n := binary.Uvarint(patch)
+		patch = patch[n:]
+		if wrote {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, s.enc[s.spans[i].start:s.spans[i].value]...)
+		buf = append(buf, patch[:l]...)
+		patch = patch[l:]
+		wrote = true
+	}
+	run(at, len(s.spans))
+	if len(patch) > 0 {
+		if !wrote {
+			patch = patch[1:] // its leading comma
+		}
+		buf = append(buf, patch...)
+	}
+	return append(buf, '}')
+}
+
+// Len returns the length of the encoding patch describes, so a caller can
+// allocate it exactly.
+func (s *Skeleton) Len(patch []byte) int {
+	n, fields := 2, 0 // the braces; fields placed so far
+	at := 0
+	run := func(from, to int) {
+		if from >= to {
+			return
+		}
+		n += s.spans[to-1].end - s.spans[from].start
+		if fields > 0 {
+			n++
+		}
+		fields += to - from
+	}
+	for {
+		op, w := binary.Uvarint(patch)
+		patch = patch[w:]
+		if op == 0 {
+			break
+		}
+		i := int(op>>1) - 1
+		run(at, i)
+		at = i + 1
+		if op&1 == 1 {
+			continue
+		}
+		l, w := binary.Uvarint(patch)
+		patch = patch[w+int(l):]
+		n += s.spans[i].value - s.spans[i].start + int(l)
+		if fields > 0 {
+			n++
+		}
+		fields++
+	}
+	run(at, len(s.spans))
+	if len(patch) > 0 {
+		n += len(patch)
+		if fields == 0 {
+			n--
+		}
+	}
+	return n
+}

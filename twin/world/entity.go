@@ -1,0 +1,114 @@
+package world
+
+import (
+	"crypto/sha256"
+	"sync/atomic"
+
+	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// Entity is one provider object as served. Entities are immutable once
+// built; a change makes a new Entity.
+//
+// An entity a session writes is most of the time its resource's skeleton
+// with a few fields changed, so it is kept as a patch over the skeleton's
+// encoding (SetPatch) and its bytes are rebuilt when asked for; entities
+// from recordings and fixtures, shared by every session, keep their bytes
+// whole (SetBody).
+type Entity struct {
+	ID       string
+	Resource string // the provider's object type, e.g. "customer"
+	Created  int64  // the object's creation time (unix seconds), for list order
+	Seq      uint64 // tie-break for list order: later is newer
+	// Provenance says where the entity's current body came from.
+	Provenance string
+	// Exchange is "<recording>/<index>" of the observation, for recorded
+	// entities.
+	Exchange string
+	// Scope is the values of the entity's parent keys, joined by "/"
+	// (GitHub's "octocat/hello" for an issue): lists under a parent show
+	// only the entities of its scope. Empty for unparented resources.
+	Scope string
+	// Deleted marks a tombstone in a session overlay.
+	Deleted bool
+
+	body []byte           // the JSON as served; a patch over skel when skel is set
+	skel *object.Skeleton // see SetPatch
+	hash *bodyHash        // see BodyHash; Builder.Put and session writes renew it
+}
+
+// bodyHash caches the hash of an entity's canonical body. Entities are
+// immutable and shared by every session (and every fork) that sees them,
+// and digests of different sessions read them at the same time, so the
+// sum is published atomically: two first readers may both compute it, and
+// compute the same.
+type bodyHash struct {
+	sum atomic.Pointer[[sha256.Size]byte]
+}
+
+// Body returns e's JSON as served: compact, scrubbed. The caller must not
+// change the bytes: they may be shared. For an entity kept as a patch the
+// bytes are rebuilt at each call; AppendBody saves the allocation.
+func (e *Entity) Body() []byte {
+	if e.skel == nil {
+		return e.body
+	}
+	return e.skel.Append(make([]byte, 0, e.skel.Len(e.body)), e.body)
+}
+
+// AppendBody appends e's body to buf.
+func (e *Entity) AppendBody(buf []byte) []byte {
+	if e.skel == nil {
+		return append(buf, e.body...)
+	}
+	return e.skel.Append(buf, e.body)
+}
+
+// BodyLen returns the length of e's body.
+func (e *Entity) BodyLen() int {
+	if e.skel == nil {
+		return len(e.body)
+	}
+	return e.skel.Len(e.body)
+}
+
+// SetBody sets e's body. Call it only while building e, before e is
+// shared (Builder.Put, a session's Put): entities are immutable afterwards.
+func (e *Entity) SetBody(b []byte) { e.body, e.skel = b, nil }
+
+// SetPatch sets e's body to the encoding that patch (from
+// object.Skeleton.AppendDiff) rebuilds from skel. Like SetBody, call it
+// only while building e; patch must not change afterwards.
+func (e *Entity) SetPatch(skel *object.Skeleton, patch []byte) { e.body, e.skel = patch, skel }
+
+// Patched reports whether e is kept as a patch over its resource's
+// skeleton rather than as its whole body.
+func (e *Entity) Patched() bool { return e.skel != nil }
+
+// Renew gives e a hash cell of its own. Call it on every entity built or
+// changed before it is shared: a changed copy of an entity must not keep
+// the cell of its original.
+func (e *Entity) Renew() { e.hash = &bodyHash{} }
+
+// BodyHash returns the sha256 of e's body as canonical JSON (keys sorted,
+// no insignificant space); a body that does not parse is hashed as it is.
+// It is safe to call from many goroutines at once.
+func (e *Entity) BodyHash() [sha256.Size]byte {
+	if e.hash == nil {
+		return hashBody(e.Body())
+	}
+	if sum := e.hash.sum.Load(); sum != nil {
+		return *sum
+	}
+	sum := hashBody(e.Body())
+	e.hash.sum.CompareAndSwap(nil, &sum)
+	return sum
+}
+
+func hashBody(body []byte) [sha256.Size]byte {
+	if c, err := canon.JSON(body); err == nil && c != nil {
+		body = c
+	}
+	return sha256.Sum256(body)
+}
