@@ -7,7 +7,8 @@
 // prepared ahead is: recorded answers are compacted and their headers
 // built at load, routes are compiled into a trie, starting worlds are built
 // per fixture set. A request then costs a route match, a session lookup
-// in a sync.Map and the session's own lock.
+// in a sync.Map and the session's own lock, held shared by reads (which
+// run side by side) and exclusive by writes.
 package engine
 
 import (

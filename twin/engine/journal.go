@@ -9,7 +9,9 @@ import (
 )
 
 // journalBegin journals a request of sess, under the session's lock so
-// that entries are numbered in the order the session served them. The
+// that entries are numbered in the order the session served them: a write
+// after every request before it, reads running side by side (under the
+// shared lock) in the order they reach the journal. The
 // entry refers to the request's headers and to a recorded answer's bytes;
 // of any other body it keeps at most session.BodyExcerpt bytes (see
 // session.KeepBody), so a journal of large requests stays small.
@@ -64,7 +66,7 @@ func (e *Engine) journalMiss(name string, r *http.Request, served int64, body []
 	if sess := e.store.Get(name); sess != nil {
 		// Journaled only if the session is free before the client leaves:
 		// a miss never waits longer than the request it answers.
-		if sess.DoContext(r.Context(), func(st *session.State) { ent.At = st.Now(e.now) }) == nil {
+		if sess.ReadContext(r.Context(), func(st *session.State) { ent.At = st.Now(e.now) }) == nil {
 			sess.Journal().Begin(ent, r.Header, e.store.JournalLimit())
 		}
 	}

@@ -109,7 +109,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var ent *session.Entry
-	err = sess.DoContext(req.ctx, func(st *session.State) {
+	serve := func(st *session.State) {
 		req.now = st.Begin(e.now)
 		if e.limited(st, &req, &a) {
 			ent = e.journalBegin(sess, r, &req, &a, st.Now(e.now), start)
@@ -117,7 +117,12 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		e.faulted(st, &req, &a)
 		ent = e.journalBegin(sess, r, &req, &a, req.now, start)
-	})
+	}
+	if e.reads(sess, &req) {
+		err = sess.ReadContext(req.ctx, serve)
+	} else {
+		err = sess.DoContext(req.ctx, serve)
+	}
 	if err != nil {
 		// The client went away (or the server is stopping) while another
 		// request of this session held it: nobody reads this answer.
@@ -167,6 +172,28 @@ func (e *Engine) Session(name string) (*session.Session, error) {
 		return session.New(name, e.defaults, e.worlds[e.defaults.Fixture], false)
 	})
 	return s, err
+}
+
+// reads reports whether req only reads its session, so that it may run
+// beside the session's other reads, under its shared lock: a GET or HEAD of
+// a retrieve, list or plain route. Those read the session's entities and
+// change none; their one per-request step, the clock's tick and the
+// request count, is atomic (session.State.Begin). They draw no id either:
+// a synthesized entity takes its id from the path. A session under a
+// fault profile or a rate limit counts every request it serves (each
+// rule's matches, the window's requests), so all its requests take the
+// exclusive lock, as every write does.
+func (e *Engine) reads(sess *session.Session, req *request) bool {
+	if req.method != http.MethodGet && req.method != http.MethodHead {
+		return false
+	}
+	switch req.match.Value.kind {
+	case kindRetrieve, kindList, kindPlain:
+	default:
+		return false
+	}
+	set, _ := sess.Settings()
+	return (set.FaultProfile == "" || set.FaultProfile == "none") && set.RateLimit.N == 0
 }
 
 func (e *Engine) dispatch(st *session.State, req *request, a *answer) {

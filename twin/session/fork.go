@@ -19,7 +19,7 @@ var ErrExists = errors.New("session exists")
 // session's writes reach the other.
 func (s *Session) Fork(name string) *Session {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.mu.Unlock(true)
 	return s.forkLocked(name)
 }
 
@@ -32,8 +32,10 @@ func (s *Session) ForkContext(ctx context.Context, name string) (*Session, error
 }
 
 func (s *Session) forkLocked(name string) *Session {
-	f := &Session{name: name, hdr: []string{name}, mu: make(lock, 1), settings: s.settings, provisioned: true}
-	f.st = s.st
+	f := &Session{name: name, hdr: []string{name}, settings: s.settings}
+	f.provisioned.Store(true)
+	f.st.lock = &f.mu
+	f.st.copyFrom(&s.st)
 	f.st.overlay = s.st.overlay.fork()
 	f.st.idem = maps.Clone(s.st.idem) // replays are never changed once stored
 	f.st.counters = maps.Clone(s.st.counters)

@@ -236,8 +236,9 @@ type Journal struct {
 
 // Begin appends e, numbering it, with the request headers h in Headers'
 // form, and drops the oldest entry past limit. Callers call it under the
-// session's lock, so indexes follow the order the session served its
-// requests in.
+// session's lock, so a write's index follows every request served before
+// it; reads holding the lock shared append side by side, numbered in the
+// order they get here (the journal's own mutex orders them).
 func (j *Journal) Begin(e *Entry, h http.Header, limit int) {
 	if limit <= 0 {
 		limit = DefaultJournalLimit

@@ -9,32 +9,36 @@ import (
 	"github.com/wraithdev/wraith/twin/world"
 )
 
-// Session is one namespace. Its mutable state is reached only through Do,
-// which holds the session's lock.
+// Session is one namespace. Its mutable state is reached only through
+// Do, DoContext and ReadContext, which hold the session's lock: exclusive
+// for anything that may change the state, shared for reads, which then run
+// side by side.
 type Session struct {
-	name string
-	hdr  []string
+	name     string
+	hdr      []string
+	settings Settings // never changed: a session's settings are fixed when it is made
 
-	mu          lock
-	waiting     atomic.Int32 // requests in DoContext waiting for mu
-	entities    atomic.Int64 // st's entity count as of the last release of mu, for readers that must not wait
-	settings    Settings
-	provisioned bool
+	mu          rwLock
+	waiting     atomic.Int32 // requests in DoContext or ReadContext waiting for mu
+	entities    atomic.Int64 // st's entity count as of the last exclusive release of mu, for readers that must not wait
+	provisioned atomic.Bool
 	st          State
 	journal     Journal
 }
 
 // New returns a session starting from w.
 func New(name string, set Settings, w *world.World, provisioned bool) *Session {
-	s := &Session{name: name, hdr: []string{name}, mu: make(lock, 1), settings: set, provisioned: provisioned}
-	s.st.init(set, w)
+	s := &Session{name: name, hdr: []string{name}, settings: set}
+	s.provisioned.Store(provisioned)
+	s.st.init(set, w, &s.mu)
 	s.publish()
 	return s
 }
 
 // publish makes the state's entity count readable without the lock.
-// Everything that changes the state holds the lock, so calling it before
-// every unlock keeps Entities at most one locked section behind.
+// Everything that changes the state holds the lock exclusive, so calling
+// it before every exclusive unlock keeps Entities at most one locked
+// section behind.
 func (s *Session) publish() { s.entities.Store(int64(s.st.entityCount())) }
 
 // Entities returns how many entities the session holds (its starting
@@ -45,10 +49,10 @@ func (s *Session) Entities() int { return int(s.entities.Load()) }
 // Name returns the session's name.
 func (s *Session) Name() string { return s.name }
 
-// Do runs fn with the session's state, holding its lock.
+// Do runs fn with the session's state, holding its lock exclusive.
 func (s *Session) Do(fn func(st *State)) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.mu.Unlock(true)
 	defer s.publish()
 	fn(&s.st)
 }
@@ -58,67 +62,63 @@ func (s *Session) Do(fn func(st *State)) {
 // fn when ctx ends first (the client went away, so nobody would read the
 // answer).
 func (s *Session) DoContext(ctx context.Context, fn func(st *State)) error {
-	s.waiting.Add(1)
-	err := s.mu.LockContext(ctx)
-	s.waiting.Add(-1)
-	if err != nil {
+	if err := s.lockContext(ctx, true); err != nil {
 		return err
 	}
-	defer s.mu.Unlock()
+	defer s.mu.Unlock(true)
 	defer s.publish()
 	fn(&s.st)
 	return nil
 }
 
-// Waiting returns how many requests wait in DoContext for the session.
-// Only tests read it, and they need it: it is how a test in engine or
-// server waits until a request is queued behind a busy session, a
-// condition, rather than sleeping and hoping it is.
-func (s *Session) Waiting() int { return int(s.waiting.Load()) }
-
-// lock is a mutex that a waiter can give up on, which sync.Mutex cannot:
-// a buffered channel of one slot, full while held.
-type lock chan struct{}
-
-func (l lock) Lock()   { l <- struct{}{} }
-func (l lock) Unlock() { <-l }
-
-func (l lock) LockContext(ctx context.Context) error {
-	select {
-	case l <- struct{}{}:
-		return nil
-	default:
+// ReadContext is DoContext for a request that only reads the state: it
+// holds the lock shared, beside other reads of the session, so fn may call
+// only the State methods that change nothing, and Begin (whose tick and
+// count are atomic). A method that changes the state panics when called
+// under the shared lock, rather than race with the other readers.
+//
+// Reads and writes of a session are ordered with respect to each other:
+// a write waits until the reads holding the lock are done, and reads
+// that arrive while a write waits queue behind it.
+func (s *Session) ReadContext(ctx context.Context, fn func(st *State)) error {
+	if err := s.lockContext(ctx, false); err != nil {
+		return err
 	}
-	select {
-	case l <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	defer s.mu.Unlock(false)
+	fn(&s.st)
+	return nil
 }
 
+func (s *Session) lockContext(ctx context.Context, exclusive bool) error {
+	s.waiting.Add(1)
+	err := s.mu.LockContext(ctx, exclusive)
+	s.waiting.Add(-1)
+	return err
+}
+
+// Waiting returns how many requests wait in DoContext or ReadContext for
+// the session. Only tests read it, and they need it: it is how a test in
+// engine or server waits until a request is queued behind a busy session,
+// a condition, rather than sleeping and hoping it is.
+func (s *Session) Waiting() int { return int(s.waiting.Load()) }
+
 // Settings returns the session's settings and whether it was provisioned
-// explicitly.
+// explicitly. It never waits for the session's lock: settings are fixed
+// when a session is made.
 func (s *Session) Settings() (Settings, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings, s.provisioned
+	return s.settings, s.provisioned.Load()
 }
 
 // MarkProvisioned records that a provisioning call named this session with
 // its current settings.
-func (s *Session) MarkProvisioned() {
-	s.mu.Lock()
-	s.provisioned = true
-	s.mu.Unlock()
-}
+func (s *Session) MarkProvisioned() { s.provisioned.Store(true) }
 
 // Reset returns the session to its just-provisioned state: overlay and
 // caches dropped, id generator reseeded, clock rewound.
 func (s *Session) Reset() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.st.init(s.settings, s.st.world)
+	defer s.mu.Unlock(true)
+	s.st.init(s.settings, s.st.world, &s.mu)
 	s.publish()
 	s.journal.clear()
 }
@@ -135,27 +135,31 @@ type Summary struct {
 // Summary describes the session.
 func (s *Session) Summary() Summary {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.mu.Unlock(true)
 	return Summary{
 		Name:        s.name,
 		Settings:    s.settings,
-		Provisioned: s.provisioned,
-		Requests:    s.st.requests,
+		Provisioned: s.provisioned.Load(),
+		Requests:    s.st.requests.Load(),
 		Entities:    s.st.entityCount(),
 	}
 }
 
 // State is a session's mutable state. It is only reachable under the
-// session's lock.
+// session's lock. Under the shared lock, several requests reach it at
+// once: what they all may advance, the clock and the request count, is
+// atomic; everything else they only read, and the methods that change it
+// panic (see mustOwn).
 type State struct {
+	lock      *rwLock // the session's, whose mode mustOwn checks
 	world     *world.World
 	overlay   overlay // changes: new, changed and deleted entities, shared with forks until written
 	idem      map[string]*Replay
 	rng       rand.PCG
 	seq       uint64
 	clock     Clock
-	pos       int64 // clock position in nanoseconds since the epoch
-	requests  uint64
+	pos       atomic.Int64 // clock position in nanoseconds since the epoch
+	requests  atomic.Uint64
 	added     int   // entities in the overlay that are not in the world
 	rateEnd   int64 // end of the current rate-limit window, unix nanoseconds
 	rateCount int
@@ -178,11 +182,33 @@ type Replay struct {
 // list tie-breaks.
 const seqBase = 1 << 32
 
-func (st *State) init(set Settings, w *world.World) {
-	*st = State{world: w, clock: set.Clock, fault: faultState{seed: set.Seed, profile: set.FaultProfile, rate: set.RateLimit}, verbatim: set.PIIVerbatim}
+func (st *State) init(set Settings, w *world.World, l *rwLock) {
+	*st = State{lock: l, world: w, clock: set.Clock, fault: faultState{seed: set.Seed, profile: set.FaultProfile, rate: set.RateLimit}, verbatim: set.PIIVerbatim}
 	st.rng.Seed(set.Seed, 0x77726169746821) // the stream constant is arbitrary, fixed forever
 	st.seq = seqBase
-	st.pos = min(max(set.Clock.BaseEpoch, 0), MaxEpoch) * int64(time.Second)
+	st.pos.Store(min(max(set.Clock.BaseEpoch, 0), MaxEpoch) * int64(time.Second))
+}
+
+// copyFrom makes st a copy of src, for a fork: everything but the lock,
+// which stays st's own. The overlay and maps are shared as they are; the
+// fork replaces what it must not share.
+func (st *State) copyFrom(src *State) {
+	*st = State{
+		lock: st.lock, world: src.world, overlay: src.overlay, idem: src.idem, rng: src.rng,
+		seq: src.seq, clock: src.clock, added: src.added, rateEnd: src.rateEnd, rateCount: src.rateCount,
+		removed: src.removed, counters: src.counters, fault: src.fault, verbatim: src.verbatim,
+	}
+	st.pos.Store(src.pos.Load())
+	st.requests.Store(src.requests.Load())
+}
+
+// mustOwn panics unless st is held exclusive: what changes the state
+// must not run beside reads holding the shared lock, which would race
+// with it. what names the method, for the message.
+func (st *State) mustOwn(what string) {
+	if st.lock != nil && st.lock.Shared() {
+		panic("session: State." + what + " changes the session and was called under the shared (read) lock; the request must take the exclusive one")
+	}
 }
 
 // PIIVerbatim returns the PII-shaped fields the session serves as they
@@ -198,18 +224,29 @@ func (st *State) World() *world.World { return st.world }
 
 // Begin marks the start of a business request and returns the session's
 // time for it, in unix seconds. A deterministic clock advances by its step
-// afterwards; a fixed clock does not move; a real clock reads now.
+// afterwards; a fixed clock does not move; a real clock reads now. The
+// count and the clock advance atomically, so requests holding the shared
+// lock each get a tick of their own: distinct, in the order they began.
 func (st *State) Begin(now func() time.Time) int64 {
-	st.requests++
+	st.requests.Add(1)
 	switch st.clock.Mode {
 	case ClockReal:
 		return now().Unix()
 	case ClockDeterministic:
-		t := st.pos
-		st.pos = clampPos(st.pos, int64(st.clock.Step))
-		return t / int64(time.Second)
+		return st.move(int64(st.clock.Step)) / int64(time.Second)
 	default:
-		return st.pos / int64(time.Second)
+		return st.pos.Load() / int64(time.Second)
+	}
+}
+
+// move advances the clock by d nanoseconds (d >= 0), never past MaxEpoch,
+// and returns where it was.
+func (st *State) move(d int64) int64 {
+	for {
+		p := st.pos.Load()
+		if st.pos.CompareAndSwap(p, clampPos(p, d)) {
+			return p
+		}
 	}
 }
 
@@ -218,7 +255,7 @@ func (st *State) Now(now func() time.Time) int64 {
 	if st.clock.Mode == ClockReal {
 		return now().Unix()
 	}
-	return st.pos / int64(time.Second)
+	return st.pos.Load() / int64(time.Second)
 }
 
 // ClockMode returns the session's clock mode.
@@ -227,14 +264,18 @@ func (st *State) ClockMode() string { return st.clock.Mode }
 // Advance moves a deterministic or fixed clock forward by secs, stopping
 // at MaxEpoch.
 func (st *State) Advance(secs int64) {
+	st.mustOwn("Advance")
 	if secs > MaxEpoch {
 		secs = MaxEpoch
 	}
-	st.pos = clampPos(st.pos, secs*int64(time.Second))
+	st.move(secs * int64(time.Second))
 }
 
 // SetEpoch moves a deterministic or fixed clock to epoch, at most MaxEpoch.
-func (st *State) SetEpoch(epoch int64) { st.pos = clampPos(0, min(epoch, MaxEpoch)*int64(time.Second)) }
+func (st *State) SetEpoch(epoch int64) {
+	st.mustOwn("SetEpoch")
+	st.pos.Store(clampPos(0, min(epoch, MaxEpoch)*int64(time.Second)))
+}
 
 // clampPos returns pos+d for d >= 0, never past MaxEpoch.
 func clampPos(pos, d int64) int64 {
@@ -272,6 +313,7 @@ func (st *State) Get(id string) *world.Entity {
 // entity another session may see: Put gives it a fresh body-hash cell
 // (see world.Entity.Renew).
 func (st *State) Put(e *world.Entity) {
+	st.mustOwn("Put")
 	prev, inOverlay := st.overlay.get(e.ID)
 	inWorld := st.world.Get(e.ID) != nil
 	switch {
@@ -288,6 +330,7 @@ func (st *State) Put(e *world.Entity) {
 // Delete records that the entity with id is gone, keeping a tombstone so
 // reads after delete answer as the provider does.
 func (st *State) Delete(e *world.Entity) {
+	st.mustOwn("Delete")
 	prev, inOverlay := st.overlay.get(e.ID)
 	if inOverlay && prev.Deleted {
 		return
@@ -306,6 +349,7 @@ func (st *State) Delete(e *world.Entity) {
 // number entities per parent (GitHub's issue numbers per repository); like
 // ids they belong to the session and start over on reset.
 func (st *State) Next(counter string) int64 {
+	st.mustOwn("Next")
 	if st.counters == nil {
 		st.counters = map[string]int64{}
 	}
@@ -315,6 +359,7 @@ func (st *State) Next(counter string) int64 {
 
 // NextSeq returns a sequence number for a new entity version.
 func (st *State) NextSeq() uint64 {
+	st.mustOwn("NextSeq")
 	st.seq++
 	return st.seq
 }
@@ -325,6 +370,7 @@ const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 // generator. Ids depend only on the seed and the order of creates in the
 // session, never on its name.
 func (st *State) NewID(prefix string, n int) string {
+	st.mustOwn("NewID")
 	b := make([]byte, len(prefix)+n)
 	copy(b, prefix)
 	for i := len(prefix); i < len(b); {
@@ -365,13 +411,14 @@ func (st *State) Overlay(fn func(e *world.Entity)) {
 }
 
 // Requests returns how many business requests the session served.
-func (st *State) Requests() uint64 { return st.requests }
+func (st *State) Requests() uint64 { return st.requests.Load() }
 
 // Replay returns the cached response for an idempotency key.
 func (st *State) Replay(key string) *Replay { return st.idem[key] }
 
 // Remember caches a response for an idempotency key.
 func (st *State) Remember(key string, r *Replay) {
+	st.mustOwn("Remember")
 	if st.idem == nil {
 		st.idem = map[string]*Replay{}
 	}
@@ -385,6 +432,7 @@ func (s *Session) HeaderValue() []string { return s.hdr }
 // requests per window, on the wall clock. When the window is full it
 // returns false and the whole seconds until it ends.
 func (st *State) Allow(now time.Time, limit int, window time.Duration) (bool, int) {
+	st.mustOwn("Allow")
 	t := now.UnixNano()
 	if t >= st.rateEnd {
 		st.rateEnd = t - t%int64(window) + int64(window)

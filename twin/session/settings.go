@@ -6,8 +6,10 @@
 // made to its starting world (an overlay over a shared, immutable
 // world.World), its id generator, its clock, its idempotency cache and its
 // counters. Sessions never share mutable state, so nothing one session does
-// can change a byte another sees. Each session has its own lock, and the
-// store finds them in a sync.Map whose lookups take no lock (creations and
+// can change a byte another sees. Each session has its own lock, held
+// shared by reads (which run side by side) and exclusive by everything
+// that changes the session (which runs alone, in order), and the store
+// finds them in a sync.Map whose lookups take no lock (creations and
 // deletions take one store mutex), so there is no global lock on the
 // request path.
 package session

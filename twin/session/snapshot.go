@@ -46,7 +46,7 @@ func (st *State) Doc() (StateDoc, error) {
 		return StateDoc{}, fmt.Errorf("snapshot the id generator: %w", err)
 	}
 	d := StateDoc{
-		ClockPos: st.pos, Generator: gen, Seq: st.seq, Requests: st.requests,
+		ClockPos: st.pos.Load(), Generator: gen, Seq: st.seq, Requests: st.requests.Load(),
 		Counters: maps.Clone(st.counters), RateEnd: st.rateEnd, RateCount: st.rateCount,
 		FaultCounts: slices.Clone(st.fault.counts), Idempotency: maps.Clone(st.idem),
 		Entities: []EntityDoc{},
@@ -74,7 +74,9 @@ func Restore(name string, set Settings, w *world.World, d *StateDoc) (*Session, 
 	if d.ClockPos < 0 || d.ClockPos > MaxEpoch*1e9 {
 		return nil, fmt.Errorf("clock_pos_ns %d is outside 0 to the end of 2199", d.ClockPos)
 	}
-	st.pos, st.seq, st.requests = d.ClockPos, d.Seq, d.Requests
+	st.pos.Store(d.ClockPos)
+	st.requests.Store(d.Requests)
+	st.seq = d.Seq
 	st.counters, st.rateEnd, st.rateCount = maps.Clone(d.Counters), d.RateEnd, d.RateCount
 	st.fault.counts = slices.Clone(d.FaultCounts)
 	st.idem = maps.Clone(d.Idempotency)

@@ -1,0 +1,260 @@
+package session
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// waitFor polls cond until it holds or 10 s pass: the tests below wait on
+// a condition (a goroutine is queued), never on a sleep.
+func waitFor(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("gave up waiting until %s", what)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+func (l *rwLock) queued() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.queue)
+}
+
+// TestLockHammer takes the lock from many goroutines at once, readers,
+// writers and waiters that give up, and checks with counters that a
+// writer is always alone and readers only ever share with readers. Run
+// with -race: the writers also change a plain variable the readers read.
+func TestLockHammer(t *testing.T) {
+	var l rwLock
+	var readers, writers atomic.Int32
+	var maxReaders atomic.Int32
+	var plain int // written by writers, read by readers: a race if exclusion fails
+	var cancelled, done atomic.Int64
+	const goroutines, rounds = 16, 400
+
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				exclusive := (g+i)%4 == 0
+				ctx := context.Background()
+				var cancel context.CancelFunc = func() {}
+				if i%7 == 3 {
+					// A waiter that gives up soon, often while queued.
+					ctx, cancel = context.WithTimeout(ctx, time.Duration(i%3)*time.Microsecond)
+				}
+				err := l.LockContext(ctx, exclusive)
+				cancel()
+				if err != nil {
+					cancelled.Add(1)
+					continue
+				}
+				if exclusive {
+					if n := writers.Add(1); n != 1 {
+						t.Errorf("%d writers hold the lock at once", n)
+					}
+					if n := readers.Load(); n != 0 {
+						t.Errorf("a writer holds the lock with %d readers", n)
+					}
+					plain++
+					runtime.Gosched()
+					writers.Add(-1)
+				} else {
+					n := readers.Add(1)
+					for m := maxReaders.Load(); n > m && !maxReaders.CompareAndSwap(m, n); m = maxReaders.Load() {
+					}
+					if w := writers.Load(); w != 0 {
+						t.Errorf("a reader holds the lock with %d writers", w)
+					}
+					_ = plain
+					runtime.Gosched() // let other readers in beside this one
+					readers.Add(-1)
+				}
+				l.Unlock(exclusive)
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if have := done.Load() + cancelled.Load(); have != goroutines*rounds {
+		t.Errorf("want %d acquisitions or give-ups, have %d", goroutines*rounds, have)
+	}
+	if l.writer || l.readers.Load() != 0 || l.queued() != 0 {
+		t.Errorf("after everyone left: writer %v, readers %d, queued %d", l.writer, l.readers.Load(), l.queued())
+	}
+	// Free again: both modes are taken at once.
+	if err := l.LockContext(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	l.Unlock(true)
+	t.Logf("%d held, %d gave up, at most %d readers at once", done.Load(), cancelled.Load(), maxReaders.Load())
+}
+
+// TestLockReadersShare: a reader does not wait for another reader.
+func TestLockReadersShare(t *testing.T) {
+	var l rwLock
+	if err := l.LockContext(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a free (shared) lock is taken even so; a wait would fail
+	if err := l.LockContext(ctx, false); err != nil {
+		t.Fatalf("a second reader waited for the first: %v", err)
+	}
+	if !l.Shared() {
+		t.Error("two readers hold the lock, Shared says false")
+	}
+	l.Unlock(false)
+	l.Unlock(false)
+	if l.Shared() {
+		t.Error("no reader holds the lock, Shared says true")
+	}
+}
+
+// TestLockWriterNotStarved: a writer waiting behind a reader holds back
+// the readers that come after it, and they go in together once it is
+// done.
+func TestLockWriterNotStarved(t *testing.T) {
+	var l rwLock
+	l.LockContext(context.Background(), false) // the first reader
+	var order []string
+	var mu sync.Mutex
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+
+	wrote := make(chan struct{})
+	go func() {
+		l.Lock()
+		note("writer")
+		l.Unlock(true)
+		close(wrote)
+	}()
+	waitFor(t, "the writer queues", func() bool { return l.queued() == 1 })
+
+	late := make(chan struct{})
+	var inside sync.WaitGroup
+	inside.Add(2)
+	for range 2 {
+		go func() {
+			l.LockContext(context.Background(), false)
+			note("reader")
+			inside.Done()
+			<-late // both readers hold the lock together
+			l.Unlock(false)
+		}()
+	}
+	waitFor(t, "the late readers queue behind the writer", func() bool { return l.queued() == 3 })
+	l.Unlock(false) // the first reader leaves: the writer goes, then both readers
+	<-wrote
+	inside.Wait()
+	close(late)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(order) != 3 || order[0] != "writer" {
+		t.Errorf("want the writer before the late readers, have %v", order)
+	}
+}
+
+// TestLockAbandonedWriter: a writer that gives up while queued lets in
+// the readers it held back, and leaves the lock as it found it.
+func TestLockAbandonedWriter(t *testing.T) {
+	var l rwLock
+	l.LockContext(context.Background(), false)
+	ctx, cancel := context.WithCancel(context.Background())
+	gaveUp := make(chan error, 1)
+	go func() { gaveUp <- l.LockContext(ctx, true) }()
+	waitFor(t, "the writer queues", func() bool { return l.queued() == 1 })
+
+	readerIn := make(chan struct{})
+	go func() {
+		l.LockContext(context.Background(), false)
+		close(readerIn)
+	}()
+	waitFor(t, "the reader queues behind the writer", func() bool { return l.queued() == 2 })
+	cancel()
+	if err := <-gaveUp; err != context.Canceled {
+		t.Fatalf("the abandoned writer: want context.Canceled, have %v", err)
+	}
+	select {
+	case <-readerIn:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader held back by the abandoned writer never got in")
+	}
+	if l.writer || l.readers.Load() != 2 || l.queued() != 0 {
+		t.Errorf("want two readers and nobody queued, have writer %v, readers %d, queued %d", l.writer, l.readers.Load(), l.queued())
+	}
+}
+
+// TestReadContextRefusesChanges: under the shared lock, a method that
+// changes the session panics instead of racing with the other readers,
+// and the lock is released all the same.
+func TestReadContextRefusesChanges(t *testing.T) {
+	s := New("s", Settings{Seed: 1, Clock: Clock{Mode: ClockDeterministic, BaseEpoch: 1700000000, Step: time.Second}}, nil, true)
+	changes := map[string]func(st *State){
+		"NewID":    func(st *State) { st.NewID("cus_", 14) },
+		"NextSeq":  func(st *State) { st.NextSeq() },
+		"Next":     func(st *State) { st.Next("issues") },
+		"Remember": func(st *State) { st.Remember("k", &Replay{}) },
+		"Advance":  func(st *State) { st.Advance(1) },
+		"Allow":    func(st *State) { st.Allow(time.Unix(0, 0), 1, time.Second) },
+	}
+	for name, change := range changes {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("State.%s under the shared lock did not panic", name)
+				}
+				if s.mu.Shared() {
+					t.Error("the shared lock is still held after the panic")
+				}
+			}()
+			s.ReadContext(context.Background(), change)
+		})
+	}
+	// Exclusive, the same calls are fine.
+	s.Do(func(st *State) {
+		for _, change := range changes {
+			change(st)
+		}
+	})
+}
+
+// TestReadContextTicks: reads holding the lock together each get a tick
+// and a count of their own, and a write after them continues the clock.
+func TestReadContextTicks(t *testing.T) {
+	const base, readers = 1700000000, 64
+	s := New("s", Settings{Clock: Clock{Mode: ClockDeterministic, BaseEpoch: base, Step: time.Second}}, nil, true)
+	ticks := make(chan int64, readers)
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.ReadContext(context.Background(), func(st *State) { ticks <- st.Begin(time.Now) })
+		}()
+	}
+	wg.Wait()
+	close(ticks)
+	seen := map[int64]bool{}
+	for tk := range ticks {
+		if tk < base || tk >= base+readers || seen[tk] {
+			t.Errorf("tick %d: repeated or outside [%d, %d)", tk, base, base+readers)
+		}
+		seen[tk] = true
+	}
+	var next int64
+	var requests uint64
+	s.Do(func(st *State) { next, requests = st.Begin(time.Now), st.Requests() })
+	if next != base+readers || requests != readers+1 {
+		t.Errorf("the write after %d reads: want tick %d and %d requests, have %d and %d", readers, base+readers, readers+1, next, requests)
+	}
+}
