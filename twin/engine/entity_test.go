@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"testing/fstest"
+
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/scrub"
 
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
@@ -21,7 +25,7 @@ func TestWrittenEntitiesRebuildTheirBytes(t *testing.T) {
 	for _, tw := range []struct {
 		name string
 		e    *Engine
-	}{{"checkout", newCheckout(t, Options{})}, {"nested", newNested(t, Options{})}} {
+	}{{"checkout", newCheckout(t, Options{})}, {"nested", newNested(t, Options{})}, {"expanding", newExpanding(t)}} {
 		t.Run(tw.name, func(t *testing.T) {
 			e := tw.e
 			steps := []struct {
@@ -38,6 +42,13 @@ func TestWrittenEntitiesRebuildTheirBytes(t *testing.T) {
 				{"POST", "/v1/products", "name=Widget&description=", map[string]string{"description": `""`}},
 				{"POST", "/v1/payment_intents", "amount=2000&currency=usd&metadata[x]=y", map[string]string{"amount": "2000", "metadata": `{"x":"y"}`}},
 				{"POST", "/v1/subscriptions", "items[0][price]=price_unknown&items[1][quantity]=3&metadata[k]=%E2%9C%93&expand[]=items.data.price", nil},
+				{"POST", "/v1/plans", "metadata[k]=v", map[string]string{"settings": `{"price":{"id":"price_1","object":"price","unit_amount":0}}`}},
+			}
+			collections := []string{"/v1/customers", "/v1/prices", "/v1/products", "/v1/payment_intents", "/v1/subscriptions", "/v1/plans"}
+			for _, path := range collections { // encoded before any write, to see below that none changed them
+				if m, ok := e.router.Match("POST", path); ok && m.Value.res != nil {
+					m.Value.res.skeletonBytes()
+				}
 			}
 			var ids []string
 			for i, s := range steps {
@@ -78,6 +89,18 @@ func TestWrittenEntitiesRebuildTheirBytes(t *testing.T) {
 					checkEntity(t, e, path, w.Body.Bytes(), nil)
 				}
 			}
+			// Creates share the skeleton's nested values (startCreate): no
+			// write may have changed them in place.
+			for _, path := range collections {
+				m, ok := e.router.Match("POST", path)
+				if !ok || m.Value.res == nil {
+					continue
+				}
+				res := m.Value.res
+				if have, want := res.skeleton.AppendJSON(nil), res.skeletonBytes().Bytes(); !bytes.Equal(have, want) {
+					t.Errorf("%s: the skeleton changed:\nwas %s\nnow %s", res.name, want, have)
+				}
+			}
 			patched := 0
 			e.Store().Get("s").Do(func(st *session.State) {
 				st.Overlay(func(ent *world.Entity) {
@@ -94,6 +117,43 @@ func TestWrittenEntitiesRebuildTheirBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newExpanding builds a twin whose skeleton holds a nested object with a
+// field its expansion replaces: a create that shared the skeleton's nested
+// values would write the expansion into the skeleton.
+func newExpanding(tb testing.TB) *Engine {
+	tb.Helper()
+	const twin = `format = 1
+name = "expanding"
+provider = "stripe"
+
+[[resources]]
+name = "price"
+collection = "/v1/prices"
+item = "/v1/prices/{id}"
+id_prefix = "price_"
+skeleton = '{"id":"","object":"price","unit_amount":0}'
+
+[[resources]]
+name = "plan"
+collection = "/v1/plans"
+item = "/v1/plans/{id}"
+id_prefix = "plan_"
+skeleton = '{"id":"","object":"plan","metadata":{},"settings":{"price":"price_1"}}'
+[[resources.expand]]
+field = "settings.price"
+resource = "price"
+`
+	tw, err := format.Load(fstest.MapFS{"twin.toml": {Data: []byte(twin)}}, "expanding")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e, err := New(tw, Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{})})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
 }
 
 // checkEntity checks that the entity at path reads back as answer, that

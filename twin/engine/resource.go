@@ -274,6 +274,23 @@ func (r *resource) skeletonBytes() *object.Skeleton {
 	return r.encoded.s
 }
 
+// startCreate returns the object a create of r starts from: a copy of the
+// skeleton. The create path replaces top-level fields and never changes a
+// nested value in place (a parameter merges into a new object, a rule sets
+// a copy), unless an expansion sets a field inside a nested object; only
+// then does it need a deep copy. Sharing the skeleton's nested values saves
+// copying them, and encoding them again in save.
+func (r *resource) startCreate() *object.Object {
+	if r.nested != nil {
+		for _, x := range r.nested.expands {
+			if len(x.parents) > 0 {
+				return r.skeleton.Clone()
+			}
+		}
+	}
+	return r.skeleton.CloneTop()
+}
+
 // template is the object a synthesized answer for r starts from: the first
 // object of this type the recordings returned, else the skeleton.
 func (r *resource) template() *object.Object {

@@ -25,7 +25,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
-	o := res.skeleton.Clone()
+	o := res.startCreate()
 	id := st.NewID(res.idPrefix, defaultIDLen)
 	o.Set("id", e.scrubbed("id", id))
 	now := json64(req.now)

@@ -145,6 +145,24 @@ func (o *Object) Clone() *Object {
 	return c
 }
 
+// CloneTop returns a copy of o's top level: its own fields, which Set
+// and Delete change without touching o, over values shared with o. The
+// caller must not change a shared nested object or list in place;
+// replacing it with Set is fine. It is the cheap start of an object whose
+// nested values are only ever replaced, and it lets Skeleton.AppendDiff
+// pass over the values still shared without encoding them.
+func (o *Object) CloneTop() *Object {
+	c := &Object{keys: o.keys[:len(o.keys):len(o.keys)], vals: make([]any, len(o.vals))}
+	copy(c.vals, o.vals)
+	if o.index != nil {
+		c.index = make(map[string]int, len(o.index))
+		for k, i := range o.index {
+			c.index[k] = i
+		}
+	}
+	return c
+}
+
 // CloneValue deep-copies a value of this package's value set.
 func CloneValue(v any) any {
 	switch t := v.(type) {
