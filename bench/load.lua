@@ -9,6 +9,9 @@
 --   WRK_SESSIONS        number of sessions to spread requests over; 0 sends
 --                       no X-Wraith-Session header (default 0)
 --   WRK_SESSION_PREFIX  session names are PREFIX0 .. PREFIX(N-1) (default s-)
+--   WRK_SESSION_WIDTH   numbers in session names are padded with zeros to
+--                       this many digits (default 1: no padding), so that
+--                       every shape of load sends requests of one length
 --   WRK_AUTH            Authorization header value (stripe-mock needs one)
 --
 -- Every request string is formatted once in init(), so the per-request
@@ -23,6 +26,7 @@ local post_path = os.getenv("WRK_POST_PATH") or "/v1/customers"
 local body = os.getenv("WRK_BODY") or "email=jenny%40example.com&name=Jenny+Rosen&description=bench&metadata[order]=42"
 local sessions = tonumber(os.getenv("WRK_SESSIONS") or "0")
 local prefix = os.getenv("WRK_SESSION_PREFIX") or "s-"
+local width = tonumber(os.getenv("WRK_SESSION_WIDTH") or "1")
 local auth = os.getenv("WRK_AUTH") or ""
 
 local counter = 0
@@ -47,7 +51,7 @@ function init(args)
    n = math.max(sessions, 1)
    for s = 0, n - 1 do
       local name = nil
-      if sessions > 0 then name = prefix .. s end
+      if sessions > 0 then name = prefix .. string.format("%0" .. width .. "d", s) end
       gets[s + 1] = wrk.format("GET", get_path, headers(name, false), nil)
       posts[s + 1] = wrk.format("POST", post_path, headers(name, true), body)
    end

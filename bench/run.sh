@@ -1,30 +1,38 @@
 #!/usr/bin/env bash
 # bench/run.sh: Wraith against the plain net/http ceiling, stripe-mock,
-# WireMock and Mountebank, side by side in one run (issue 6). Installs what
-# it needs through the registries (wrk from Debian, stripe-mock with go
-# install, WireMock and Mountebank from npm, benchstat from the Go module
-# proxy) into bench/.cache, builds Wraith, the ceiling and the harness, then
-# lets bench/harness start the servers and drive bounded wrk loads. The
-# harness prints Go benchmark lines (bench/out/load.txt); benchstat computes
-# the medians, intervals and ratios; `harness report` writes them with the
-# targets of issue 6 to bench/RESULTS.md. A peer that cannot be installed is
-# reported as such and skipped.
+# WireMock and Mountebank, side by side in one run (issues 6 and 16), with
+# Wraith under two shapes of load: every request in one session, and
+# requests spread over 256 sessions. Installs what it needs through the
+# registries (wrk from Debian, stripe-mock with go install, WireMock and
+# Mountebank from npm, benchstat from the Go module proxy) into
+# bench/.cache, builds Wraith, the ceiling and the harness, then lets
+# bench/harness start the servers and drive bounded loads. The harness
+# prints Go benchmark lines (bench/out/load.txt); benchstat computes the
+# medians, intervals and ratios; `harness report` writes them with the
+# targets of issues 16 and 6 to bench/RESULTS.md. A peer that cannot be
+# installed is reported as such and skipped.
 #
 # Settings (environment):
 #   BENCH_SMOKE     1: a quick check that the whole run works (1 pass of 2 s
-#                   loads, 1 s warm-up, 1,000 sessions, no profiles, no go test
-#                   -bench of every package), reported to bench/out/RESULTS-smoke.md
+#                   loads, 1 s warm-up, 1,000 sessions, 20,000 creates in the
+#                   memory load, no profiles, no go test -bench of every
+#                   package), reported to bench/out/RESULTS-smoke.md
 #   BENCH_DURATION  length of each measured load, whole seconds (10s)
-#   PASSES          passes, one benchmark line each (6: benchstat's confidence
-#                   intervals need 6 samples)
-#   BENCH_WARMUP    unmeasured GET load before each server's loads (5s)
+#   PASSES          passes, one benchmark line each (3: issue 16's medians;
+#                   benchstat's confidence intervals need 6)
+#   BENCH_WARMUP    unmeasured GET load before each server's loads (3s)
 #   BENCH_CONNS     keep-alive connection counts (32,256)
-#   BENCH_SERVERS   servers to run (ceiling,wraith,wraith-10k,stripe-mock,wiremock,mountebank)
+#   BENCH_SERVERS   servers to run (ceiling,wraith-one,wraith-256s,wraith-10k,stripe-mock,wiremock,mountebank)
+#   BENCH_TWINS     twins whose start, wraith serve TWIN, is timed alone (checkout,stripe,github)
 #   BENCH_SESSIONS  sessions alive in the wraith-10k run (10000)
+#   BENCH_HOLD      creates of the memory load, per shape and pass (500000; 0 for none)
+#   BENCH_HOLD_TIMEOUT  bound of each memory load (3m)
 #   BENCH_QUIET_WAIT  before each load, wait up to this long for the machine's
 #                   other processes to keep fewer than 0.2 cores busy (10s)
 #   BENCH_RETRIES   measure a load again this many times when other processes
 #                   kept more than 0.25 cores busy during it (1)
+#   BENCH_SLACK     the most time a run spends waiting for a quiet machine (past
+#                   the first second of each wait) and measuring again (2m)
 #   BENCH_PROFILE   1 adds CPU profiles of Wraith serving the GET and create
 #                   loads, and of the engine's benchmarks (1)
 #   BENCH_GOBENCH   1 runs go test -bench of every package first, into
@@ -38,17 +46,21 @@ export PATH="$PATH:/usr/local/go/bin"
 
 if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 	: "${BENCH_DURATION:=2s}" "${PASSES:=1}" "${BENCH_WARMUP:=1s}" "${BENCH_SESSIONS:=1000}"
+	: "${BENCH_HOLD:=20000}" "${BENCH_HOLD_TIMEOUT:=30s}"
 	: "${BENCH_PROFILE:=0}" "${BENCH_GOBENCH:=0}" "${BENCH_QUIET_WAIT:=2s}" "${BENCH_RETRIES:=0}"
 	: "${BENCH_RESULTS:=bench/out/RESULTS-smoke.md}"
 	SMOKE_BENCHTIME=100x
-	TITLE="a SMOKE run (BENCH_SMOKE=1: $PASSES pass of $BENCH_DURATION loads, $BENCH_SESSIONS sessions), which proves the run works and measures nothing worth quoting"
+	TITLE="a SMOKE run (BENCH_SMOKE=1: $PASSES pass of $BENCH_DURATION loads, $BENCH_SESSIONS sessions, $BENCH_HOLD creates in the memory load), which proves the run works and measures nothing worth quoting"
 fi
 DURATION=${BENCH_DURATION:-10s}
-PASSES=${PASSES:-6}
-WARMUP=${BENCH_WARMUP:-5s}
+PASSES=${PASSES:-3}
+WARMUP=${BENCH_WARMUP:-3s}
 CONNS=${BENCH_CONNS:-32,256}
-SERVERS=${BENCH_SERVERS:-ceiling,wraith,wraith-10k,stripe-mock,wiremock,mountebank}
+SERVERS=${BENCH_SERVERS:-ceiling,wraith-one,wraith-256s,wraith-10k,stripe-mock,wiremock,mountebank}
+TWINS=${BENCH_TWINS-checkout,stripe,github}
 SESSIONS=${BENCH_SESSIONS:-10000}
+HOLD=${BENCH_HOLD:-500000}
+HOLD_TIMEOUT=${BENCH_HOLD_TIMEOUT:-3m}
 PROFILE=${BENCH_PROFILE:-1}
 GOBENCH=${BENCH_GOBENCH:-1}
 RESULTS=${BENCH_RESULTS:-bench/RESULTS.md}
@@ -85,6 +97,40 @@ trap 'exit 130' INT TERM
 say() { printf '== %s\n' "$*" >&2; }
 missing=()
 meta=()
+
+# --- how long this will take --------------------------------------------------
+# An estimate from the settings: each load takes its duration and about a
+# second of waiting for a quiet machine; each start its warm-up and about
+# three seconds; each memory load about 20,000 creates a second; go test
+# -bench as long as it took last time (4 minutes when it never ran here).
+seconds() { case $1 in *m) echo $((${1%m} * 60)) ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac; }
+estimate() {
+	local d w nconns loads=0 starts=0 holds=0 seed=0 twins=0 s pass total
+	d=$(seconds "$DURATION") w=$(seconds "$WARMUP")
+	nconns=$(($(tr -cd , <<<"$CONNS" | wc -c) + 1))
+	for s in ${SERVERS//,/ }; do
+		starts=$((starts + 1))
+		case $s in
+		wraith-10k) loads=$((loads + nconns + 1)) seed=$((SESSIONS / 2000 + 2)) ;;
+		wraith-one | wraith-256s) loads=$((loads + 2 * nconns)) holds=$((holds + (HOLD > 0))) ;;
+		*) loads=$((loads + 2 * nconns)) ;;
+		esac
+	done
+	[ -n "$TWINS" ] && twins=$(($(tr -cd , <<<"$TWINS" | wc -c) + 1))
+	pass=$((twins * 3 + starts * (w + 3) + seed + loads * (d + 1) + holds * (HOLD / 20000 + 5)))
+	total=$((PASSES * pass + 30))
+	[ "$PROFILE" = 1 ] && total=$((total + 2 * (d + 5) + 60))
+	if [ "$GOBENCH" = 1 ]; then
+		total=$((total + $(cat "$CACHE/gobench.seconds" 2>/dev/null || echo 240)))
+	else
+		total=$((total + 60))
+	fi
+	echo "$total $pass"
+}
+mkdir -p "$CACHE"
+read -r est est_pass < <(estimate)
+say "estimate: about $(((est + 59) / 60)) min, of which $PASSES passes of $(((est_pass + 59) / 60)) min; waiting for a quiet machine and measuring disturbed loads again may add up to ${BENCH_SLACK:-2m}"
+run_t0=$SECONDS
 
 # --- wrk (required) -------------------------------------------------------
 if ! command -v wrk >/dev/null; then
@@ -167,10 +213,12 @@ fi
 status=0
 if [ "$GOBENCH" = 1 ]; then
 	say "go test -bench . -benchmem ./..."
+	t0=$SECONDS
 	go test -run='^$' -bench=. -benchmem ./... 2>&1 | tee "$OUT/gobench.txt" || {
 		status=1
 		say "go test -bench failed; going on with the side-by-side run"
 	}
+	echo $((SECONDS - t0)) >"$CACHE/gobench.seconds" # the next run's estimate
 fi
 # The two targets measured by go test: from the run above, or run alone.
 gostat=$OUT/gotargets.txt
@@ -203,9 +251,9 @@ profile_one() {
 # and a profile of the heap it holds once the load is over.
 served_profile() {
 	if [ -x "$BIN/wraithprof" ] && run_harness profile -wraithprof "$BIN/wraithprof" -out "$OUT" \
-		-lua bench/load.lua -mode "$2" -conns 256 -duration "$DURATION" -sessions 256 \
+		-lua bench/load.lua -mode "$2" -conns 256 -duration "$DURATION" -sessions 1 \
 		-cpuprofile "$OUT/served-$2.prof" -memprofile "$OUT/served-$2-heap.prof" >"$OUT/logs/served-$2.txt" 2>&1; then
-		printf '%s (bench/wraithprof: Wraith serving checkout with a CPU profile of the whole process, under wrk -t2 -c256 for %s; `go tool pprof -top -cum`):\n\n```\n' "$1" "$DURATION"
+		printf '%s (bench/wraithprof: Wraith serving checkout with a CPU profile of the whole process, under wrk -t2 -c256 for %s, every request in one session; `go tool pprof -top -cum`):\n\n```\n' "$1" "$DURATION"
 		cat "$OUT/logs/served-$2.txt"
 		go tool pprof -top -cum -nodecount 40 "$BIN/wraithprof" "$OUT/served-$2.prof" 2>/dev/null | sed -n '/^Showing nodes/,$p'
 		printf '```\n\n'
@@ -232,7 +280,8 @@ fi
 say "running: passes=$PASSES duration=$DURATION servers=$SERVERS"
 args=(bench -out "$OUT" -lua bench/load.lua
 	-duration "$DURATION" -passes "$PASSES" -warmup "$WARMUP" -conns "$CONNS"
-	-servers "$SERVERS" -sessions "$SESSIONS" -quiet-wait "${BENCH_QUIET_WAIT:-10s}" -retries "${BENCH_RETRIES:-1}"
+	-servers "$SERVERS" -twins "$TWINS" -sessions "$SESSIONS" -hold "$HOLD" -hold-timeout "$HOLD_TIMEOUT"
+	-quiet-wait "${BENCH_QUIET_WAIT:-10s}" -retries "${BENCH_RETRIES:-1}" -slack "${BENCH_SLACK:-2m}"
 	-wraith "$WRAITH" -ceiling "$BIN/ceiling"
 	-stripe-mock "$STRIPE_MOCK" -wiremock-jar "$WIREMOCK_JAR" -mountebank "$MB"
 	-java "$JAVA" -node "$NODE")
@@ -243,15 +292,18 @@ run_harness "${args[@]}" >"$OUT/load.txt"
 # --- benchstat, then the report ---------------------------------------------
 # One column per server, the ceiling first: benchstat's "vs base" is then
 # each server against the ceiling of the same run.
-cols="/server@(${SERVERS//,/ })"
+starts=
+[ -n "$TWINS" ] && starts=" serve-${TWINS//,/ serve-}"
+cols="/server@(${SERVERS//,/ }$starts)"
 "$BENCHSTAT" -col "$cols" "$OUT/load.txt" >"$OUT/load.stat.txt"
 "$BENCHSTAT" -col "$cols" -format csv "$OUT/load.txt" >"$OUT/load.stat.csv" 2>/dev/null
 "$BENCHSTAT" "$gostat" >"$OUT/gotargets.stat.txt"
 "$BENCHSTAT" -format csv "$gostat" >"$OUT/gotargets.stat.csv" 2>/dev/null
-report=(report -o "$RESULTS" -title "$TITLE" -sessions "$SESSIONS" -lines "$OUT/load.txt"
+report=(report -o "$RESULTS" -title "$TITLE" -sessions "$SESSIONS" -hold "$HOLD" -lines "$OUT/load.txt"
 	-stat "$OUT/load.stat.txt" -stat-csv "$OUT/load.stat.csv"
 	-go-stat "$OUT/gotargets.stat.txt" -go-stat-csv "$OUT/gotargets.stat.csv" -profile "$profile")
 [ "$GOBENCH" = 1 ] && report+=(-gobench "$OUT/gobench.txt")
 run_harness "${report[@]}"
 cp "$OUT/load.txt" "$OUT/load-$(date -u +%Y-%m-%dT%H%MZ).txt"
+say "took $(((SECONDS - run_t0 + 59) / 60)) min (estimated $(((est + 59) / 60)))"
 exit "$status"

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,10 +24,14 @@ type benchConfig struct {
 	servers            []string
 	sessions           int           // sessions alive in the wraith-10k run
 	seedEntities       int           // creates per seeded session
-	postSessions       int           // sessions the one-session-set creates spread over
+	twins              []string      // twins whose `wraith serve` start is timed alone
+	hold               int           // creates of the memory load; 0 for none
+	holdConns          int           // connections of the memory load
+	holdTimeout        time.Duration // bound of the memory load
 	quietWait          time.Duration // longest wait for the machine to quiet down before a load
 	quietCores         float64       // "quiet": other processes keep fewer cores than this busy
 	retries            int           // measurements again of a disturbed load
+	slack              *slack        // time left for waiting and measuring again, shared by the whole run
 	peers              peers
 	meta               []string // "key: value" configuration lines for the output's header
 }
@@ -60,6 +65,7 @@ type startResult struct {
 	SeededRSS      int64 // KiB, after seeding sessions (wraith-10k)
 	Seed           time.Duration
 	SameBytes      bool // first answer equals Wraith's recorded body
+	Compare        bool // the first answer should be Wraith's recorded body
 	Err            string
 	PeakIsLifetime bool // clear_refs refused: peaks are since start
 }
@@ -76,11 +82,15 @@ func parseBenchFlags(args []string) (benchConfig, error) {
 	fs.DurationVar(&c.quietWait, "quiet-wait", 10*time.Second, "before each load, wait up to this long for other processes to quiet down")
 	fs.Float64Var(&c.quietCores, "quiet-cores", 0.2, "quiet means everything else keeps fewer than this many cores busy")
 	fs.IntVar(&c.retries, "retries", 1, "measure a disturbed load again up to this many times")
+	slackTime := fs.Duration("slack", 2*time.Minute, "the most time the whole run may spend waiting for a quiet machine (past the first second of each wait) and measuring disturbed loads again, so a busy machine cannot stretch it")
 	conns := fs.String("conns", "32,256", "keep-alive connection counts")
 	servers := fs.String("servers", strings.Join(allServers, ","), "servers to run, in order")
+	twins := fs.String("twins", "checkout,stripe,github", "twins whose start (wraith serve TWIN) is timed alone each pass; empty for none")
 	fs.IntVar(&c.sessions, "sessions", 10000, "sessions alive in the wraith-10k run")
 	fs.IntVar(&c.seedEntities, "seed-entities", 3, "entities each of those sessions holds")
-	fs.IntVar(&c.postSessions, "post-sessions", 256, "sessions the creates of the one-session run spread over")
+	fs.IntVar(&c.hold, "hold", 500_000, "creates of the memory load, against a fresh Wraith per shape; 0 for none")
+	fs.IntVar(&c.holdConns, "hold-conns", 32, "connections of the memory load")
+	fs.DurationVar(&c.holdTimeout, "hold-timeout", 3*time.Minute, "bound of each memory load")
 	fs.StringVar(&c.peers.wraith, "wraith", "", "wraith or wraith-twin binary")
 	fs.StringVar(&c.peers.ceiling, "ceiling", "", "ceiling binary (bench/ceiling)")
 	fs.StringVar(&c.peers.stripeMock, "stripe-mock", "", "stripe-mock binary")
@@ -103,8 +113,19 @@ func parseBenchFlags(args []string) (benchConfig, error) {
 	}
 	for _, s := range strings.Split(*servers, ",") {
 		if s = strings.TrimSpace(s); s != "" {
+			if !slices.Contains(allServers, s) {
+				return c, usageError{fmt.Sprintf("-servers: unknown server %q: want some of %s", s, strings.Join(allServers, ","))}
+			}
 			c.servers = append(c.servers, s)
 		}
+	}
+	for _, t := range strings.Split(*twins, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			c.twins = append(c.twins, t)
+		}
+	}
+	if c.sessions < 1 || c.hold < 0 || c.holdConns < 1 {
+		return c, usageError{"-sessions and -hold-conns: want at least 1; -hold: want 0 or more"}
 	}
 	if c.duration < time.Second || c.duration%time.Second != 0 {
 		return c, usageError{fmt.Sprintf("-duration %s: want whole seconds, at least 1s", c.duration)}
@@ -118,6 +139,7 @@ func parseBenchFlags(args []string) (benchConfig, error) {
 		c.peers.missing[k] = v
 	}
 	c.meta = meta
+	c.slack = &slack{left: *slackTime}
 	// Servers run in their own scratch folders: every path must be absolute.
 	for _, p := range []*string{&c.out, &c.lua, &c.peers.wraith, &c.peers.ceiling, &c.peers.stripeMock,
 		&c.peers.wiremockJar, &c.peers.mountebank, &c.peers.java, &c.peers.node} {
@@ -153,6 +175,13 @@ func (c benchConfig) loads() []loadSpec {
 	return ls
 }
 
+// runs reports whether a server runs a load. The wraith-10k run only
+// compares GETs, and creates at the lowest connection count, with the
+// other shapes: its other create load would only lengthen the run.
+func (c benchConfig) runs(server string, l loadSpec) bool {
+	return server != sWraith10k || l.mode == "get" || l.conns == c.conns[0]
+}
+
 func runBench(ctx context.Context, args []string) error {
 	cfg, err := parseBenchFlags(args)
 	if err != nil {
@@ -183,7 +212,7 @@ func takeBodies(ctx context.Context, cfg benchConfig) (bodies, error) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return b, err
 	}
-	s, err := specFor(sWraith, cfg.peers, b, work, cfg.sessions*2)
+	s, err := specFor(sWraith1, cfg.peers, b, work, cfg.sessions*2)
 	if err != nil {
 		return b, err
 	}
@@ -194,8 +223,7 @@ func takeBodies(ctx context.Context, cfg benchConfig) (bodies, error) {
 	defer p.stop()
 	b.get = st.Body
 	c := &http.Client{Timeout: 5 * time.Second}
-	pr := probe{method: "POST", path: postPath, header: map[string]string{
-		"Authorization": authHeader, "Content-Type": "application/x-www-form-urlencoded", "X-Wraith-Session": "bodies"}}
+	pr := createProbe("bodies")
 	code, body, err := do(c, p.url, pr, []byte(createBody))
 	if err != nil || code != 200 {
 		return b, fmt.Errorf("POST %s: %d %v %s", postPath, code, err, body)
@@ -208,13 +236,56 @@ func takeBodies(ctx context.Context, cfg benchConfig) (bodies, error) {
 	return b, os.WriteFile(b.postFile, b.post, 0o644)
 }
 
-// runPass starts every server, one after the other, then runs each load
-// on every server in turn before the next load: the figures a ratio
-// compares are taken seconds apart, under the same conditions of a shared
-// machine, rather than minutes apart. Idle servers wait meanwhile; what
-// they use counts among the "others" of each load. Every server is
-// stopped when the pass ends.
+// runPass first times the start of each twin of cfg.twins alone, then
+// starts every server, one after the other, then runs each load on every
+// server in turn before the next load: the figures a ratio compares are
+// taken seconds apart, under the same conditions of a shared machine,
+// rather than minutes apart. Idle servers wait meanwhile; what they use
+// counts among the "others" of each load. Every server is stopped when its
+// loads are over; the memory loads come last, each against a fresh Wraith.
 func runPass(ctx context.Context, cfg benchConfig, pass int, b bodies, out *lines) error {
+	for _, twin := range cfg.twins {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fmt.Fprintf(os.Stderr, "== pass %d/%d: timing the start of %s\n", pass, cfg.passes, twin)
+		ls := startServer(ctx, cfg, startPrefix+twin, pass, b)
+		ls.p.stop()
+		if ls.st.Err != "" {
+			out.note("%s, pass %d: %s", ls.st.Server, pass, ls.st.Err)
+			continue
+		}
+		out.start(*ls.st)
+	}
+	if err := runLoads(ctx, cfg, pass, b, out); err != nil {
+		return err
+	}
+	if cfg.hold == 0 {
+		return nil
+	}
+	for _, name := range cfg.servers {
+		if name != sWraith1 && name != sWraith256 {
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fmt.Fprintf(os.Stderr, "== pass %d/%d: %d creates against a fresh %s\n", pass, cfg.passes, cfg.hold, name)
+		r, err := holdLoad(ctx, cfg, name, pass, b)
+		if err != nil {
+			out.note("%s, pass %d, memory load: %v", name, pass, err)
+			continue
+		}
+		out.hold(r)
+		if r.Entities < int64(cfg.hold) {
+			out.note("%s, pass %d, memory load: %d of %d creates answered 200 within %s", name, pass, r.Entities, cfg.hold, cfg.holdTimeout)
+		}
+	}
+	return nil
+}
+
+// runLoads starts the servers of cfg.servers and runs their loads.
+func runLoads(ctx context.Context, cfg benchConfig, pass int, b bodies, out *lines) error {
 	var live []*liveServer
 	defer func() {
 		for _, ls := range live {
@@ -241,7 +312,7 @@ func runPass(ctx context.Context, cfg benchConfig, pass int, b bodies, out *line
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if ls.st.Err != "" {
+			if ls.st.Err != "" || !cfg.runs(ls.st.Server, l) {
 				continue
 			}
 			r, ok := ls.run(ctx, cfg, l)
@@ -255,21 +326,27 @@ func runPass(ctx context.Context, cfg benchConfig, pass int, b bodies, out *line
 	return nil
 }
 
+// slack is the time the run may still spend beyond its plan: waiting for
+// a quiet machine past the first second of each wait, and measuring
+// disturbed loads again. Once it is spent, loads run as the machine is.
+type slack struct{ left time.Duration }
+
 // liveServer is a started server of a pass, with what its loads send.
 type liveServer struct {
-	p                      *proc
-	st                     *startResult // errors of later loads are added to it
-	logPath                string
-	sessions, postSessions int
-	prefix                 string
+	p       *proc
+	st      *startResult // errors of later loads are added to it
+	logPath string
+	shape   shape
 }
 
 // startServer starts one server and measures its start and idle memory,
-// seeds sessions for wraith-10k and warms it up. On failure, st.Err says
-// why and p is stopped (nil when it never started).
+// seeds sessions for wraith-10k and warms it up (not a serve-TWIN server,
+// which is only timed). On failure, st.Err says why and p is stopped (nil
+// when it never started).
 func startServer(ctx context.Context, cfg benchConfig, name string, pass int, b bodies) *liveServer {
-	st := &startResult{Server: name, Pass: pass}
-	ls := &liveServer{st: st, sessions: 1, prefix: "b-", postSessions: cfg.postSessions}
+	_, onlyStart := strings.CutPrefix(name, startPrefix)
+	st := &startResult{Server: name, Pass: pass, Compare: name != sStripeMock && (!onlyStart || name == startPrefix+"checkout")}
+	ls := &liveServer{st: st, shape: shapeOf(name, cfg.sessions)}
 	work, err := filepath.Abs(filepath.Join(cfg.out, "work", name))
 	if err == nil {
 		err = os.MkdirAll(work, 0o755)
@@ -284,7 +361,7 @@ func startServer(ctx context.Context, cfg benchConfig, name string, pass int, b 
 		return ls
 	}
 	ls.logPath = filepath.Join(cfg.out, "logs", fmt.Sprintf("%s-pass%d.log", name, pass))
-	waitQuiet(ctx, cfg.quietWait, cfg.quietCores)
+	waitQuiet(ctx, cfg)
 	p, su, err := start(ctx, s, ls.logPath, 2*time.Minute)
 	if err != nil {
 		st.Err = "did not start: " + err.Error()
@@ -297,9 +374,12 @@ func startServer(ctx context.Context, cfg benchConfig, name string, pass int, b 
 	if m, err := procStatus(p.pid); err == nil {
 		st.IdleRSS = m["VmRSS"]
 	}
+	if onlyStart {
+		return ls
+	}
 	if name == sWraith10k {
 		t0 := time.Now()
-		if err := seedSessions(ctx, p.url, cfg.sessions, cfg.seedEntities); err != nil {
+		if err := seedSessions(ctx, p.url, ls.shape, cfg.seedEntities); err != nil {
 			st.Err = "seeding sessions: " + err.Error()
 			return ls
 		}
@@ -308,10 +388,9 @@ func startServer(ctx context.Context, cfg benchConfig, name string, pass int, b 
 		if m, err := procStatus(p.pid); err == nil {
 			st.SeededRSS = m["VmRSS"]
 		}
-		ls.sessions, ls.prefix, ls.postSessions = cfg.sessions, "s-", cfg.sessions
 	}
 	if cfg.warmup > 0 {
-		w := wrkRun{url: p.url, threads: cfg.wrkThreads, conns: cfg.conns[0], duration: cfg.warmup.Round(time.Second), lua: cfg.lua, env: ls.env("get", ls.sessions)}
+		w := wrkRun{url: p.url, threads: cfg.wrkThreads, conns: cfg.conns[0], duration: cfg.warmup.Round(time.Second), lua: cfg.lua, env: ls.env("get")}
 		if _, err := w.run(ctx); err != nil {
 			st.Err = "warm-up: " + err.Error()
 		}
@@ -319,28 +398,25 @@ func startServer(ctx context.Context, cfg benchConfig, name string, pass int, b 
 	return ls
 }
 
-func (ls *liveServer) env(mode string, n int) []string {
-	return []string{"WRK_MODE=" + mode, "WRK_SESSIONS=" + strconv.Itoa(n), "WRK_SESSION_PREFIX=" + ls.prefix,
+// env is bench/load.lua's settings for a load of this server's shape.
+func (ls *liveServer) env(mode string) []string {
+	return []string{"WRK_MODE=" + mode, "WRK_SESSIONS=" + strconv.Itoa(ls.shape.n),
+		"WRK_SESSION_PREFIX=" + ls.shape.prefix, "WRK_SESSION_WIDTH=" + strconv.Itoa(ls.shape.width),
 		"WRK_AUTH=" + authHeader, "WRK_BODY=" + createBody, "WRK_GET_PATH=" + getPath, "WRK_POST_PATH=" + postPath}
 }
 
 // run measures one load. A load that other processes disturbed is
-// measured again, up to cfg.retries times; the least disturbed attempt is
-// kept, and the failures of every attempt count. ok is false when the
-// server failed; st.Err says how.
+// measured again, up to cfg.retries times while the run's slack lasts; the least disturbed attempt is kept, and the failures of every
+// attempt count. ok is false when the server failed; st.Err says how.
 func (ls *liveServer) run(ctx context.Context, cfg benchConfig, l loadSpec) (kept loadResult, ok bool) {
-	n := ls.sessions
-	if l.mode == "post" {
-		n = ls.postSessions
-	}
-	w := wrkRun{url: ls.p.url, threads: cfg.wrkThreads, conns: l.conns, duration: cfg.duration, lua: cfg.lua, env: ls.env(l.mode, n)}
+	w := wrkRun{url: ls.p.url, threads: cfg.wrkThreads, conns: l.conns, duration: cfg.duration, lua: cfg.lua, env: ls.env(l.mode)}
 	var non2xx, errs int64
 	for attempt := 0; attempt <= cfg.retries; attempt++ {
 		if ctx.Err() != nil || !ls.p.alive() {
 			ls.st.Err = fmt.Sprintf("stopped before %s: %v%s", l, ls.p.err, tail(ls.logPath))
 			return kept, false
 		}
-		waitQuiet(ctx, cfg.quietWait, cfg.quietCores)
+		waitQuiet(ctx, cfg)
 		r, err := measure(ctx, w, ls.p, ls.st)
 		if err != nil {
 			ls.st.Err = err.Error()
@@ -354,8 +430,13 @@ func (ls *liveServer) run(ctx context.Context, cfg benchConfig, l loadSpec) (kep
 		if !kept.Disturbed {
 			break
 		}
+		again := attempt < cfg.retries && cfg.slack.left >= cfg.duration
 		fmt.Fprintf(os.Stderr, "   %s disturbed: other processes kept %.2f cores busy%s\n", l, r.OtherCores,
-			map[bool]string{true: ", measuring again", false: ""}[attempt < cfg.retries])
+			map[bool]string{true: ", measuring again", false: ""}[again])
+		if !again {
+			break
+		}
+		cfg.slack.left -= cfg.duration
 	}
 	kept.Non2xx, kept.Errors = non2xx, errs
 	return kept, true
@@ -395,12 +476,14 @@ func measure(ctx context.Context, w wrkRun, p *proc, st *startResult) (loadResul
 // than this busy is disturbed and measured again.
 const disturbedCores = 0.25
 
-// waitQuiet waits, up to limit, for a second in which the machine's other
-// processes keep fewer than cores cores busy: on a shared machine, loads
-// then start in the gaps between other work. The report shows how busy the
-// others were during each load anyway.
-func waitQuiet(ctx context.Context, limit time.Duration, cores float64) {
-	deadline := time.Now().Add(limit)
+// waitQuiet waits, up to cfg.quietWait, for a second in which the
+// machine's other processes keep fewer than cfg.quietCores cores busy: on
+// a shared machine, loads then start in the gaps between other work. Every
+// second past the first is taken from the run's slack, and the wait ends
+// when the slack is spent. The report shows how busy the others were
+// during each load anyway.
+func waitQuiet(ctx context.Context, cfg benchConfig) {
+	t0 := time.Now()
 	for {
 		b0, err := busyTicks()
 		if err != nil {
@@ -409,13 +492,15 @@ func waitQuiet(ctx context.Context, limit time.Duration, cores float64) {
 		sleep(ctx, time.Second)
 		b1, _ := busyTicks()
 		busy := float64(time.Duration(b1-b0)*clockTick) / float64(time.Second)
-		if busy < cores || ctx.Err() != nil {
+		if busy < cfg.quietCores || ctx.Err() != nil {
 			return
 		}
-		if time.Now().After(deadline) {
+		waited := time.Since(t0)
+		if waited+time.Second > cfg.quietWait || cfg.slack.left < time.Second {
 			fmt.Fprintf(os.Stderr, "   the machine is still busy (%.2f cores): measuring anyway\n", busy)
 			return
 		}
+		cfg.slack.left -= time.Second
 	}
 }
 

@@ -13,11 +13,12 @@ import (
 // and pass, with custom units, so that benchstat computes the medians,
 // confidence intervals and ratios between servers:
 //
-//	BenchmarkLoad/server=wraith/load=get-c32 358000 35800 req/s 0.69 p50-ms 6.98 p99-ms 29.5 cpu-us/op 30.3 peak-rss-MiB 0 non2xx 0 sock-errors 0.03 other-cores
-//	BenchmarkStart/server=wraith 1 54.7 ready-ms 55.1 answer-ms 15.0 idle-rss-MiB
+//	BenchmarkLoad/server=wraith-one/load=get-c32 358000 35800 req/s 0.69 p50-ms 6.98 p99-ms 29.5 cpu-us/op 30.3 peak-rss-MiB 0 non2xx 0 sock-errors 0.03 other-cores
+//	BenchmarkStart/server=serve-stripe 1 54.7 ready-ms 55.1 answer-ms 15.0 idle-rss-MiB
+//	BenchmarkHold/server=wraith-256s 500000 390 rss-B/entity 201.3 peak-rss-MiB 15.1 idle-rss-MiB 180.2 rss-MiB 21000 creates/s 0 non2xx 0 sock-errors
 //
 // A load's iteration count is its request count, so "/op" means "per
-// request". Notes (a server that did not start, a peer whose answer is
+// request"; a memory load's is the entities it left the process holding. Notes (a server that did not start, a peer whose answer is
 // not Wraith's bytes) are "# " lines, which benchstat skips, and also go
 // to standard error as the run goes.
 type lines struct {
@@ -45,6 +46,9 @@ func (l *lines) header(cfg benchConfig) {
 		l.printf("%s\n", m)
 	}
 	l.printf("load-duration: %s\nwrk-threads: %d\nwarmup: %s\n", cfg.duration, cfg.wrkThreads, cfg.warmup)
+	if cfg.hold > 0 {
+		l.printf("memory-load: %d creates over %d connections\n", cfg.hold, cfg.holdConns)
+	}
 }
 
 func (l *lines) start(st startResult) {
@@ -59,7 +63,7 @@ func (l *lines) start(st startResult) {
 	}
 	l.printf("%s\n", b.String())
 	fmt.Fprintf(os.Stderr, "   %s\n", b.String())
-	if !st.SameBytes && st.Server != sStripeMock {
+	if st.Compare && !st.SameBytes {
 		l.note("%s, pass %d: its first GET answer is not Wraith's bytes", st.Server, st.Pass)
 	}
 	if st.PeakIsLifetime {
@@ -70,6 +74,17 @@ func (l *lines) start(st startResult) {
 func (l *lines) load(r loadResult) {
 	line := fmt.Sprintf("BenchmarkLoad/server=%s/load=%s %d %.0f req/s %.3f p50-ms %.3f p99-ms %.2f cpu-us/op %.1f peak-rss-MiB %d non2xx %d sock-errors %.2f other-cores",
 		r.Server, r.Load, max(r.Requests, 1), r.RPS, r.P50/1000, r.P99/1000, r.CPUPerReq, mib(r.PeakRSS), r.Non2xx, r.Errors, r.OtherCores)
+	l.printf("%s\n", line)
+	fmt.Fprintf(os.Stderr, "   %s\n", line)
+}
+
+func (l *lines) hold(r holdResult) {
+	rate := 0.0
+	if r.Took > 0 {
+		rate = float64(r.Entities) / r.Took.Seconds()
+	}
+	line := fmt.Sprintf("BenchmarkHold/server=%s %d %.0f rss-B/entity %.1f peak-rss-MiB %.1f idle-rss-MiB %.1f rss-MiB %.0f creates/s %d non2xx %d sock-errors",
+		r.Server, max(r.Entities, 1), r.perEntity(), mib(r.PeakRSS), mib(r.IdleRSS), mib(r.RSS), rate, r.Non2xx, r.Errors)
 	l.printf("%s\n", line)
 	fmt.Fprintf(os.Stderr, "   %s\n", line)
 }

@@ -1,11 +1,14 @@
 // Command harness runs Wraith's side-by-side benchmark; it is what
 // bench/run.sh calls once it has installed wrk and the peers. `harness
-// bench` starts the servers on loopback (the plain net/http ceiling, Wraith
-// with one session and with 10,000 sessions alive, stripe-mock, WireMock,
-// Mountebank), measures exec → ready and idle RSS, drives bounded wrk loads
-// through bench/load.lua, reads each server's CPU time and peak RSS from
-// /proc, and prints one Go benchmark line per server, load and pass, for
-// benchstat. `harness report` turns benchstat's output into RESULTS.md.
+// bench` times the start of `wraith serve` for a few twins, starts the
+// servers on loopback (the plain net/http ceiling; Wraith three times, for
+// loads in one session, spread over 256 sessions and over 10,000 live
+// ones; stripe-mock, WireMock, Mountebank), measures exec → ready and idle
+// RSS, drives bounded wrk loads through bench/load.lua, reads each
+// server's CPU time and peak RSS from /proc, then measures the RSS a fresh
+// Wraith holds per created customer after a bounded memory load, and
+// prints one Go benchmark line per server, load and pass, for benchstat.
+// `harness report` turns benchstat's output into RESULTS.md.
 // Every process it starts runs in its own process group and is stopped by
 // that pid, on success, on failure and on SIGINT or SIGTERM.
 //

@@ -23,7 +23,7 @@ func runProfile(ctx context.Context, args []string) error {
 	memProf := fs.String("memprofile", "", "heap profile to write when the load is over (optional)")
 	mode := fs.String("mode", "get", "get or post")
 	conns := fs.Int("conns", 256, "keep-alive connections")
-	sessions := fs.Int("sessions", 64, "sessions the load spreads over")
+	sessions := fs.Int("sessions", 1, "sessions the load spreads over (1: every request in one session)")
 	duration := fs.Duration("duration", 10*time.Second, "length of the load")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
@@ -43,7 +43,7 @@ func runProfile(ctx context.Context, args []string) error {
 	ready := filepath.Join(work, "ready.json")
 	s := spec{name: "wraithprof", dir: work, ready: ready, probe: getProbe(), argv: []string{*bin, "checkout",
 		"--port", "0", "--ready-json", ready, "--seed", "42", "--clock", "deterministic",
-		"--max-sessions", "20000", "--cpuprofile", *prof}}
+		"--max-sessions", "20000", "--max-entities", strconv.Itoa(noEntityLimit), "--cpuprofile", *prof}}
 	if *memProf != "" {
 		s.argv = append(s.argv, "--memprofile", *memProf)
 	}
@@ -52,14 +52,13 @@ func runProfile(ctx context.Context, args []string) error {
 		return err
 	}
 	defer p.stop()
-	res, err := wrkRun{url: p.url, threads: 2, conns: *conns, duration: *duration, lua: *lua, env: []string{
-		"WRK_MODE=" + *mode, "WRK_SESSIONS=" + strconv.Itoa(*sessions), "WRK_SESSION_PREFIX=b-",
-		"WRK_AUTH=" + authHeader, "WRK_BODY=" + createBody}}.run(ctx)
+	ls := liveServer{shape: shape{*sessions, "b-", 4}}
+	res, err := wrkRun{url: p.url, threads: 2, conns: *conns, duration: *duration, lua: *lua, env: ls.env(*mode)}.run(ctx)
 	if err != nil {
 		return err
 	}
 	p.stop() // the profile is written on the way out
-	fmt.Printf("%s c=%d under the CPU profile: %.0f req/s, p99 %.2f ms, %d non-2xx, %d errors\n",
-		*mode, *conns, res.rps(), res.P99US/1000, res.Status, res.socketErrors())
+	fmt.Printf("%s c=%d in %d session(s) under the CPU profile: %.0f req/s, p99 %.2f ms, %d non-2xx, %d errors\n",
+		*mode, *conns, *sessions, res.rps(), res.P99US/1000, res.Status, res.socketErrors())
 	return nil
 }

@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 )
 
-// seedSessions provisions sessions s-0 … s-(n-1) through the control plane
-// and gives each `entities` created customers, with a few workers so that
-// seeding 10,000 sessions takes seconds. It stops at the first failure.
-func seedSessions(ctx context.Context, base string, n, entities int) error {
+// seedSessions provisions the sessions of a shape through the control
+// plane and gives each `entities` created customers, with a few workers so
+// that seeding 10,000 sessions takes seconds. It stops at the first failure.
+func seedSessions(ctx context.Context, base string, sh shape, entities int) error {
 	const workers = 8
 	tr := &http.Transport{MaxIdleConnsPerHost: workers}
 	defer tr.CloseIdleConnections()
@@ -27,7 +26,7 @@ func seedSessions(ctx context.Context, base string, n, entities int) error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := seedOne(c, base, "s-"+strconv.Itoa(i), entities); err != nil {
+				if err := seedOne(c, base, sh.name(i), entities); err != nil {
 					errs <- err
 					cancel()
 					return
@@ -36,7 +35,7 @@ func seedSessions(ctx context.Context, base string, n, entities int) error {
 		}()
 	}
 feed:
-	for i := range n {
+	for i := range sh.n {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -59,8 +58,7 @@ func seedOne(c *http.Client, base, session string, entities int) error {
 	if err != nil || (code != http.StatusCreated && code != http.StatusOK) {
 		return fmt.Errorf("provision %s: %d %v %s", session, code, err, body)
 	}
-	pr = probe{method: "POST", path: postPath, header: map[string]string{
-		"Authorization": authHeader, "Content-Type": "application/x-www-form-urlencoded", "X-Wraith-Session": session}}
+	pr = createProbe(session)
 	for range entities {
 		code, body, err := do(c, base, pr, []byte(createBody))
 		if err != nil || code != http.StatusOK {
@@ -68,4 +66,10 @@ func seedOne(c *http.Client, base, session string, entities int) error {
 		}
 	}
 	return nil
+}
+
+// createProbe is a create in a session, with the headers every load sends.
+func createProbe(session string) probe {
+	return probe{method: "POST", path: postPath, header: map[string]string{
+		"Authorization": authHeader, "Content-Type": "application/x-www-form-urlencoded", "X-Wraith-Session": session}}
 }

@@ -6,19 +6,37 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
-// The servers, in the order each pass runs them.
+// The servers, in the order each pass runs them. Wraith runs three
+// times, once per shape of load: every request in one session, requests
+// spread over 256 sessions, and requests spread over 10,000 live sessions.
 const (
 	sCeiling    = "ceiling"
-	sWraith     = "wraith"
+	sWraith1    = "wraith-one"
+	sWraith256  = "wraith-256s"
 	sWraith10k  = "wraith-10k"
 	sStripeMock = "stripe-mock"
 	sWireMock   = "wiremock"
 	sMountebank = "mountebank"
 )
 
-var allServers = []string{sCeiling, sWraith, sWraith10k, sStripeMock, sWireMock, sMountebank}
+var allServers = []string{sCeiling, sWraith1, sWraith256, sWraith10k, sStripeMock, sWireMock, sMountebank}
+
+// spreadSessions is how many sessions the wraith-256s loads spread over.
+const spreadSessions = 256
+
+// startPrefix names the servers that are only started and stopped, to
+// time `wraith serve TWIN`: serve-checkout, serve-stripe, serve-github.
+const startPrefix = "serve-"
+
+// isWraith reports whether a server is Wraith serving checkout.
+func isWraith(name string) bool { return name == sWraith1 || name == sWraith256 || name == sWraith10k }
+
+// noEntityLimit is the --max-entities of every Wraith run: the one-session
+// loads keep every create in one session, past the default 10,000.
+const noEntityLimit = 100_000_000
 
 const (
 	getPath  = "/v1/customers/cus_123"
@@ -29,6 +47,30 @@ const (
 	// same header so that every server reads the same bytes.
 	authHeader = "Bearer sk_test_bench"
 )
+
+// shape is how a server's loads name their sessions: n sessions, PREFIX
+// followed by the session's number padded to width digits.
+type shape struct {
+	n      int
+	prefix string
+	width  int
+}
+
+func (s shape) name(i int) string { return fmt.Sprintf("%s%0*d", s.prefix, s.width, i) }
+
+// shapeOf is the shape of a server's loads. Every name has the same width,
+// so every server reads requests of one length; the ceiling and the peers,
+// which ignore the header, get the one-session requests byte for byte.
+func shapeOf(server string, sessions int) shape {
+	w := max(4, len(strconv.Itoa(sessions-1)))
+	switch server {
+	case sWraith256:
+		return shape{spreadSessions, "b-", w}
+	case sWraith10k:
+		return shape{sessions, "s-", w}
+	}
+	return shape{1, "b-", w}
+}
 
 // bodies are the fixed answers that the ceiling, WireMock and Mountebank
 // return: Wraith's own recorded GET answer and one create answer, taken
@@ -45,16 +87,16 @@ type peers struct {
 	missing                                                          map[string]string
 }
 
-// wraithArgv runs `wraith serve checkout` or, for a wraith-twin binary,
-// `wraith-twin checkout`: both serve identically.
-func (p peers) wraithArgv(ready string, maxSessions int) []string {
+// wraithArgv runs `wraith serve TWIN` or, for a wraith-twin binary,
+// `wraith-twin TWIN`: both serve identically.
+func (p peers) wraithArgv(twin, ready string, maxSessions int) []string {
 	argv := []string{p.wraith}
 	if filepath.Base(p.wraith) != "wraith-twin" {
 		argv = append(argv, "serve")
 	}
-	return append(argv, "checkout", "--port", "0", "--ready-json", ready,
+	return append(argv, twin, "--port", "0", "--ready-json", ready,
 		"--seed", "42", "--clock", "deterministic",
-		"--max-sessions", strconv.Itoa(maxSessions))
+		"--max-sessions", strconv.Itoa(maxSessions), "--max-entities", strconv.Itoa(noEntityLimit))
 }
 
 func getProbe() probe {
@@ -65,12 +107,20 @@ func getProbe() probe {
 // for its ready file and stub configuration.
 func specFor(name string, p peers, b bodies, work string, maxSessions int) (spec, error) {
 	s := spec{name: name, dir: work, probe: getProbe()}
-	if name == sWraith || name == sWraith10k {
+	twin, isStart := strings.CutPrefix(name, startPrefix)
+	if isWraith(name) || isStart {
 		if p.wraith == "" {
-			return s, fmt.Errorf("not installed: %s", p.missing[sWraith])
+			return s, fmt.Errorf("not built: %s", p.missing["wraith"])
+		}
+		if !isStart {
+			twin = "checkout"
+		}
+		if twin == "github" {
+			// The github twin has no customers; a repository is its recorded read.
+			s.probe = probe{method: "GET", path: "/repos/octocat/hello-world", header: map[string]string{}}
 		}
 		s.ready = filepath.Join(work, "ready.json")
-		s.argv = p.wraithArgv(s.ready, maxSessions)
+		s.argv = p.wraithArgv(twin, s.ready, maxSessions)
 		return s, nil
 	}
 	port, err := freePort()
