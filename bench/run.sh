@@ -129,7 +129,7 @@ estimate() {
 }
 mkdir -p "$CACHE"
 read -r est est_pass < <(estimate)
-say "estimate: about $(((est + 59) / 60)) min, of which $PASSES passes of $(((est_pass + 59) / 60)) min; waiting for a quiet machine and measuring disturbed loads again may add up to ${BENCH_SLACK:-2m}"
+say "estimate: about $(((est + 59) / 60)) min, of which $(((est_pass + 59) / 60)) min per pass × $PASSES; waiting for a quiet machine and measuring disturbed loads again may add up to ${BENCH_SLACK:-2m}"
 run_t0=$SECONDS
 
 # --- wrk (required) -------------------------------------------------------
@@ -305,5 +305,6 @@ report=(report -o "$RESULTS" -title "$TITLE" -sessions "$SESSIONS" -hold "$HOLD"
 [ "$GOBENCH" = 1 ] && report+=(-gobench "$OUT/gobench.txt")
 run_harness "${report[@]}"
 cp "$OUT/load.txt" "$OUT/load-$(date -u +%Y-%m-%dT%H%MZ).txt"
-say "took $(((SECONDS - run_t0 + 59) / 60)) min (estimated $(((est + 59) / 60)))"
+took=$((SECONDS - run_t0))
+say "took $((took / 60)) min $((took % 60)) s (estimated about $(((est + 59) / 60)) min)"
 exit "$status"
