@@ -1,0 +1,83 @@
+package world
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"sync"
+	"testing"
+
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// TestPatchedEntityReadsInParallel reads a patched entity's body, length
+// and hash from many goroutines at once, as reads of one session under a
+// shared lock and digests of several sessions do (run with -race), and
+// checks every reader sees the object's encoding and its hash.
+func TestPatchedEntityReadsInParallel(t *testing.T) {
+	skel, err := object.Parse([]byte(`{"id":"","object":"customer","email":null,"metadata":{},"livemode":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := object.NewSkeleton(skel)
+	o := skel.CloneTop()
+	o.Set("id", "cus_1")
+	o.Set("email", "tok_1@example.invalid")
+	want := o.AppendJSON(nil)
+
+	e := &Entity{ID: "cus_1", Resource: "customer"}
+	e.SetPatch(s, s.AppendDiff(nil, o))
+	e.Renew()
+	if !e.Patched() {
+		t.Fatal("SetPatch: want a patched entity")
+	}
+	wantSum := hashBody(want)
+
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				if b := e.Body(); !bytes.Equal(b, want) {
+					errs <- "Body: want " + string(want) + ", have " + string(b)
+					return
+				}
+				if n := e.BodyLen(); n != len(want) {
+					errs <- "BodyLen differs from the body's length"
+					return
+				}
+				if sum := e.BodyHash(); sum != wantSum {
+					errs <- "BodyHash differs from the body's hash"
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for msg := range errs {
+		t.Fatal(msg)
+	}
+	if have := e.BodyHash(); have != wantSum || have == [sha256.Size]byte{} {
+		t.Errorf("cached hash: want %x, have %x", wantSum, have)
+	}
+}
+
+// TestRenewForgetsTheHash: a changed copy of an entity, renewed, hashes
+// its own body and not the original's cached one.
+func TestRenewForgetsTheHash(t *testing.T) {
+	e := &Entity{ID: "a"}
+	e.SetBody([]byte(`{"id":"a","n":1}`))
+	e.Renew()
+	first := e.BodyHash()
+	c := *e
+	c.SetBody([]byte(`{"id":"a","n":2}`))
+	c.Renew()
+	if c.BodyHash() == first {
+		t.Error("a renewed copy kept its original's hash")
+	}
+	if e.BodyHash() != first {
+		t.Error("renewing a copy changed the original's hash")
+	}
+}
