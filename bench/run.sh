@@ -26,7 +26,7 @@
 #   BENCH_TWINS     twins whose start, wraith serve TWIN, is timed alone (checkout,stripe,github)
 #   BENCH_SESSIONS  sessions alive in the wraith-10k run (10000)
 #   BENCH_HOLD      creates of the memory load, per shape and pass (500000; 0 for none)
-#   BENCH_HOLD_TIMEOUT  bound of each memory load (3m)
+#   BENCH_HOLD_TIMEOUT  bound of each memory load (2m)
 #   BENCH_QUIET_WAIT  before each load, wait up to this long for the machine's
 #                   other processes to keep fewer than 0.2 cores busy (10s)
 #   BENCH_RETRIES   measure a load again this many times when other processes
@@ -60,7 +60,7 @@ SERVERS=${BENCH_SERVERS:-ceiling,wraith-one,wraith-256s,wraith-10k,stripe-mock,w
 TWINS=${BENCH_TWINS-checkout,stripe,github}
 SESSIONS=${BENCH_SESSIONS:-10000}
 HOLD=${BENCH_HOLD:-500000}
-HOLD_TIMEOUT=${BENCH_HOLD_TIMEOUT:-3m}
+HOLD_TIMEOUT=${BENCH_HOLD_TIMEOUT:-2m}
 PROFILE=${BENCH_PROFILE:-1}
 GOBENCH=${BENCH_GOBENCH:-1}
 RESULTS=${BENCH_RESULTS:-bench/RESULTS.md}

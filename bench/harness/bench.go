@@ -90,7 +90,7 @@ func parseBenchFlags(args []string) (benchConfig, error) {
 	fs.IntVar(&c.seedEntities, "seed-entities", 3, "entities each of those sessions holds")
 	fs.IntVar(&c.hold, "hold", 500_000, "creates of the memory load, against a fresh Wraith per shape; 0 for none")
 	fs.IntVar(&c.holdConns, "hold-conns", 32, "connections of the memory load")
-	fs.DurationVar(&c.holdTimeout, "hold-timeout", 3*time.Minute, "bound of each memory load")
+	fs.DurationVar(&c.holdTimeout, "hold-timeout", 2*time.Minute, "bound of each memory load")
 	fs.StringVar(&c.peers.wraith, "wraith", "", "wraith or wraith-twin binary")
 	fs.StringVar(&c.peers.ceiling, "ceiling", "", "ceiling binary (bench/ceiling)")
 	fs.StringVar(&c.peers.stripeMock, "stripe-mock", "", "stripe-mock binary")
