@@ -226,7 +226,12 @@ func render(w io.Writer, c reportConfig, m medians, failures float64) {
 	p("Medians as benchstat gives them, over the passes of this run. The shapes: **one session**, every request (GETs and creates, every create kept) ")
 	p("with `X-Wraith-Session: b-0000`; **256 sessions**, requests spread over b-0000…b-0255; **%[1]d sessions**, spread over %[1]d live sessions that already hold customers. ", c.sessions)
 	p("The ceiling, and the peers, get the one-session requests byte for byte. The memory load sends %d creates to a fresh Wraith per shape ", c.hold)
-	p("(`--max-entities %d` on every Wraith run, so the one-session shape holds them all in one session). The ratio is the first figure over the second, or over the goal.\n\n", noEntityLimit)
+	p("(its connections: the memory-load line of benchstat's header below): the one-session shape holds them all in one session, which `--max-entities %d` on every Wraith run allows; ", noEntityLimit)
+	p("the 256-session shape spreads them, %d or so a session", c.hold/spreadSessions)
+	if c.hold/spreadSessions < defaultMaxEntities {
+		p(", under Wraith's default limit of %d anyway", defaultMaxEntities)
+	}
+	p(". The ratio is the first figure over the second, or over the goal.\n\n")
 	table(p, targets16(m, c.sessions))
 	p("\n## Round one's targets (issue 6), kept\n\n")
 	table(p, targets6(m, failures, c.sessions))

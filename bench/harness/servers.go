@@ -38,6 +38,9 @@ func isWraith(name string) bool { return name == sWraith1 || name == sWraith256 
 // loads keep every create in one session, past the default 10,000.
 const noEntityLimit = 100_000_000
 
+// defaultMaxEntities is wraith serve's own --max-entities, for the report.
+const defaultMaxEntities = 10_000
+
 const (
 	getPath  = "/v1/customers/cus_123"
 	postPath = "/v1/customers"
