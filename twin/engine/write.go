@@ -254,10 +254,18 @@ func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *wo
 	if e.gone(req, a) {
 		return false
 	}
-	skel := req.match.Value.res.skeletonBytes()
+	ne := &world.Entity{
+		ID:         ent.ID,
+		Resource:   ent.Resource,
+		Created:    ent.Created,
+		Seq:        ent.Seq,
+		Provenance: world.Handler,
+		Scope:      ent.Scope,
+	}
+	skel, known := req.match.Value.res.skeletonBytes(), ne.Known()
 	scratch := e.scratchBuf()
-	patch := skel.AppendDiff((*scratch)[:0], o)
-	body := skel.Append(make([]byte, 0, skel.Len(patch)), patch)
+	patch := skel.AppendDiff((*scratch)[:0], o, known)
+	body := skel.Append(make([]byte, 0, skel.Len(patch, known)), patch, known)
 	var kept []byte
 	if len(patch) < len(body) {
 		kept = make([]byte, len(patch))
@@ -266,14 +274,6 @@ func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *wo
 	e.putScratch(scratch, patch)
 	if e.tooLarge(a, ent.ID, body) {
 		return false
-	}
-	ne := &world.Entity{
-		ID:         ent.ID,
-		Resource:   ent.Resource,
-		Created:    ent.Created,
-		Seq:        ent.Seq,
-		Provenance: world.Handler,
-		Scope:      ent.Scope,
 	}
 	if kept != nil {
 		ne.SetPatch(skel, kept)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"strconv"
 )
 
 // Skeleton is the encoding of a resource's skeleton object, cut at its
@@ -13,14 +14,32 @@ import (
 // entity patched against it, so reading it from many goroutines is safe.
 //
 // A patch is a run of operations in ascending field order, each
-// uvarint((i+1)<<1 | removed) for the skeleton's field i, a replaced
-// value followed by uvarint(len) and the value's encoding; a zero ends the
-// run. What follows is the encoding of the fields the object adds after
-// the skeleton's, each as `,"name":value`.
+// uvarint((i+1)<<2 | kind) for the skeleton's field i: kind opRemoved; or
+// opValue, followed by uvarint(len) and the value's encoding; or opID or
+// opCreated, whose value is the one the caller keeps anyway and passes to
+// Append again (an entity's id and creation time), so the patch does not
+// hold it twice. A zero ends the run. What follows is the encoding of the
+// fields the object adds after the skeleton's, each as `,"name":value`.
 type Skeleton struct {
 	obj   *Object // the skeleton itself, read only
 	enc   []byte  // obj's compact encoding
 	spans []span  // per field, where it lies in enc
+}
+
+// Kinds of patch operations.
+const (
+	opValue   = 0
+	opRemoved = 1
+	opID      = 2 // the string Known.ID
+	opCreated = 3 // the integer Known.Created
+)
+
+// Known are values an entity keeps beside its patch: a field of the
+// object whose value is one of them is written in the patch as a
+// reference to it.
+type Known struct {
+	ID      string
+	Created int64
 }
 
 // span places field i in enc: `"name":value` is enc[start:end], its value
@@ -62,7 +81,12 @@ func (s *Skeleton) Bytes() []byte { return s.enc }
 // order on, the patch holds o's fields whole. Values o shares with the
 // skeleton cost nothing; others are encoded, and kept only when their
 // encoding differs from the skeleton's.
-func (s *Skeleton) AppendDiff(dst []byte, o *Object) []byte {
+//
+// A value equal to known.ID or known.Created is written as a reference to
+// it; Append and Len must be given the same known.
+func (s *Skeleton) AppendDiff(dst []byte, o *Object, known Known) []byte {
+	var created [20]byte
+	createdText := strconv.AppendInt(created[:0], known.Created, 10)
 	next := 0     // the first skeleton field not yet placed
 	tail := false // o has added a field: everything from here on follows the skeleton's
 	names := s.obj.keys
@@ -76,7 +100,7 @@ func (s *Skeleton) AppendDiff(dst []byte, o *Object) []byte {
 			if !tail {
 				tail = true
 				for ; next < len(names); next++ { // in the tail's place
-					dst = appendOp(dst, next, true)
+					dst = appendOp(dst, next, opRemoved)
 				}
 				dst = append(dst, 0)
 			}
@@ -87,14 +111,26 @@ func (s *Skeleton) AppendDiff(dst []byte, o *Object) []byte {
 			continue
 		}
 		for ; next < i; next++ {
-			dst = appendOp(dst, next, true)
+			dst = appendOp(dst, next, opRemoved)
 		}
 		next = i + 1
 		if shared(v, s.obj.vals[i]) {
 			continue
 		}
+		switch t := v.(type) {
+		case string:
+			if t == known.ID && t != "" {
+				dst = appendOp(dst, i, opID)
+				continue
+			}
+		case json.Number:
+			if string(t) == string(createdText) {
+				dst = appendOp(dst, i, opCreated)
+				continue
+			}
+		}
 		mark := len(dst)
-		dst = appendOp(dst, i, false)
+		dst = appendOp(dst, i, opValue)
 		lenAt := len(dst)
 		dst = AppendValue(dst, v)
 		enc := dst[lenAt:]
@@ -112,7 +148,7 @@ func (s *Skeleton) AppendDiff(dst []byte, o *Object) []byte {
 	}
 	if !tail {
 		for ; next < len(names); next++ {
-			dst = appendOp(dst, next, true)
+			dst = appendOp(dst, next, opRemoved)
 		}
 		dst = append(dst, 0)
 	}
@@ -134,12 +170,8 @@ func (s *Skeleton) find(k string, from int) int {
 	return i
 }
 
-func appendOp(dst []byte, i int, removed bool) []byte {
-	op := uint64(i+1) << 1
-	if removed {
-		op |= 1
-	}
-	return binary.AppendUvarint(dst, op)
+func appendOp(dst []byte, i int, kind uint64) []byte {
+	return binary.AppendUvarint(dst, uint64(i+1)<<2|kind)
 }
 
 // shared reports whether v is the skeleton's value w itself, or a scalar
@@ -168,8 +200,8 @@ func shared(v, w any) bool {
 }
 
 // Append appends to buf the object's encoding that patch (from AppendDiff
-// on s) describes.
-func (s *Skeleton) Append(buf, patch []byte) []byte {
+// on s, with the same known) describes.
+func (s *Skeleton) Append(buf, patch []byte, known Known) []byte {
 	buf = append(buf, '{')
 	wrote := false
 	run := func(from, to int) { // the skeleton's fields [from, to) as they are
@@ -189,21 +221,29 @@ func (s *Skeleton) Append(buf, patch []byte) []byte {
 		if op == 0 {
 			break
 		}
-		i := int(op>>1) - 1
+		i := int(op>>2) - 1
 		run(at, i)
 		at = i + 1
-		if op&1 == 1 {
+		kind := op & 3
+		if kind == opRemoved {
 			continue
 		}
-		l, n := binary.Uvarint(patch)
-		patch = patch[n:]
 		if wrote {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, s.enc[s.spans[i].start:s.spans[i].value]...)
-		buf = append(buf, patch[:l]...)
-		patch = patch[l:]
 		wrote = true
+		switch kind {
+		case opID:
+			buf = AppendString(buf, known.ID)
+		case opCreated:
+			buf = strconv.AppendInt(buf, known.Created, 10)
+		default:
+			l, n := binary.Uvarint(patch)
+			patch = patch[n:]
+			buf = append(buf, patch[:l]...)
+			patch = patch[l:]
+		}
 	}
 	run(at, len(s.spans))
 	if len(patch) > 0 {
@@ -217,7 +257,7 @@ func (s *Skeleton) Append(buf, patch []byte) []byte {
 
 // Len returns the length of the encoding patch describes, so a caller can
 // allocate it exactly.
-func (s *Skeleton) Len(patch []byte) int {
+func (s *Skeleton) Len(patch []byte, known Known) int {
 	n, fields := 2, 0 // the braces; fields placed so far
 	at := 0
 	run := func(from, to int) {
@@ -236,15 +276,25 @@ func (s *Skeleton) Len(patch []byte) int {
 		if op == 0 {
 			break
 		}
-		i := int(op>>1) - 1
+		i := int(op>>2) - 1
 		run(at, i)
 		at = i + 1
-		if op&1 == 1 {
+		kind := op & 3
+		if kind == opRemoved {
 			continue
 		}
-		l, w := binary.Uvarint(patch)
-		patch = patch[w+int(l):]
-		n += s.spans[i].value - s.spans[i].start + int(l)
+		n += s.spans[i].value - s.spans[i].start
+		switch kind {
+		case opID:
+			n += stringLen(known.ID)
+		case opCreated:
+			var b [20]byte
+			n += len(strconv.AppendInt(b[:0], known.Created, 10))
+		default:
+			l, w := binary.Uvarint(patch)
+			patch = patch[w+int(l):]
+			n += int(l)
+		}
 		if fields > 0 {
 			n++
 		}
@@ -258,4 +308,10 @@ func (s *Skeleton) Len(patch []byte) int {
 		}
 	}
 	return n
+}
+
+// stringLen returns the length of AppendString's encoding of s.
+func stringLen(s string) int {
+	var b [64]byte
+	return len(AppendString(b[:0], s))
 }

@@ -43,15 +43,15 @@ func apply(o *Object, edits []edit) {
 
 // checkRebuilt builds o's patch against s and checks that it rebuilds o's
 // encoding byte for byte, and that Len says its length.
-func checkRebuilt(t testing.TB, s *Skeleton, o *Object) []byte {
+func checkRebuilt(t testing.TB, s *Skeleton, o *Object, known Known) []byte {
 	t.Helper()
 	want := o.AppendJSON(nil)
-	patch := s.AppendDiff(nil, o)
-	have := s.Append(nil, patch)
+	patch := s.AppendDiff(nil, o, known)
+	have := s.Append(nil, patch, known)
 	if !bytes.Equal(have, want) {
 		t.Fatalf("rebuilt body differs:\nwant %s\nhave %s\npatch %q", want, have, patch)
 	}
-	if n := s.Len(patch); n != len(want) {
+	if n := s.Len(patch, known); n != len(want) {
 		t.Fatalf("Len: want %d, have %d (%s)", len(want), n, want)
 	}
 	return patch
@@ -64,6 +64,8 @@ func TestSkeletonPatchRebuildsTheEncoding(t *testing.T) {
 	}{
 		{"unchanged", nil},
 		{"set scalars", []edit{{'s', "id", "cus_123"}, {'s', "created", json.Number("1700000000")}, {'s', "email", "jenny@example.com"}}},
+		{"known values elsewhere", []edit{{'s', "email", "cus_123"}, {'s', "balance", json.Number("1700000000")}, {'s', "zz", "cus_123"}}},
+		{"escaped id", []edit{{'s', "id", "cus_\"\u2028é"}}},
 		{"set to the skeleton's own value", []edit{{'s', "balance", json.Number("0")}, {'s', "delinquent", false}, {'s', "tax_exempt", "none"}}},
 		{"unicode and escapes", []edit{{'s', "name", "Zoë \"Z\" \u2028 \x01 ✓"}, {'s', "description", ""}}},
 		{"empty string", []edit{{'s', "email", ""}}},
@@ -95,7 +97,9 @@ func TestSkeletonPatchRebuildsTheEncoding(t *testing.T) {
 						o = &Object{keys: skel.keys[:len(skel.keys):len(skel.keys)], vals: append([]any(nil), skel.vals...)}
 					}
 					apply(o, tt.edits)
-					checkRebuilt(t, s, o)
+					for _, known := range []Known{{}, {ID: "cus_123", Created: 1700000000}, {ID: "none", Created: -1}} {
+						checkRebuilt(t, s, o, known)
+					}
 				}
 			})
 		}
@@ -108,10 +112,10 @@ func TestSkeletonPatchIsSmall(t *testing.T) {
 	skel, _ := Parse([]byte(skeletonFixtures[0]))
 	s := NewSkeleton(skel)
 	o := skel.Clone()
-	apply(o, []edit{{'s', "id", "cus_123"}, {'s', "email", "jenny@example.com"}})
-	patch := checkRebuilt(t, s, o)
-	if max := len(`"cus_123""jenny@example.com"`) + 8; len(patch) > max {
-		t.Errorf("want a patch of at most %d bytes, have %d: %q", max, len(patch), patch)
+	apply(o, []edit{{'s', "id", "cus_123"}, {'s', "created", json.Number("1700000000")}, {'s', "email", "jenny@example.com"}})
+	patch := checkRebuilt(t, s, o, Known{ID: "cus_123", Created: 1700000000})
+	if max := len(`"jenny@example.com"`) + 8; len(patch) > max {
+		t.Errorf("want a patch of at most %d bytes (the id and creation time are known), have %d: %q", max, len(patch), patch)
 	}
 }
 
@@ -153,7 +157,12 @@ func FuzzSkeletonPatch(f *testing.F) {
 			edits = append(edits, edit{op: "sdnl"[int(op)%4], key: key, val: v})
 		}
 		apply(o, edits)
-		checkRebuilt(t, s, o)
+		known := Known{ID: o.String("id"), Created: int64(len(script))}
+		if which&0x40 != 0 {
+			known.ID = "cus_1"
+			o.Set("created", json.Number(fmt.Sprint(known.Created)))
+		}
+		checkRebuilt(t, s, o, known)
 	})
 }
 

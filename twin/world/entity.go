@@ -54,7 +54,7 @@ func (e *Entity) Body() []byte {
 	if e.skel == nil {
 		return e.body
 	}
-	return e.skel.Append(make([]byte, 0, e.skel.Len(e.body)), e.body)
+	return e.skel.Append(make([]byte, 0, e.skel.Len(e.body, e.Known())), e.body, e.Known())
 }
 
 // AppendBody appends e's body to buf.
@@ -62,7 +62,7 @@ func (e *Entity) AppendBody(buf []byte) []byte {
 	if e.skel == nil {
 		return append(buf, e.body...)
 	}
-	return e.skel.Append(buf, e.body)
+	return e.skel.Append(buf, e.body, e.Known())
 }
 
 // BodyLen returns the length of e's body.
@@ -70,7 +70,7 @@ func (e *Entity) BodyLen() int {
 	if e.skel == nil {
 		return len(e.body)
 	}
-	return e.skel.Len(e.body)
+	return e.skel.Len(e.body, e.Known())
 }
 
 // SetBody sets e's body. Call it only while building e, before e is
@@ -78,9 +78,14 @@ func (e *Entity) BodyLen() int {
 func (e *Entity) SetBody(b []byte) { e.body, e.skel = b, nil }
 
 // SetPatch sets e's body to the encoding that patch (from
-// object.Skeleton.AppendDiff) rebuilds from skel. Like SetBody, call it
-// only while building e; patch must not change afterwards.
+// object.Skeleton.AppendDiff with e.Known()) rebuilds from skel. Like
+// SetBody, call it only while building e, with e's ID and Created set: the
+// patch refers to them, and neither it nor they may change afterwards.
 func (e *Entity) SetPatch(skel *object.Skeleton, patch []byte) { e.body, e.skel = patch, skel }
+
+// Known returns what a patch of e may refer to instead of holding it: its
+// id and creation time.
+func (e *Entity) Known() object.Known { return object.Known{ID: e.ID, Created: e.Created} }
 
 // Patched reports whether e is kept as a patch over its resource's
 // skeleton rather than as its whole body.

@@ -25,7 +25,7 @@ func TestPatchedEntityReadsInParallel(t *testing.T) {
 	want := o.AppendJSON(nil)
 
 	e := &Entity{ID: "cus_1", Resource: "customer"}
-	e.SetPatch(s, s.AppendDiff(nil, o))
+	e.SetPatch(s, s.AppendDiff(nil, o, e.Known()))
 	e.Renew()
 	if !e.Patched() {
 		t.Fatal("SetPatch: want a patched entity")
