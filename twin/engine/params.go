@@ -174,8 +174,20 @@ func merge(name string, cur *object.Object, t map[string]any, fill *filler) (*ob
 		}
 		merged.Set(k, nv)
 	}
-	for _, k := range slices.Sorted(maps.Keys(t)) {
-		if s, ok := t[k].(string); (ok && s == "") || cur.Has(k) {
+	added := make([]string, 0, 8) // on the stack for the few keys a request usually adds
+	for k := range t {
+		if !cur.Has(k) {
+			added = append(added, k)
+		}
+	}
+	slices.Sort(added)
+	for _, k := range added {
+		s, isString := t[k].(string)
+		if isString && s == "" {
+			continue
+		}
+		if isString { // what convertParam makes of a string for a field cur lacks
+			merged.Set(k, s)
 			continue
 		}
 		nv, err := convertParam(name+"["+k+"]", nil, t[k], fill)
