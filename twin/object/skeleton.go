@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Skeleton is the encoding of a resource's skeleton object, cut at its
@@ -310,8 +311,14 @@ func (s *Skeleton) Len(patch []byte, known Known) int {
 	return n
 }
 
-// stringLen returns the length of AppendString's encoding of s.
+// stringLen returns the length of AppendString's encoding of s, without
+// encoding it when nothing in s is escaped (ids never are).
 func stringLen(s string) int {
-	var b [64]byte
-	return len(AppendString(b[:0], s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			var b [64]byte
+			return len(AppendString(b[:0], s))
+		}
+	}
+	return len(s) + 2
 }

@@ -66,6 +66,7 @@ func TestSkeletonPatchRebuildsTheEncoding(t *testing.T) {
 		{"set scalars", []edit{{'s', "id", "cus_123"}, {'s', "created", json.Number("1700000000")}, {'s', "email", "jenny@example.com"}}},
 		{"known values elsewhere", []edit{{'s', "email", "cus_123"}, {'s', "balance", json.Number("1700000000")}, {'s', "zz", "cus_123"}}},
 		{"escaped id", []edit{{'s', "id", "cus_\"\u2028é"}}},
+		{"id escaped past ASCII", []edit{{'s', "id", "cus_\u2028\xff"}}},
 		{"set to the skeleton's own value", []edit{{'s', "balance", json.Number("0")}, {'s', "delinquent", false}, {'s', "tax_exempt", "none"}}},
 		{"unicode and escapes", []edit{{'s', "name", "Zoë \"Z\" \u2028 \x01 ✓"}, {'s', "description", ""}}},
 		{"empty string", []edit{{'s', "email", ""}}},
@@ -97,7 +98,7 @@ func TestSkeletonPatchRebuildsTheEncoding(t *testing.T) {
 						o = &Object{keys: skel.keys[:len(skel.keys):len(skel.keys)], vals: append([]any(nil), skel.vals...)}
 					}
 					apply(o, tt.edits)
-					for _, known := range []Known{{}, {ID: "cus_123", Created: 1700000000}, {ID: "none", Created: -1}} {
+					for _, known := range []Known{{}, {ID: "cus_123", Created: 1700000000}, {ID: "none", Created: -1}, {ID: o.String("id"), Created: 1}} {
 						checkRebuilt(t, s, o, known)
 					}
 				}
