@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -40,11 +39,11 @@ func applyParams(o *object.Object, params map[string]any, immutable map[string]b
 // holds none, or the elements of a nested list, is merged over the
 // default for that place.
 func applyParamsFilled(o *object.Object, params map[string]any, immutable map[string]bool, only []string, scrub func(field string, v any) any, fill *filler) (ignored []string, err error) {
-	keys := make([]string, 0, len(params))
+	keys := make([]string, 0, 16) // on the stack for the few parameters a request usually has
 	for k := range params {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	for _, k := range keys {
 		if ignoredParams[k] {
 			continue
