@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -221,19 +222,52 @@ func takeBodies(ctx context.Context, cfg benchConfig) (bodies, error) {
 		return b, err
 	}
 	defer p.stop()
-	b.get = st.Body
 	c := &http.Client{Timeout: 5 * time.Second}
-	pr := createProbe("bodies")
-	code, body, err := do(c, p.url, pr, []byte(createBody))
-	if err != nil || code != 200 {
-		return b, fmt.Errorf("POST %s: %d %v %s", postPath, code, err, body)
+	session := shapeOf(sWraith1, cfg.sessions).name(0)
+	get := getProbe()
+	get.header["X-Wraith-Session"] = session
+	got, err := fetch(c, p.url, get, nil)
+	if err != nil || got.code != http.StatusOK {
+		return b, fmt.Errorf("GET %s: %d %v %s", getPath, got.code, err, got.body)
 	}
-	b.post = body
+	if !bytes.Equal(got.body, st.Body) {
+		return b, fmt.Errorf("GET %s answered other bytes in session %s than without a session", getPath, session)
+	}
+	created, err := fetch(c, p.url, createProbe(session), []byte(createBody))
+	if err != nil || created.code != http.StatusOK {
+		return b, fmt.Errorf("POST %s: %d %v %s", postPath, created.code, err, created.body)
+	}
+	b.get, b.post = got.body, created.body
 	b.getFile, b.postFile = filepath.Join(work, "customer.json"), filepath.Join(work, "created.json")
-	if err := os.WriteFile(b.getFile, b.get, 0o644); err != nil {
-		return b, err
+	b.getHeaders, b.postHeaders = filepath.Join(work, "customer.headers"), filepath.Join(work, "created.headers")
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{
+		{b.getFile, b.get}, {b.postFile, b.post},
+		{b.getHeaders, headerLines(got.header)}, {b.postHeaders, headerLines(created.header)},
+	} {
+		if err := os.WriteFile(f.path, f.data, 0o644); err != nil {
+			return b, err
+		}
 	}
-	return b, os.WriteFile(b.postFile, b.post, 0o644)
+	return b, nil
+}
+
+// headerLines writes h as "Name: value" lines, leaving out what net/http
+// writes itself (Date, Content-Length), so the ceiling answers with the
+// same header bytes as the server they were taken from.
+func headerLines(h http.Header) []byte {
+	var out []byte
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if k == "Date" || k == "Content-Length" {
+			continue
+		}
+		for _, v := range h[k] {
+			out = fmt.Appendf(out, "%s: %s\n", k, v)
+		}
+	}
+	return out
 }
 
 // runPass first times the start of each twin of cfg.twins alone, then

@@ -138,24 +138,37 @@ func readyURL(path string) (string, error) {
 }
 
 func do(c *http.Client, base string, p probe, body []byte) (int, []byte, error) {
+	x, err := fetch(c, base, p, body)
+	return x.code, x.body, err
+}
+
+// answer is one server answer: status, headers and body.
+type answer struct {
+	code   int
+	header http.Header
+	body   []byte
+}
+
+// fetch sends p (with body, when not nil) and reads the whole answer.
+func fetch(c *http.Client, base string, p probe, body []byte) (answer, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequest(p.method, base+p.path, rd)
 	if err != nil {
-		return 0, nil, err
+		return answer{}, err
 	}
 	for k, v := range p.header {
 		req.Header.Set(k, v)
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return answer{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
+	return answer{code: resp.StatusCode, header: resp.Header, body: b}, err
 }
 
 // stop sends SIGTERM to the process group, waits up to 10 s, then sends

@@ -77,10 +77,13 @@ func shapeOf(server string, sessions int) shape {
 
 // bodies are the fixed answers that the ceiling, WireMock and Mountebank
 // return: Wraith's own recorded GET answer and one create answer, taken
-// from Wraith at the start of the run.
+// from Wraith at the start of the run. The ceiling also answers with
+// Wraith's headers (getHeaders, postHeaders), so that it writes the same
+// bytes on the wire.
 type bodies struct {
-	get, post         []byte
-	getFile, postFile string
+	get, post               []byte
+	getFile, postFile       string
+	getHeaders, postHeaders string
 }
 
 // peers holds where the installed peers are; an empty path means the peer
@@ -137,7 +140,8 @@ func specFor(name string, p peers, b bodies, work string, maxSessions int) (spec
 		if p.ceiling == "" {
 			return s, fmt.Errorf("not built: %s", p.missing[sCeiling])
 		}
-		s.argv = []string{p.ceiling, "-addr", addr, "-get", b.getFile, "-post", b.postFile}
+		s.argv = []string{p.ceiling, "-addr", addr, "-get", b.getFile, "-post", b.postFile,
+			"-get-headers", b.getHeaders, "-post-headers", b.postHeaders}
 	case sStripeMock:
 		if p.stripeMock == "" {
 			return s, fmt.Errorf("not installed: %s", p.missing[sStripeMock])
