@@ -263,7 +263,7 @@ func render(w io.Writer, c reportConfig, m medians, failures float64) {
 	for _, n := range c.noteLines {
 		p("- %s\n", n)
 	}
-	p("- Wraith runs as `serve checkout --seed 42 --clock deterministic --max-entities %d` with no rate limit; the ceiling, WireMock and Mountebank return Wraith's own bytes for both routes. stripe-mock answers from its own fixtures.\n", noEntityLimit)
+	p("- Wraith runs as `serve checkout --seed 42 --clock deterministic --max-entities %d` with no rate limit; the ceiling returns Wraith's own bytes for both routes, its headers included (so both write the same bytes on the wire but for Date), WireMock and Mountebank its bodies. stripe-mock answers from its own fixtures.\n", noEntityLimit)
 	p("- Creates are stateful in Wraith and in nothing else here: every create is kept in its session, so Wraith's memory grows with the creates of the post loads.\n")
 	p("- The wraith-10k run loads GETs at every connection count and creates at the lowest only.\n")
 	p("- Server logs: bench/out/logs/.\n")
