@@ -1,9 +1,6 @@
 package canon
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // MaxParams is how many parameters one request may carry: query and form
 // pairs, plus every member and element of a JSON body. It is far past any
@@ -44,7 +41,7 @@ func CheckLimits(contentType string, body []byte, query string) error {
 	}
 	switch mediaOf(contentType) {
 	case mediaForm:
-		_, err = countPairs("form", string(body), n)
+		_, err = countPairs("form", body, n)
 	case mediaJSON:
 		err = countJSON(body, n)
 	}
@@ -53,28 +50,30 @@ func CheckLimits(contentType string, body []byte, query string) error {
 
 // countPairs adds the pairs of a query string or form body to n, checking
 // each key's bracket levels (escaped brackets count too: %5B is a "[" once
-// decoded).
-func countPairs(what, s string, n int) (int, error) {
-	for s != "" {
-		var pair string
-		pair, s, _ = strings.Cut(s, "&")
-		if pair == "" {
+// decoded). It reads a form body as the bytes it is: a string of it would
+// be a copy of the whole body.
+func countPairs[T string | []byte](what string, s T, n int) (int, error) {
+	for i := 0; i < len(s); {
+		end := i
+		for end < len(s) && s[end] != '&' {
+			end++
+		}
+		pair := s[i:end]
+		i = end + 1
+		if len(pair) == 0 {
 			continue
 		}
 		if n++; n > MaxParams {
 			return n, &LimitError{Code: LimitParams, Limit: MaxParams, What: what}
 		}
-		key, _, _ := strings.Cut(pair, "=")
-		levels := strings.Count(key, "[")
-		for i := strings.IndexByte(key, '%'); i >= 0 && levels <= MaxDepth; {
-			if i+2 < len(key) && key[i+1] == '5' && (key[i+2] == 'B' || key[i+2] == 'b') {
+		levels := 0
+		for j := 0; j < len(pair) && pair[j] != '=' && levels <= MaxDepth; j++ {
+			switch {
+			case pair[j] == '[':
+				levels++
+			case pair[j] == '%' && j+2 < len(pair) && pair[j+1] == '5' && (pair[j+2] == 'B' || pair[j+2] == 'b'):
 				levels++
 			}
-			j := strings.IndexByte(key[i+1:], '%')
-			if j < 0 {
-				break
-			}
-			i += 1 + j
 		}
 		if levels > MaxDepth {
 			return n, &LimitError{Code: LimitDepth, Limit: MaxDepth, What: what + " key"}

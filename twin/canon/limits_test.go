@@ -68,3 +68,17 @@ func TestCheckLimitsAgreesWithParams(t *testing.T) {
 		t.Error("Params accepts a JSON body one level deeper than CheckLimits allows")
 	}
 }
+
+// TestCheckLimitsNoAlloc: the check runs on every request before its
+// session's lock, and reads a form body without copying it.
+func TestCheckLimitsNoAlloc(t *testing.T) {
+	body := []byte("email=jenny%40example.com&name=Jenny+Rosen&description=a+description+longer+than+a+stack+buffer&metadata%5Border%5D=42")
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := CheckLimits("application/x-www-form-urlencoded", body, "expand[]=customer"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("want no allocation, have %v", allocs)
+	}
+}
