@@ -58,7 +58,7 @@ func applyParamsFilled(o *object.Object, params map[string]any, immutable map[st
 			continue
 		}
 		if immutable[k] {
-			return nil, &paramError{param: k, message: fmt.Sprintf("You cannot change `%s`.", k)}
+			return nil, immutableParam(k)
 		}
 		v, err := convertParam(k, cur, params[k], fill)
 		if err != nil {
@@ -70,6 +70,12 @@ func applyParamsFilled(o *object.Object, params map[string]any, immutable map[st
 		o.Set(k, v)
 	}
 	return ignored, nil
+}
+
+// immutableParam refuses a parameter that names a field no write may
+// change.
+func immutableParam(k string) error {
+	return &paramError{param: k, message: fmt.Sprintf("You cannot change `%s`.", k)}
 }
 
 func contains(list []string, s string) bool {
@@ -181,15 +187,14 @@ func merge(name string, cur *object.Object, t map[string]any, fill *filler) (*ob
 	}
 	slices.Sort(added)
 	for _, k := range added {
-		s, isString := t[k].(string)
-		if isString && s == "" {
+		v := t[k]
+		if s, isString := v.(string); isString {
+			if s != "" { // what convertParam makes of a string for a field cur lacks
+				merged.Set(k, v) // v as it is: a string made an interface again would be a copy
+			}
 			continue
 		}
-		if isString { // what convertParam makes of a string for a field cur lacks
-			merged.Set(k, s)
-			continue
-		}
-		nv, err := convertParam(name+"["+k+"]", nil, t[k], fill)
+		nv, err := convertParam(name+"["+k+"]", nil, v, fill)
 		if err != nil {
 			return nil, err
 		}

@@ -21,7 +21,8 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		e.createExt(st, req, a)
 		return
 	}
-	p, ok := e.params(req, a)
+	var buf [16]canon.FlatParam // on the stack for the few parameters a create usually has
+	p, ok := e.writeParams(req, a, buf[:0])
 	if !ok {
 		return
 	}
@@ -32,7 +33,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	for _, f := range res.timestamps {
 		o.Set(f, now)
 	}
-	ignored, err := applyParamsFilled(o, p, res.immutable, nil, e.scrubFor(st), fillerFor(res, st, o, req.now))
+	ignored, err := p.apply(o, res.immutable, nil, e.scrubFor(st), fillerFor(res, st, o, req.now))
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -92,7 +93,8 @@ func (e *Engine) createExt(st *session.State, req *request, a *answer) {
 // update answers POST/PUT/PATCH {item}.
 func (e *Engine) update(st *session.State, req *request, a *answer) {
 	res := req.match.Value.res
-	p, ok := e.params(req, a)
+	var buf [16]canon.FlatParam
+	p, ok := e.writeParams(req, a, buf[:0])
 	if !ok {
 		return
 	}
@@ -100,7 +102,7 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
-	ignored, err := applyParamsFilled(o, p, res.immutable, nil, e.scrubFor(st), fillerFor(res, st, o, req.now))
+	ignored, err := p.apply(o, res.immutable, nil, e.scrubFor(st), fillerFor(res, st, o, req.now))
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -135,7 +137,8 @@ func (e *Engine) afterUpdate(res *resource, o *object.Object, ent *world.Entity,
 // act answers POST {item}/{action}: a state-machine transition.
 func (e *Engine) act(st *session.State, req *request, a *answer) {
 	res, act := req.match.Value.res, req.match.Value.action
-	p, ok := e.params(req, a)
+	var buf [16]canon.FlatParam
+	p, ok := e.writeParams(req, a, buf[:0])
 	if !ok {
 		return
 	}
@@ -148,7 +151,7 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		e.unexpectedState(a, res, ent.ID, status, act)
 		return
 	}
-	ignored, err := applyParamsFilled(o, p, res.immutable, act.params, e.scrubFor(st), fillerFor(res, st, o, req.now))
+	ignored, err := p.apply(o, res.immutable, act.params, e.scrubFor(st), fillerFor(res, st, o, req.now))
 	if err != nil {
 		e.paramFailed(a, err)
 		return

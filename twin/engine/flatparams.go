@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// reqParams is a write's parameters: the flat list canon.FlatParams reads
+// from the form a client usually sends, else (tree not nil) the tree
+// canon.Params builds. The flat list spares a create the maps of a tree
+// that applyParams would only walk once; both apply alike.
+type reqParams struct {
+	flat []canon.FlatParam
+	tree map[string]any
+}
+
+// writeParams decodes the request's parameters into buf when they are
+// flat, else as params does, answering 400 when it cannot.
+func (e *Engine) writeParams(req *request, a *answer, buf []canon.FlatParam) (reqParams, bool) {
+	if flat, ok := canon.FlatParams(buf, req.ctype, req.body, req.query); ok {
+		return reqParams{flat: flat}, true
+	}
+	tree, ok := e.params(req, a)
+	return reqParams{tree: tree}, ok
+}
+
+// apply is applyParamsFilled of p.
+func (p reqParams) apply(o *object.Object, immutable map[string]bool, only []string, scrub func(field string, v any) any, fill *filler) ([]string, error) {
+	if p.tree != nil {
+		return applyParamsFilled(o, p.tree, immutable, only, scrub, fill)
+	}
+	return applyFlat(o, p.flat, immutable, only, scrub, fill)
+}
+
+// applyFlat is applyParamsFilled of the tree that params, a list
+// canon.FlatParams read, stands for. It gives the same object, ignored
+// names and errors (TestApplyFlat holds it to that).
+func applyFlat(o *object.Object, params []canon.FlatParam, immutable map[string]bool, only []string, scrub func(field string, v any) any, fill *filler) (ignored []string, err error) {
+	for len(params) > 0 {
+		k, n := params[0].Name, 1
+		for n < len(params) && params[n].Name == k {
+			n++
+		}
+		group := params[:n]
+		params = params[n:]
+		if ignoredParams[k] {
+			continue
+		}
+		if only != nil && !contains(only, k) {
+			ignored = append(ignored, k)
+			continue
+		}
+		cur, ok := o.Get(k)
+		if !ok {
+			ignored = append(ignored, k)
+			continue
+		}
+		if immutable[k] {
+			return nil, immutableParam(k)
+		}
+		v, err := convertFlat(k, cur, group, fill)
+		if err != nil {
+			return nil, err
+		}
+		if scrub != nil {
+			v = scrub(k, v)
+		}
+		o.Set(k, v)
+	}
+	return ignored, nil
+}
+
+// convertFlat is convertParam of the value a group of parameters of one
+// name stands for: a string, or an object of the group's keys.
+func convertFlat(name string, cur any, group []canon.FlatParam, fill *filler) (any, error) {
+	if group[0].Key == "" {
+		return convertParam(name, cur, group[0].Value, fill)
+	}
+	if c, ok := cur.(*object.Object); ok {
+		return mergeFlat(name, c, group, fill)
+	}
+	// A nested default or a field of another type: rare enough to build
+	// the object convertParam reads.
+	t := make(map[string]any, len(group))
+	for _, p := range group {
+		t[p.Key] = p.Value
+	}
+	return convertParam(name, cur, t, fill)
+}
+
+// mergeFlat is merge of an object whose members are the group's strings,
+// sorted by key.
+func mergeFlat(name string, cur *object.Object, group []canon.FlatParam, fill *filler) (*object.Object, error) {
+	merged := object.New(cur.Len() + len(group))
+	vals := cur.Values()
+	for i, k := range cur.Keys() {
+		j, named := slices.BinarySearchFunc(group, k, func(p canon.FlatParam, k string) int {
+			return strings.Compare(p.Key, k)
+		})
+		if !named {
+			merged.Set(k, object.CloneValue(vals[i]))
+			continue
+		}
+		s := group[j].Value
+		if s == "" {
+			continue
+		}
+		nv, err := convertParam(name+"["+k+"]", vals[i], s, fill)
+		if err != nil {
+			return nil, err
+		}
+		merged.Set(k, nv)
+	}
+	for _, p := range group {
+		if p.Value != "" && !cur.Has(p.Key) {
+			merged.Set(p.Key, p.Value)
+		}
+	}
+	return merged, nil
+}
