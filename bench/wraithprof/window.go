@@ -109,6 +109,7 @@ type gcFigures struct {
 	GCCPUFraction     float64 `json:"gc_cpu_fraction"`     // GCCPUSeconds / CPUSeconds
 	GCAssistFraction  float64 `json:"gc_assist_fraction"`  // GCAssistSeconds / CPUSeconds
 	GCPauses          uint64  `json:"gc_pauses"`           // stop-the-world pauses of the GC, each from stopping to restarting the world
+	GCPausesOver1ms   uint64  `json:"gc_pauses_over_1ms"`  // the ones that stall every request in flight noticeably
 	GCPauseP50Seconds float64 `json:"gc_pause_p50_seconds"`
 	GCPauseMaxSeconds float64 `json:"gc_pause_max_seconds"`
 	SchedLatencyP99   float64 `json:"sched_latency_p99_seconds"` // runnable → running, 99th percentile
@@ -176,6 +177,7 @@ func figures(a, b gcSample, took time.Duration) gcFigures {
 		GCCPUSeconds:      b.gc - a.gc,
 		GCAssistSeconds:   b.assist - a.assist,
 		GCPauses:          count(&a.pauses, &b.pauses),
+		GCPausesOver1ms:   countOver(&a.pauses, &b.pauses, 1e-3),
 		GCPauseP50Seconds: quantile(&a.pauses, &b.pauses, 0.5),
 		GCPauseMaxSeconds: quantile(&a.pauses, &b.pauses, 1),
 		SchedLatencyP99:   quantile(&a.latencies, &b.latencies, 0.99),
@@ -200,6 +202,21 @@ func count(a, b *metrics.Float64Histogram) uint64 {
 	var n uint64
 	for i := range b.Counts {
 		n += b.Counts[i] - a.Counts[i]
+	}
+	return n
+}
+
+// countOver is how many values b added to a in buckets that start at or
+// above min.
+func countOver(a, b *metrics.Float64Histogram, min float64) uint64 {
+	if len(a.Counts) != len(b.Counts) {
+		return 0
+	}
+	var n uint64
+	for i := range b.Counts {
+		if b.Buckets[i] >= min {
+			n += b.Counts[i] - a.Counts[i]
+		}
 	}
 	return n
 }

@@ -39,6 +39,19 @@ func TestQuantile(t *testing.T) {
 	}
 }
 
+func TestCountOver(t *testing.T) {
+	before := metrics.Float64Histogram{Counts: []uint64{1, 0, 5, 0}, Buckets: []float64{0, 1, 2, 3, math.Inf(1)}}
+	after := metrics.Float64Histogram{Counts: []uint64{4, 1, 7, 3}, Buckets: before.Buckets}
+	for _, tt := range []struct {
+		min  float64
+		want uint64
+	}{{0, 9}, {1, 6}, {1.5, 5}, {3, 3}, {4, 0}} {
+		if have := countOver(&before, &after, tt.min); have != tt.want {
+			t.Errorf("over %v: want %d, have %d", tt.min, tt.want, have)
+		}
+	}
+}
+
 // TestWindowCountsWhatHappensInIt collects garbage a known number of times
 // inside a window and reads the figures the window writes.
 func TestWindowCountsWhatHappensInIt(t *testing.T) {
