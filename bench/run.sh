@@ -33,8 +33,11 @@
 #                   kept more than 0.25 cores busy during it (1)
 #   BENCH_SLACK     the most time a run spends waiting for a quiet machine (past
 #                   the first second of each wait) and measuring again (2m)
-#   BENCH_PROFILE   1 adds CPU profiles of Wraith serving the GET and create
-#                   loads, and of the engine's benchmarks (1)
+#   BENCH_PROFILE   1 adds CPU profiles of Wraith serving the GET load (on a
+#                   fresh process and on a filled one) and the create load,
+#                   and of the engine's benchmarks (1)
+#   BENCH_PROFILE_FILL  creates that fill the process before the second GET
+#                   profile (125000)
 #   BENCH_GOBENCH   1 runs go test -bench of every package first, into
 #                   bench/out/gobench.txt (1; make bench fails if it fails)
 #   BENCH_RESULTS   the report to write (bench/RESULTS.md)
@@ -62,6 +65,7 @@ SESSIONS=${BENCH_SESSIONS:-10000}
 HOLD=${BENCH_HOLD:-500000}
 HOLD_TIMEOUT=${BENCH_HOLD_TIMEOUT:-2m}
 PROFILE=${BENCH_PROFILE:-1}
+PROFILE_FILL=${BENCH_PROFILE_FILL:-125000}
 GOBENCH=${BENCH_GOBENCH:-1}
 RESULTS=${BENCH_RESULTS:-bench/RESULTS.md}
 TITLE=${TITLE:-"a full run: $PASSES passes of $DURATION loads"}
@@ -119,7 +123,7 @@ estimate() {
 	[ -n "$TWINS" ] && twins=$(($(tr -cd , <<<"$TWINS" | wc -c) + 1))
 	pass=$((twins * 3 + starts * (w + 3) + seed + loads * (d + 1) + holds * (HOLD / 20000 + 5)))
 	total=$((PASSES * pass + 30))
-	[ "$PROFILE" = 1 ] && total=$((total + 2 * (d + 5) + 60))
+	[ "$PROFILE" = 1 ] && total=$((total + 3 * (d + 5) + PROFILE_FILL / 15000 + 60))
 	if [ "$GOBENCH" = 1 ]; then
 		total=$((total + $(cat "$CACHE/gobench.seconds" 2>/dev/null || echo 240)))
 	else
@@ -246,30 +250,47 @@ profile_one() {
 		printf '%s: the benchmark failed, see %s.\n\n' "$1" "$OUT/logs/$name.log"
 	fi
 }
-# served_profile TITLE MODE: a CPU profile of the whole Wraith process
+# served_profile TITLE MODE FILL: a CPU profile of the Wraith process
 # (bench/wraithprof) while wrk sends the benchmark's MODE load at c=256,
-# and a profile of the heap it holds once the load is over.
+# every request in one session, on a fresh process (FILL 0) or on one that
+# FILL creates in that session filled first. harness profile opens the
+# profile as the load starts and closes it as the load ends, so it holds
+# the load alone, and prints what garbage collection cost meanwhile; then
+# a profile of the heap the process holds once the load is over.
 served_profile() {
+	local name=served-$2 on="a fresh process"
+	if [ "$3" -gt 0 ]; then
+		name=$name-filled on="a process that $3 creates in that session filled first"
+	fi
 	if [ -x "$BIN/wraithprof" ] && run_harness profile -wraithprof "$BIN/wraithprof" -out "$OUT" \
-		-lua bench/load.lua -mode "$2" -conns 256 -duration "$DURATION" -sessions 1 \
-		-cpuprofile "$OUT/served-$2.prof" -memprofile "$OUT/served-$2-heap.prof" >"$OUT/logs/served-$2.txt" 2>&1; then
-		printf '%s (bench/wraithprof: Wraith serving checkout with a CPU profile of the whole process, under wrk -t2 -c256 for %s, every request in one session; `go tool pprof -top -cum`):\n\n```\n' "$1" "$DURATION"
-		cat "$OUT/logs/served-$2.txt"
-		go tool pprof -top -cum -nodecount 40 "$BIN/wraithprof" "$OUT/served-$2.prof" 2>/dev/null | sed -n '/^Showing nodes/,$p'
+		-lua bench/load.lua -mode "$2" -conns 256 -duration "$DURATION" -sessions 1 -fill "$3" \
+		-cpuprofile "$OUT/$name.prof" -memprofile "$OUT/$name-heap.prof" >"$OUT/logs/$name.txt" 2>&1; then
+		printf '%s (`%s.prof`: bench/wraithprof, Wraith serving checkout, on %s, with a CPU profile of the whole process during the load alone, wrk -t2 -c256 for %s, every request in one session; the GC figures from runtime/metrics over the same window are in `%s.prof.gc.json`):\n\n```\n' \
+			"$1" "$name" "$on" "$DURATION" "$name"
+		cat "$OUT/logs/$name.txt"
+		# The GC's share by the profile's own samples: those under its goroutines.
+		go tool pprof -top -nodefraction 0 -nodecount 100000 -focus '^runtime\.(gcBgMarkWorker|gcAssistAlloc|bgsweep|bgscavenge)$' \
+			"$BIN/wraithprof" "$OUT/$name.prof" 2>/dev/null |
+			sed -n 's/^Showing nodes accounting for \(.*\)/GC in the CPU profile (samples under gcBgMarkWorker, gcAssistAlloc, bgsweep, bgscavenge): \1/p'
+		printf '\n`go tool pprof -top`, where the CPU time itself is spent:\n\n'
+		go tool pprof -top -nodecount 15 "$BIN/wraithprof" "$OUT/$name.prof" 2>/dev/null | sed -n '/^Showing nodes/,$p'
+		printf '\n`go tool pprof -top -cum`:\n\n'
+		go tool pprof -top -cum -nodecount 40 "$BIN/wraithprof" "$OUT/$name.prof" 2>/dev/null | sed -n '/^Showing nodes/,$p'
 		printf '```\n\n'
 		printf 'What the process held once that load was over (`go tool pprof -sample_index=inuse_space -top`, live objects after a GC):\n\n```\n'
-		go tool pprof -sample_index=inuse_space -top -nodecount 12 "$BIN/wraithprof" "$OUT/served-$2-heap.prof" 2>/dev/null | sed -n '/^Showing nodes/,$p'
+		go tool pprof -sample_index=inuse_space -top -nodecount 12 "$BIN/wraithprof" "$OUT/$name-heap.prof" 2>/dev/null | sed -n '/^Showing nodes/,$p'
 		printf '```\n\n'
 	else
-		printf '%s: no profile, see %s.\n\n' "$1" "$OUT/logs/served-$2.txt"
+		printf '%s: no profile, see %s.\n\n' "$1" "$OUT/logs/$name.txt"
 	fi
 }
 profile=
 if [ "$PROFILE" = 1 ]; then
-	say "CPU profiles of Wraith serving the GET and create loads, and of the engine's benchmarks"
+	say "CPU profiles of Wraith serving the GET load (fresh, and after $PROFILE_FILL creates) and the create load, and of the engine's benchmarks"
 	{
-		served_profile "Served recorded GET" get
-		served_profile "Served create" post
+		served_profile "Served recorded GET, fresh process" get 0
+		[ "$PROFILE_FILL" -gt 0 ] && served_profile "Served recorded GET, after $PROFILE_FILL creates" get "$PROFILE_FILL"
+		served_profile "Served create" post 0
 		profile_one "The engine alone, recorded GET, 256 sessions, in parallel" '^BenchmarkRecordedGetParallel$'
 		profile_one "The engine alone, create, 10,000 sessions alive" '^BenchmarkCreate$/^sessions=10000$'
 	} >"$OUT/profile.md"

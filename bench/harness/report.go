@@ -254,7 +254,10 @@ func render(w io.Writer, c reportConfig, m medians, failures float64) {
 		p("`go test -run '^$' -bench BenchmarkSessionMemory ./twin/engine` and `-bench BenchmarkUp10Twins ./cmd/wraith`:\n\n```\n%s```\n", readOr(c.goText))
 	}
 	if c.profile != "" {
-		p("\n## Where Wraith's time goes\n\n%s", readOr(c.profile))
+		p("\n## Where Wraith's time goes\n\n")
+		p("CPU profiles of Wraith serving the one-session loads at c=256, each of the load alone (`harness profile` starts it as wrk starts and stops it as wrk ends): ")
+		p("the recorded GET on a fresh process, the same GET on a process filled with created customers first, whose live heap the garbage collector must mark, and the create; ")
+		p("each with what garbage collection cost during it (runtime/metrics), and what the heap held once it was over. Then the engine's own benchmarks, without sockets.\n\n%s", readOr(c.profile))
 	}
 	if c.gobench != "" {
 		p("\nThe Go benchmarks of every package (`go test -bench . -benchmem ./...`) of this run: %s; compare two runs with `benchstat old.txt new.txt`.\n", c.gobench)
