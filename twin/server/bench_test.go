@@ -7,8 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
+	"sync"
 	"testing"
+	"time"
 )
 
 // The served benchmarks drive a real server on 127.0.0.1:0 over keep-alive
@@ -124,4 +127,70 @@ func (c *rawClient) roundTrip(req []byte) (int, error) {
 		return 0, err
 	}
 	return status, nil
+}
+
+// BenchmarkServedGetOneSession256 is BenchmarkServedGet at the load of an
+// agent issuing many parallel reads: 128 connections per core (256 on two
+// cores), every request in one session. Beside the mean it reports the
+// 99th percentile latency (p99-ns), for comparison with
+// BenchmarkServedCeiling256.
+func BenchmarkServedGetOneSession256(b *testing.B) {
+	srv := startServer(b, "checkout", "--port", "0", "--seed", "42", "--clock", "deterministic")
+	req := []byte("GET /v1/customers/cus_123 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wraith-Session: b-0\r\n\r\n")
+	benchServedTail(b, srv.Addr().String(), 128, req)
+}
+
+// BenchmarkServedCeiling256 is BenchmarkServedCeiling at the load of
+// BenchmarkServedGetOneSession256.
+func BenchmarkServedCeiling256(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := bytes.Repeat([]byte("x"), 562)
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	})}
+	go hs.Serve(ln)
+	b.Cleanup(func() { hs.Close() })
+	req := []byte("GET /v1/customers/cus_123 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wraith-Session: b-0\r\n\r\n")
+	benchServedTail(b, ln.Addr().String(), 128, req)
+}
+
+// benchServedTail is benchServed with perCore connections per core that
+// also times every round trip and reports the 99th percentile.
+func benchServedTail(b *testing.B, addr string, perCore int, req []byte) {
+	var mu sync.Mutex
+	var all []time.Duration
+	b.ReportAllocs()
+	b.SetParallelism(perCore)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer conn.Close()
+		c := rawClient{conn: conn, r: bufio.NewReaderSize(conn, 8192)}
+		var mine []time.Duration
+		for i := 0; pb.Next(); i++ {
+			start := time.Now()
+			status, err := c.roundTrip(req)
+			if err != nil || status != 200 {
+				b.Errorf("request %d: status %d, %v", i, status, err)
+				return
+			}
+			mine = append(mine, time.Since(start))
+		}
+		mu.Lock()
+		all = append(all, mine...)
+		mu.Unlock()
+	})
+	b.StopTimer()
+	if len(all) > 0 {
+		slices.Sort(all)
+		b.ReportMetric(float64(all[len(all)*99/100].Nanoseconds()), "p99-ns")
+	}
 }
