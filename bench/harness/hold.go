@@ -58,46 +58,8 @@ func holdLoad(ctx context.Context, cfg benchConfig, name string, pass int, b bod
 	}
 	r.IdleRSS = m["VmRSS"]
 
-	sh := shapeOf(name, cfg.sessions)
-	creates := make([]probe, sh.n)
-	for i := range creates {
-		creates[i] = createProbe(sh.name(i))
-	}
-	hctx, cancel := context.WithTimeout(ctx, cfg.holdTimeout)
-	defer cancel()
-	tr := &http.Transport{MaxIdleConnsPerHost: cfg.holdConns, MaxConnsPerHost: cfg.holdConns, DisableCompression: true}
-	defer tr.CloseIdleConnections()
-	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
-	body := []byte(createBody)
-	var next, ok, non2xx, errs atomic.Int64
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	for range cfg.holdConns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for hctx.Err() == nil && p.alive() {
-				i := next.Add(1) - 1
-				if i >= int64(cfg.hold) {
-					return
-				}
-				code, _, err := do(c, p.url, creates[i%int64(sh.n)], body)
-				switch {
-				case err != nil:
-					if hctx.Err() == nil {
-						errs.Add(1)
-					}
-				case code == http.StatusOK:
-					ok.Add(1)
-				default:
-					non2xx.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	r.Took = time.Since(t0)
-	r.Entities, r.Non2xx, r.Errors = ok.Load(), non2xx.Load(), errs.Load()
+	c := sendCreates(ctx, p, shapeOf(name, cfg.sessions), cfg.hold, cfg.holdConns, cfg.holdTimeout)
+	r.Took, r.Entities, r.Non2xx, r.Errors = c.took, c.ok, c.non2xx, c.errs
 	if !p.alive() {
 		return r, fmt.Errorf("stopped during the creates: %v%s", p.err, tail(logPath))
 	}
@@ -106,4 +68,53 @@ func holdLoad(ctx context.Context, cfg benchConfig, name string, pass int, b bod
 	}
 	r.PeakRSS, r.RSS = m["VmHWM"], m["VmRSS"]
 	return r, ctx.Err()
+}
+
+// createCounts is what a run of creates got back.
+type createCounts struct {
+	ok, non2xx, errs int64
+	took             time.Duration
+}
+
+// sendCreates sends n creates (the i-th in session i%sh.n) to p over
+// conns keep-alive connections, bounded by timeout: when it passes, the
+// process holds what was created by then. It stops early when p exits
+// or ctx ends, and counts the answers; the callers judge them.
+func sendCreates(ctx context.Context, p *proc, sh shape, n, conns int, timeout time.Duration) createCounts {
+	creates := make([]probe, sh.n)
+	for i := range creates {
+		creates[i] = createProbe(sh.name(i))
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	body := []byte(createBody)
+	var next, ok, non2xx, errs atomic.Int64
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for range conns {
+		wg.Go(func() {
+			for cctx.Err() == nil && p.alive() {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				code, _, err := do(c, p.url, creates[i%int64(sh.n)], body)
+				switch {
+				case err != nil:
+					if cctx.Err() == nil {
+						errs.Add(1)
+					}
+				case code == http.StatusOK:
+					ok.Add(1)
+				default:
+					non2xx.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return createCounts{ok: ok.Load(), non2xx: non2xx.Load(), errs: errs.Load(), took: time.Since(t0)}
 }

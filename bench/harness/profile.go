@@ -6,12 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -156,58 +153,11 @@ func waitFor(ctx context.Context, p *proc, path string, timeout time.Duration) e
 	}
 }
 
-// fillResult is what the creates that fill a process did.
-type fillResult struct {
-	ok, non2xx, errs int64
-	took             time.Duration
-}
-
-// fillCreates sends n creates (the i-th in session i%sh.n) over conns
-// keep-alive connections, bounded by timeout: when it passes, the
-// process holds what was created by then. A non-2xx answer or a
-// transport error is an error, since the load would then run on
+// fillCreates fills p with n creates (see sendCreates). A non-2xx answer
+// or a transport error is an error, since the load would then run on
 // something other than a process full of customers.
-func fillCreates(ctx context.Context, p *proc, sh shape, n, conns int, timeout time.Duration) (fillResult, error) {
-	var r fillResult
-	creates := make([]probe, sh.n)
-	for i := range creates {
-		creates[i] = createProbe(sh.name(i))
-	}
-	fctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}
-	defer tr.CloseIdleConnections()
-	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
-	body := []byte(createBody)
-	var next, ok, non2xx, errs atomic.Int64
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	for range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for fctx.Err() == nil && p.alive() {
-				i := next.Add(1) - 1
-				if i >= int64(n) {
-					return
-				}
-				code, _, err := do(c, p.url, creates[i%int64(sh.n)], body)
-				switch {
-				case err != nil:
-					if fctx.Err() == nil {
-						errs.Add(1)
-					}
-				case code == http.StatusOK:
-					ok.Add(1)
-				default:
-					non2xx.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	r.took = time.Since(t0)
-	r.ok, r.non2xx, r.errs = ok.Load(), non2xx.Load(), errs.Load()
+func fillCreates(ctx context.Context, p *proc, sh shape, n, conns int, timeout time.Duration) (createCounts, error) {
+	r := sendCreates(ctx, p, sh, n, conns, timeout)
 	switch {
 	case !p.alive():
 		return r, fmt.Errorf("%s stopped during the creates: %v", p.name, p.err)
