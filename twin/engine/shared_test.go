@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -221,5 +223,89 @@ func TestParallelReadsAndWritesOneSession(t *testing.T) {
 	}
 	if !slices.Equal(ids, seq) {
 		t.Errorf("ids of the parallel session's creates in index order differ from a sequential session's:\nparallel   %v\nsequential %v", ids, seq)
+	}
+}
+
+// TestParallelGitHubReadsOneSession: the GitHub twin's reads (parent-
+// scoped lists paged by Link headers, keyed issues) beside issue creates
+// in one session, from many goroutines (run it with -race): every issue
+// gets its own number, and every read answers as it would alone.
+func TestParallelGitHubReadsOneSession(t *testing.T) {
+	srv := startGitHub(t, NotFound)
+	do := func(method, path, body string) (int, []byte, http.Header) {
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("X-Wraith-Session", "one")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0, nil, nil
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b, resp.Header
+	}
+	if code, b, _ := do("POST", "/user/repos", `{"name":"r"}`); code != 201 {
+		t.Fatalf("create repository: %d %s", code, b)
+	}
+	const writers, writes, readers, reads = 3, 10, 6, 20
+	var wg sync.WaitGroup
+	numbers := make(chan int, writers*writes)
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range writes {
+				code, b, _ := do("POST", "/repos/wraith-user/r/issues", fmt.Sprintf(`{"title":"t%d-%d"}`, g, i))
+				var issue struct {
+					Number int    `json:"number"`
+					Title  string `json:"title"`
+				}
+				json.Unmarshal(b, &issue)
+				if code != 201 || issue.Title != fmt.Sprintf("t%d-%d", g, i) {
+					t.Errorf("create issue: want 201 t%d-%d, have %d %s", g, i, code, b)
+					return
+				}
+				numbers <- issue.Number
+			}
+		}()
+	}
+	for g := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range reads {
+				if (g+i)%2 == 0 {
+					code, b, h := do("GET", "/repos/wraith-user/r/issues?per_page=2", "")
+					var page []struct {
+						Number int `json:"number"`
+					}
+					err := json.Unmarshal(b, &page)
+					if code != 200 || err != nil || len(page) > 2 || len(page) == 2 && page[0].Number <= page[1].Number {
+						t.Errorf("list issues: want 200 and at most 2, newest first; have %d %s", code, b)
+					}
+					if l := h.Get("Link"); l != "" && !strings.Contains(l, `rel="next"`) {
+						t.Errorf("list issues: the first page's Link names no next page: %q", l)
+					}
+					continue
+				}
+				code, b, _ := do("GET", "/repos/wraith-user/r", "")
+				if code != 200 || !strings.Contains(string(b), `"full_name":"wraith-user/r"`) {
+					t.Errorf("get repository: %d %s", code, b)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(numbers)
+	var have []int
+	for n := range numbers {
+		have = append(have, n)
+	}
+	slices.Sort(have)
+	for i, n := range have {
+		if n != i+1 {
+			t.Fatalf("issue numbers: want 1 to %d once each, have %v", writers*writes, have)
+		}
 	}
 }
