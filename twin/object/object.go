@@ -37,8 +37,28 @@ type Object struct {
 // so the create path neither builds nor copies a map.
 const indexAt = 64
 
-// New returns an empty object with room for n fields.
+// New returns an empty object with room for n fields. An object of one
+// or two fields, as most nested request parameters are
+// (metadata[order]=42), comes in one allocation instead of three.
 func New(n int) *Object {
+	switch n {
+	case 1:
+		b := new(struct {
+			o Object
+			k [1]string
+			v [1]any
+		})
+		b.o.keys, b.o.vals = b.k[:0], b.v[:0]
+		return &b.o
+	case 2:
+		b := new(struct {
+			o Object
+			k [2]string
+			v [2]any
+		})
+		b.o.keys, b.o.vals = b.k[:0], b.v[:0]
+		return &b.o
+	}
 	return &Object{keys: make([]string, 0, n), vals: make([]any, 0, n)}
 }
 

@@ -2,6 +2,8 @@ package object
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +91,38 @@ func BenchmarkAppendJSON(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buf = o.AppendJSON(buf[:0])
+	}
+}
+
+// TestNewSmall: an object made with room for one or two fields comes in
+// one allocation and still grows, deletes and clones past its room.
+func TestNewSmall(t *testing.T) {
+	for n := range 5 {
+		o := New(n)
+		want := "{"
+		for i := range n + 2 {
+			k := strconv.Itoa(i)
+			o.Set(k, k)
+			if i > 0 {
+				want += ","
+			}
+			want += `"` + k + `":"` + k + `"`
+		}
+		o.Set("0", "zero")
+		want = strings.Replace(want+"}", `"0":"0"`, `"0":"zero"`, 1)
+		c := o.Clone()
+		o.Delete("1")
+		if have := string(c.AppendJSON(nil)); have != want {
+			t.Errorf("New(%d): want %s, have %s", n, want, have)
+		}
+		if have := o.Len(); have != n+1 {
+			t.Errorf("New(%d) after a delete: want %d fields, have %d", n, n+1, have)
+		}
+	}
+	var kept *Object // outlives the call, as a parameter's object does
+	for _, n := range []int{1, 2} {
+		if allocs := testing.AllocsPerRun(100, func() { kept = New(n); kept.Set("k", "v") }); allocs != 1 {
+			t.Errorf("New(%d): want 1 allocation, have %v", n, allocs)
+		}
 	}
 }
