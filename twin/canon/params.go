@@ -104,7 +104,7 @@ func decodePairs(root map[string]any, kind, s string) error {
 // splitKey splits a decoded key such as a[b][] into its name and bracket
 // segments ("a"; "b", ""). Errors complete the sentence `form key "k" ...`.
 func splitKey(key string, segs *[MaxDepth]string) (name string, n int, err error) {
-	i := strings.IndexAny(key, "[]")
+	i := indexBracket(key)
 	if i < 0 {
 		i = len(key)
 	}
@@ -118,7 +118,7 @@ func splitKey(key string, segs *[MaxDepth]string) (name string, n int, err error
 		if rest[0] != '[' {
 			return "", 0, errors.New("has text after a closing bracket")
 		}
-		j := strings.IndexAny(rest[1:], "[]")
+		j := indexBracket(rest[1:])
 		if j < 0 {
 			return "", 0, errors.New("has an unclosed bracket")
 		}
@@ -136,6 +136,18 @@ func splitKey(key string, segs *[MaxDepth]string) (name string, n int, err error
 		rest = rest[2+j:]
 	}
 	return name, n, nil
+}
+
+// indexBracket returns the position of the first "[" or "]" in s, or -1.
+// Keys are short: a loop beats strings.IndexAny, which builds a set of
+// its characters first.
+func indexBracket(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '[' || s[i] == ']' {
+			return i
+		}
+	}
+	return -1
 }
 
 // set stores value under name and segs in root. Errors complete the
