@@ -32,8 +32,9 @@ type resource struct {
 	actions    []*action
 	immutable  map[string]bool
 	listURL    string
-	ext        *ext    // nil for a Stripe-shaped resource; see ext.go
-	nested     *nested // nested defaults and expansions; see nested.go
+	ext        *ext      // nil for a Stripe-shaped resource; see ext.go
+	nested     *nested   // nested defaults and expansions; see nested.go
+	recycled   sync.Pool // *object.Object that creates are done with; see startCreate
 }
 
 type action struct {
@@ -280,15 +281,40 @@ func (r *resource) skeletonBytes() *object.Skeleton {
 // a copy), unless an expansion sets a field inside a nested object; only
 // then does it need a deep copy. Sharing the skeleton's nested values saves
 // copying them, and encoding them again in save.
+//
+// The top-level copy reuses one that an earlier create handed back with
+// endCreate: a create keeps its entity as bytes (a patch and an answer),
+// never the object, so the object is garbage as soon as the create is
+// done, and its room for values can serve the next one.
 func (r *resource) startCreate() *object.Object {
+	if r.deepCreate() {
+		return r.skeleton.Clone()
+	}
+	o, _ := r.recycled.Get().(*object.Object)
+	return r.skeleton.CloneTopInto(o)
+}
+
+// endCreate takes back o, which startCreate returned, once nothing refers
+// to it or will: the create saved its bytes or was refused.
+func (r *resource) endCreate(o *object.Object) {
+	if r.deepCreate() {
+		return
+	}
+	o.Recycle()
+	r.recycled.Put(o)
+}
+
+// deepCreate reports whether a create of r needs a deep copy of the
+// skeleton: an expansion sets a field inside a nested object.
+func (r *resource) deepCreate() bool {
 	if r.nested != nil {
 		for _, x := range r.nested.expands {
 			if len(x.parents) > 0 {
-				return r.skeleton.Clone()
+				return true
 			}
 		}
 	}
-	return r.skeleton.CloneTop()
+	return false
 }
 
 // template is the object a synthesized answer for r starts from: the first

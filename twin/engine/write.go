@@ -27,6 +27,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		return
 	}
 	o := res.startCreate()
+	defer res.endCreate(o) // what save keeps is bytes: o is done with when create returns
 	id := st.NewID(res.idPrefix, defaultIDLen)
 	o.Set("id", e.scrubbed("id", id))
 	now := json64(req.now)

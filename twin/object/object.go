@@ -165,6 +165,27 @@ func (o *Object) Clone() *Object {
 	return c
 }
 
+// CloneTopInto is CloneTop into dst, an object that its last holder
+// emptied with Recycle: it reuses dst's room for values instead of
+// allocating. A nil dst, or an o with an index, gives CloneTop.
+func (o *Object) CloneTopInto(dst *Object) *Object {
+	if dst == nil || o.index != nil {
+		return o.CloneTop()
+	}
+	dst.keys = o.keys[:len(o.keys):len(o.keys)]
+	dst.vals = append(dst.vals[:0], o.vals...)
+	dst.index = nil
+	return dst
+}
+
+// Recycle empties o for CloneTopInto once nothing refers to it any more.
+// It drops every value, so that a kept object holds nothing alive, and
+// keeps the room for them.
+func (o *Object) Recycle() {
+	clear(o.vals[:cap(o.vals)])
+	o.keys, o.vals, o.index = nil, o.vals[:0], nil
+}
+
 // CloneTop returns a copy of o's top level: its own fields, which Set
 // and Delete change without touching o, over values shared with o. The
 // caller must not change a shared nested object or list in place;

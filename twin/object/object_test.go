@@ -126,3 +126,34 @@ func TestNewSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestCloneTopInto: a recycled object becomes the same copy CloneTop
+// makes, without allocating, and changing it leaves the original as it
+// was.
+func TestCloneTopInto(t *testing.T) {
+	o, err := Parse([]byte(`{"id":"","metadata":{},"n":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"id":"","metadata":{},"n":1}`
+	c := o.CloneTopInto(nil)
+	c.Set("id", "x")
+	c.Set("extra", "e")
+	c.Delete("n")
+	c.Recycle()
+	if c.Len() != 0 {
+		t.Errorf("a recycled object has %d fields", c.Len())
+	}
+	var again *Object
+	if allocs := testing.AllocsPerRun(100, func() { again = o.CloneTopInto(c) }); allocs != 0 {
+		t.Errorf("CloneTopInto a recycled object: want no allocation, have %v", allocs)
+	}
+	if have := string(again.AppendJSON(nil)); have != want {
+		t.Errorf("want %s, have %s", want, have)
+	}
+	again.Set("id", "y")
+	again.Set("added", "a")
+	if have := string(o.AppendJSON(nil)); have != want {
+		t.Errorf("the original changed: want %s, have %s", want, have)
+	}
+}
