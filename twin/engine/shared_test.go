@@ -23,10 +23,10 @@ import (
 func TestReadsShareTheSession(t *testing.T) {
 	e := newCheckout(t, Options{})
 	det := e.Defaults()
-	flaky, limited := det, det
-	flaky.FaultProfile = "slow"
+	faulty, limited := det, det
+	faulty.FaultProfile = "slow"
 	limited.RateLimit = rate.Limit{N: 1000, Window: time.Second}
-	for name, set := range map[string]session.Settings{"plain": det, "flaky": flaky, "limited": limited} {
+	for name, set := range map[string]session.Settings{"plain": det, "faulty": faulty, "limited": limited} {
 		if _, err := e.Provision(name, set); err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestReadsShareTheSession(t *testing.T) {
 		{"update", "plain", "POST", "/v1/customers/cus_123", "description=y", false, 200, ProvHandler},
 		{"list after a change", "plain", "GET", "/v1/customers?limit=3", "", true, 200, ProvHandler},
 		{"delete", "plain", "DELETE", "/v1/customers/cus_gone", "", false, 200, ProvHandler},
-		{"retrieve under a fault profile", "flaky", "GET", "/v1/customers/cus_123", "", false, 200, ProvRecorded},
+		{"retrieve under a fault profile", "faulty", "GET", "/v1/customers/cus_123", "", false, 200, ProvRecorded},
 		{"retrieve under a rate limit", "limited", "GET", "/v1/customers/cus_123", "", false, 200, ProvRecorded},
 	} {
 		t.Run(c.name, func(t *testing.T) {
