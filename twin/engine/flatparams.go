@@ -46,20 +46,12 @@ func applyFlat(o *object.Object, params []canon.FlatParam, immutable map[string]
 		}
 		group := params[:n]
 		params = params[n:]
-		if ignoredParams[k] {
-			continue
+		cur, ok, err := admit(o, k, immutable, only, &ignored)
+		if err != nil {
+			return nil, err
 		}
-		if only != nil && !contains(only, k) {
-			ignored = append(ignored, k)
-			continue
-		}
-		cur, ok := o.Get(k)
 		if !ok {
-			ignored = append(ignored, k)
 			continue
-		}
-		if immutable[k] {
-			return nil, immutableParam(k)
 		}
 		v, err := convertFlat(k, cur, group, fill)
 		if err != nil {

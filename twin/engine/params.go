@@ -45,20 +45,12 @@ func applyParamsFilled(o *object.Object, params map[string]any, immutable map[st
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if ignoredParams[k] {
-			continue
+		cur, ok, err := admit(o, k, immutable, only, &ignored)
+		if err != nil {
+			return nil, err
 		}
-		if only != nil && !contains(only, k) {
-			ignored = append(ignored, k)
-			continue
-		}
-		cur, ok := o.Get(k)
 		if !ok {
-			ignored = append(ignored, k)
 			continue
-		}
-		if immutable[k] {
-			return nil, immutableParam(k)
 		}
 		v, err := convertParam(k, cur, params[k], fill)
 		if err != nil {
@@ -70,6 +62,28 @@ func applyParamsFilled(o *object.Object, params map[string]any, immutable map[st
 		o.Set(k, v)
 	}
 	return ignored, nil
+}
+
+// admit applies the rules a parameter meets before its value is read: one
+// the engine ignores is skipped, one outside only or naming no field of o
+// is skipped and added to ignored, and one naming an immutable field is
+// refused. ok says the parameter applies to cur, o's field k.
+func admit(o *object.Object, k string, immutable map[string]bool, only []string, ignored *[]string) (cur any, ok bool, err error) {
+	if ignoredParams[k] {
+		return nil, false, nil
+	}
+	if only != nil && !contains(only, k) {
+		*ignored = append(*ignored, k)
+		return nil, false, nil
+	}
+	if cur, ok = o.Get(k); !ok {
+		*ignored = append(*ignored, k)
+		return nil, false, nil
+	}
+	if immutable[k] {
+		return nil, false, immutableParam(k)
+	}
+	return cur, true, nil
 }
 
 // immutableParam refuses a parameter that names a field no write may
