@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -195,8 +196,10 @@ func TestLockAbandonedWriter(t *testing.T) {
 }
 
 // TestReadContextRefusesChanges: under the shared lock, a method that
-// changes the session panics instead of racing with the other readers,
-// and the lock is released all the same.
+// changes the session refuses instead of racing with the other readers:
+// ReadContext returns a *SharedChange naming it (the request that made
+// the call can still be answered), the session is unchanged, and the lock
+// is released all the same.
 func TestReadContextRefusesChanges(t *testing.T) {
 	s := New("s", Settings{Seed: 1, Clock: Clock{Mode: ClockDeterministic, BaseEpoch: 1700000000, Step: time.Second}}, nil, true)
 	changes := map[string]func(st *State){
@@ -209,16 +212,33 @@ func TestReadContextRefusesChanges(t *testing.T) {
 	}
 	for name, change := range changes {
 		t.Run(name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("State.%s under the shared lock did not panic", name)
-				}
-				if s.mu.Shared() {
-					t.Error("the shared lock is still held after the panic")
-				}
-			}()
-			s.ReadContext(context.Background(), change)
+			err := s.ReadContext(context.Background(), change)
+			var sc *SharedChange
+			if !errors.As(err, &sc) || sc.Method != name {
+				t.Errorf("State.%s under the shared lock: want a *SharedChange naming it, have %v", name, err)
+			}
+			if s.mu.Shared() {
+				t.Error("the shared lock is still held after the refusal")
+			}
 		})
+	}
+	var doc StateDoc
+	s.Do(func(st *State) { doc, _ = st.Doc() })
+	if doc.Seq != seqBase || doc.ClockPos != 1700000000*int64(time.Second) || len(doc.Counters) != 0 || len(doc.Idempotency) != 0 {
+		t.Errorf("the refused calls changed the session: seq %d, clock %d, counters %v, replays %d", doc.Seq, doc.ClockPos, doc.Counters, len(doc.Idempotency))
+	}
+	// Any other panic is not the lock's to answer: it goes on, the lock
+	// released.
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("a panic other than a refused change was swallowed")
+			}
+		}()
+		s.ReadContext(context.Background(), func(*State) { panic("another bug") })
+	}()
+	if s.mu.Shared() {
+		t.Error("the shared lock is still held after a panic")
 	}
 	// Exclusive, the same calls are fine.
 	s.Do(func(st *State) {

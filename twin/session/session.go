@@ -74,19 +74,43 @@ func (s *Session) DoContext(ctx context.Context, fn func(st *State)) error {
 // ReadContext is DoContext for a request that only reads the state: it
 // holds the lock shared, beside other reads of the session, so fn may call
 // only the State methods that change nothing, and Begin (whose tick and
-// count are atomic). A method that changes the state panics when called
-// under the shared lock, rather than race with the other readers.
+// count are atomic). A method that changes the state refuses when called
+// under the shared lock, rather than race with the other readers: it
+// panics with a *SharedChange before changing anything, which ReadContext
+// recovers and returns, so the caller can still answer its request. Any
+// other panic of fn goes on, the lock released.
 //
 // Reads and writes of a session are ordered with respect to each other:
 // a write waits until the reads holding the lock are done, and reads
 // that arrive while a write waits queue behind it.
-func (s *Session) ReadContext(ctx context.Context, fn func(st *State)) error {
+func (s *Session) ReadContext(ctx context.Context, fn func(st *State)) (err error) {
 	if err := s.lockContext(ctx, false); err != nil {
 		return err
 	}
 	defer s.mu.Unlock(false)
+	defer func() {
+		if v := recover(); v != nil {
+			sc, ok := v.(*SharedChange)
+			if !ok {
+				panic(v)
+			}
+			err = sc
+		}
+	}()
 	fn(&s.st)
 	return nil
+}
+
+// SharedChange says a State method that changes the session was called
+// under the shared lock, beside other reads, and refused: a bug of the
+// caller, whose request should have taken the exclusive lock. The method
+// changed nothing.
+type SharedChange struct {
+	Method string // the State method, "NewID"
+}
+
+func (c *SharedChange) Error() string {
+	return "session: State." + c.Method + " changes the session and was called under the shared (read) lock; the request must take the exclusive one"
 }
 
 func (s *Session) lockContext(ctx context.Context, exclusive bool) error {
@@ -202,12 +226,12 @@ func (st *State) copyFrom(src *State) {
 	st.requests.Store(src.requests.Load())
 }
 
-// mustOwn panics unless st is held exclusive: what changes the state
-// must not run beside reads holding the shared lock, which would race
-// with it. what names the method, for the message.
+// mustOwn panics with a *SharedChange (see ReadContext) unless st is held
+// exclusive: what changes the state must not run beside reads holding the
+// shared lock, which would race with it. what names the method.
 func (st *State) mustOwn(what string) {
 	if st.lock != nil && st.lock.Shared() {
-		panic("session: State." + what + " changes the session and was called under the shared (read) lock; the request must take the exclusive one")
+		panic(&SharedChange{Method: what})
 	}
 }
 
