@@ -124,9 +124,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = sess.DoContext(req.ctx, serve)
 	}
 	if err != nil {
-		// The client went away (or the server is stopping) while another
-		// request of this session held it: nobody reads this answer.
-		fail := apierr.New(apierr.RequestCanceled, "the request ended before its session was free: "+err.Error())
+		fail := e.unserved(name, err)
 		apierr.Write(w, fail)
 		e.refused(name, r, m.Value, fail.Status(), ProvFault, start)
 		return
@@ -137,6 +135,21 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	served, answered := e.write(w, sess, m.Value, &a)
 	e.journalEnd(sess, ent, answered, served, start)
+}
+
+// unserved is the answer to a request that did not get its session: the
+// client went away (or the server is stopping) while another request of
+// the session held it, so nobody reads the answer; or, a bug, a request
+// under the shared lock called a method that changes the session
+// (session.SharedChange), which refused before changing anything and is
+// answered, and logged, as Wraith's internal error.
+func (e *Engine) unserved(name string, err error) *apierr.Error {
+	var sc *session.SharedChange
+	if errors.As(err, &sc) {
+		e.log.Error("a read of a session tried to change it", "session", name, "error", err)
+		return apierr.New(apierr.Internal, "this request was served as a read of its session but tried to change it, which was refused (a bug in the twin): "+err.Error())
+	}
+	return apierr.New(apierr.RequestCanceled, "the request ended before its session was free: "+err.Error())
 }
 
 // withPath returns r asking for the provider path p: what routing,
