@@ -216,16 +216,14 @@ func (s *Skeleton) Append(buf, patch []byte, known Known) []byte {
 		wrote = true
 	}
 	at := 0
+	r := patchReader{rest: patch}
 	for {
-		op, n := binary.Uvarint(patch)
-		patch = patch[n:]
-		if op == 0 {
+		i, kind, value, ok := r.next()
+		if !ok {
 			break
 		}
-		i := int(op>>2) - 1
 		run(at, i)
 		at = i + 1
-		kind := op & 3
 		if kind == opRemoved {
 			continue
 		}
@@ -240,14 +238,11 @@ func (s *Skeleton) Append(buf, patch []byte, known Known) []byte {
 		case opCreated:
 			buf = strconv.AppendInt(buf, known.Created, 10)
 		default:
-			l, n := binary.Uvarint(patch)
-			patch = patch[n:]
-			buf = append(buf, patch[:l]...)
-			patch = patch[l:]
+			buf = append(buf, value...)
 		}
 	}
 	run(at, len(s.spans))
-	if len(patch) > 0 {
+	if patch := r.rest; len(patch) > 0 {
 		if !wrote {
 			patch = patch[1:] // its leading comma
 		}
@@ -271,16 +266,14 @@ func (s *Skeleton) Len(patch []byte, known Known) int {
 		}
 		fields += to - from
 	}
+	r := patchReader{rest: patch}
 	for {
-		op, w := binary.Uvarint(patch)
-		patch = patch[w:]
-		if op == 0 {
+		i, kind, value, ok := r.next()
+		if !ok {
 			break
 		}
-		i := int(op>>2) - 1
 		run(at, i)
 		at = i + 1
-		kind := op & 3
 		if kind == opRemoved {
 			continue
 		}
@@ -292,9 +285,7 @@ func (s *Skeleton) Len(patch []byte, known Known) int {
 			var b [20]byte
 			n += len(strconv.AppendInt(b[:0], known.Created, 10))
 		default:
-			l, w := binary.Uvarint(patch)
-			patch = patch[w+int(l):]
-			n += int(l)
+			n += len(value)
 		}
 		if fields > 0 {
 			n++
@@ -302,13 +293,36 @@ func (s *Skeleton) Len(patch []byte, known Known) int {
 		fields++
 	}
 	run(at, len(s.spans))
-	if len(patch) > 0 {
+	if patch := r.rest; len(patch) > 0 {
 		n += len(patch)
 		if fields == 0 {
 			n--
 		}
 	}
 	return n
+}
+
+// patchReader reads a patch's run of operations (see Skeleton); what is
+// left in rest once next reports the end is the fields the object adds.
+type patchReader struct {
+	rest []byte
+}
+
+// next returns the next operation: the skeleton field i it applies to,
+// its kind, and for opValue the value's encoding. ok is false at the end
+// of the run.
+func (r *patchReader) next() (i int, kind uint64, value []byte, ok bool) {
+	op, n := binary.Uvarint(r.rest)
+	r.rest = r.rest[n:]
+	if op == 0 {
+		return 0, 0, nil, false
+	}
+	kind = op & 3
+	if kind == opValue {
+		l, n := binary.Uvarint(r.rest)
+		value, r.rest = r.rest[n:n+int(l)], r.rest[n+int(l):]
+	}
+	return int(op>>2) - 1, kind, value, true
 }
 
 // stringLen returns the length of AppendString's encoding of s, without
