@@ -9,5 +9,5 @@ import "testing"
 func BenchmarkServedGetStripeFixture(b *testing.B) {
 	srv := startServer(b, "stripe", "--port", "0", "--seed", "42", "--clock", "deterministic", "--fixture", "baseline")
 	req := []byte("GET /v1/customers/cus_QXg1o8vcGmoR32 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wraith-Session: b-0\r\n\r\n")
-	benchServed(b, srv.Addr().String(), func(int) []byte { return req })
+	benchServed(b, srv.Addr().String(), 16, false, func(int) []byte { return req })
 }

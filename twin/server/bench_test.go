@@ -23,8 +23,7 @@ const benchForm = "email=jenny%40example.com&name=Jenny+Rosen&description=bench&
 
 func BenchmarkServedGet(b *testing.B) {
 	srv := startServer(b, "checkout", "--port", "0", "--seed", "42", "--clock", "deterministic")
-	req := []byte("GET /v1/customers/cus_123 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wraith-Session: b-0\r\n\r\n")
-	benchServed(b, srv.Addr().String(), func(int) []byte { return req })
+	benchServed(b, srv.Addr().String(), 16, false, func(int) []byte { return getReq })
 }
 
 func BenchmarkServedCreate(b *testing.B) {
@@ -34,12 +33,18 @@ func BenchmarkServedCreate(b *testing.B) {
 		reqs[i] = fmt.Appendf(nil, "POST /v1/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wraith-Session: b-%d\r\n"+
 			"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", i, len(benchForm), benchForm)
 	}
-	benchServed(b, srv.Addr().String(), func(i int) []byte { return reqs[i%len(reqs)] })
+	benchServed(b, srv.Addr().String(), 16, false, func(i int) []byte { return reqs[i%len(reqs)] })
 }
 
 // BenchmarkServedCeiling is the yardstick of the served benchmarks: a plain
 // net/http server answering the same GET with fixed bytes of the same size.
 func BenchmarkServedCeiling(b *testing.B) {
+	benchServed(b, startCeiling(b), 16, false, func(int) []byte { return getReq })
+}
+
+// startCeiling starts the plain net/http server of the ceiling benchmarks
+// and returns its address.
+func startCeiling(b *testing.B) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -51,15 +56,21 @@ func BenchmarkServedCeiling(b *testing.B) {
 	})}
 	go hs.Serve(ln)
 	b.Cleanup(func() { hs.Close() })
-	req := []byte("GET /v1/customers/cus_123 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wraith-Session: b-0\r\n\r\n")
-	benchServed(b, ln.Addr().String(), func(int) []byte { return req })
+	return ln.Addr().String()
 }
 
-// benchServed sends requests from b.RunParallel goroutines, one keep-alive
-// connection each, and fails on any answer but 200.
-func benchServed(b *testing.B, addr string, next func(i int) []byte) {
+// getReq is the GET every served read benchmark sends, in one session.
+var getReq = []byte("GET /v1/customers/cus_123 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wraith-Session: b-0\r\n\r\n")
+
+// benchServed sends requests from b.RunParallel goroutines, perCore
+// keep-alive connections per core (16 is what a loaded client keeps), and
+// fails on any answer but 200. With tail it also times every round trip
+// and reports the 99th percentile (p99-ns).
+func benchServed(b *testing.B, addr string, perCore int, tail bool, next func(i int) []byte) {
+	var mu sync.Mutex
+	var all []time.Duration
 	b.ReportAllocs()
-	b.SetParallelism(16) // 16 connections per core, as a loaded client keeps
+	b.SetParallelism(perCore)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		conn, err := net.Dial("tcp", addr)
@@ -69,14 +80,30 @@ func benchServed(b *testing.B, addr string, next func(i int) []byte) {
 		}
 		defer conn.Close()
 		c := rawClient{conn: conn, r: bufio.NewReaderSize(conn, 8192)}
+		var mine []time.Duration
 		for i := 0; pb.Next(); i++ {
+			var start time.Time
+			if tail {
+				start = time.Now()
+			}
 			status, err := c.roundTrip(next(i))
 			if err != nil || status != 200 {
 				b.Errorf("request %d: status %d, %v", i, status, err)
 				return
 			}
+			if tail {
+				mine = append(mine, time.Since(start))
+			}
 		}
+		mu.Lock()
+		all = append(all, mine...)
+		mu.Unlock()
 	})
+	b.StopTimer()
+	if len(all) > 0 {
+		slices.Sort(all)
+		b.ReportMetric(float64(all[len(all)*99/100].Nanoseconds()), "p99-ns")
+	}
 }
 
 // rawClient speaks just enough HTTP/1.1 for the benchmarks: answers with a
@@ -136,61 +163,11 @@ func (c *rawClient) roundTrip(req []byte) (int, error) {
 // BenchmarkServedCeiling256.
 func BenchmarkServedGetOneSession256(b *testing.B) {
 	srv := startServer(b, "checkout", "--port", "0", "--seed", "42", "--clock", "deterministic")
-	req := []byte("GET /v1/customers/cus_123 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wraith-Session: b-0\r\n\r\n")
-	benchServedTail(b, srv.Addr().String(), 128, req)
+	benchServed(b, srv.Addr().String(), 128, true, func(int) []byte { return getReq })
 }
 
 // BenchmarkServedCeiling256 is BenchmarkServedCeiling at the load of
 // BenchmarkServedGetOneSession256.
 func BenchmarkServedCeiling256(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	body := bytes.Repeat([]byte("x"), 562)
-	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	})}
-	go hs.Serve(ln)
-	b.Cleanup(func() { hs.Close() })
-	req := []byte("GET /v1/customers/cus_123 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wraith-Session: b-0\r\n\r\n")
-	benchServedTail(b, ln.Addr().String(), 128, req)
-}
-
-// benchServedTail is benchServed with perCore connections per core that
-// also times every round trip and reports the 99th percentile.
-func benchServedTail(b *testing.B, addr string, perCore int, req []byte) {
-	var mu sync.Mutex
-	var all []time.Duration
-	b.ReportAllocs()
-	b.SetParallelism(perCore)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			b.Error(err)
-			return
-		}
-		defer conn.Close()
-		c := rawClient{conn: conn, r: bufio.NewReaderSize(conn, 8192)}
-		var mine []time.Duration
-		for i := 0; pb.Next(); i++ {
-			start := time.Now()
-			status, err := c.roundTrip(req)
-			if err != nil || status != 200 {
-				b.Errorf("request %d: status %d, %v", i, status, err)
-				return
-			}
-			mine = append(mine, time.Since(start))
-		}
-		mu.Lock()
-		all = append(all, mine...)
-		mu.Unlock()
-	})
-	b.StopTimer()
-	if len(all) > 0 {
-		slices.Sort(all)
-		b.ReportMetric(float64(all[len(all)*99/100].Nanoseconds()), "p99-ns")
-	}
+	benchServed(b, startCeiling(b), 128, true, func(int) []byte { return getReq })
 }
