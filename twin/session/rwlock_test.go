@@ -278,3 +278,53 @@ func TestReadContextTicks(t *testing.T) {
 		t.Errorf("the write after %d reads: want tick %d and %d requests, have %d and %d", readers, base+readers, readers+1, next, requests)
 	}
 }
+
+// TestLockGrantedAsItGivesUp: a waiter whose context ends at the moment
+// the lock is handed to it either keeps the lock (and says so) or hands it
+// on to the waiter behind it; the lock is never lost and never held twice.
+// The test holds the lock's mutex while it cancels and grants, so the
+// waiter sees both at once.
+func TestLockGrantedAsItGivesUp(t *testing.T) {
+	for _, mode := range []struct {
+		name                string
+		holder, gives, next bool // exclusive or not: who holds, who gives up, who waits behind
+	}{
+		{"reader behind a writer", true, false, true},
+		{"writer behind a writer", true, true, false},
+		{"writer behind readers", false, true, false},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			for range 100 {
+				var l rwLock
+				l.LockContext(context.Background(), mode.holder)
+				ctx, cancel := context.WithCancel(context.Background())
+				gave := make(chan error, 1)
+				go func() { gave <- l.LockContext(ctx, mode.gives) }()
+				waitFor(t, "the waiter queues", func() bool { return l.queued() == 1 })
+				next := make(chan struct{})
+				go func() {
+					l.LockContext(context.Background(), mode.next)
+					close(next)
+				}()
+				waitFor(t, "the second waiter queues", func() bool { return l.queued() == 2 })
+
+				l.mu.Lock()
+				cancel()
+				l.release(mode.holder) // grants the first waiter while it cannot move
+				l.mu.Unlock()
+				if err := <-gave; err == nil {
+					l.Unlock(mode.gives) // it kept the lock: its to give back
+				}
+				select {
+				case <-next:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the waiter behind one that gave up never got the lock")
+				}
+				l.Unlock(mode.next)
+				if l.writer || l.readers.Load() != 0 || l.queued() != 0 {
+					t.Fatalf("after everyone left: writer %v, readers %d, queued %d", l.writer, l.readers.Load(), l.queued())
+				}
+			}
+		})
+	}
+}
