@@ -171,3 +171,64 @@ func TestOneSessionUnderFire(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultedSessionReadsInOrder: a session under a fault profile and a
+// rate limit counts every request (each rule's matches, the rate window),
+// so its reads must not share its lock. Parallel GETs of such a session,
+// over real connections and under -race: none is refused as a read that
+// changed its session, and every read-rule's match count equals the
+// session's request count (a read counted beside another would lose
+// counts, or race).
+func TestFaultedSessionReadsInOrder(t *testing.T) {
+	srv := startServer(t, "checkout")
+	base := srv.URL()
+	if resp, body := do(t, base, call{method: "POST", path: "/__wraith/session", json: `{"session":"f","seed":7,"fault_profile":"flaky","rate_limit":"1000/s","clock":{"mode":"deterministic","base_epoch":1700000000}}`}); resp.StatusCode != 201 {
+		t.Fatalf("provision f: %d %s", resp.StatusCode, body)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	defer client.CloseIdleConnections()
+	const goroutines, rounds = 8, 40
+	paths := []string{"/v1/customers/cus_123", "/v1/customers?limit=3", "/v1/customers/cus_unseen", "/v1/balance"}
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				req, _ := http.NewRequest("GET", base+paths[(g+i)%len(paths)], nil)
+				req.Header.Set("X-Wraith-Session", "f")
+				resp, err := client.Do(req)
+				if err != nil {
+					continue // the profile resets connections
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				var doc struct {
+					Error struct{ Code string } `json:"error"`
+				}
+				json.Unmarshal(b, &doc)
+				if resp.StatusCode != 200 && resp.Header.Get("X-Wraith-Fault") == "" || doc.Error.Code == "internal" {
+					t.Errorf("GET %s: %d %.300s", req.URL.Path, resp.StatusCode, b)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	resp, body := do(t, base, call{path: "/__wraith/session/f/snapshot"})
+	var snap struct {
+		Requests    uint64                            `json:"requests"`
+		FaultCounts []struct{ Matched, Fired uint64 } `json:"fault_counts"`
+	}
+	if err := json.Unmarshal(body, &snap); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("snapshot: %d %v %.300s", resp.StatusCode, err, body)
+	}
+	// flaky's rules: write-error, write-lost, delete-error, read-error, read-reset.
+	if len(snap.FaultCounts) != 5 || snap.Requests < goroutines*rounds {
+		t.Fatalf("want 5 rules' counts over at least %d requests, have %+v over %d", goroutines*rounds, snap.FaultCounts, snap.Requests)
+	}
+	for _, i := range []int{3, 4} {
+		if snap.FaultCounts[i].Matched != snap.Requests {
+			t.Errorf("read rule %d matched %d of the session's %d requests", i, snap.FaultCounts[i].Matched, snap.Requests)
+		}
+	}
+}
