@@ -232,6 +232,20 @@ type Journal struct {
 	next    int64 // index of the next entry
 	dropped int64
 	header  Headers // the last entry's request headers, shared by the next when equal
+	// The last entry's path, query and host, shared by the next when
+	// equal: an agent repeats them, and an entry that keeps its own copy
+	// keeps the request's line and Host header alive with it.
+	path, query, host string
+}
+
+// share makes *s the last value kept when equal to it, else keeps *s as
+// the last value.
+func share(s, last *string) {
+	if *s == *last {
+		*s = *last
+	} else {
+		*last = *s
+	}
 }
 
 // Begin appends e, numbering it, with the request headers h in Headers'
@@ -250,6 +264,9 @@ func (j *Journal) Begin(e *Entry, h http.Header, limit int) {
 		j.header = Headers(slices.Clone(wire))
 	}
 	e.ReqHeader = j.header
+	share(&e.Path, &j.path)
+	share(&e.Query, &j.query)
+	share(&e.Host, &j.host)
 	e.Index = j.next
 	if len(j.ring) < limit {
 		j.ring = append(j.ring, e)
@@ -290,6 +307,7 @@ func (j *Journal) Entries() ([]Entry, int64) {
 func (j *Journal) clear() {
 	j.mu.Lock()
 	j.ring, j.next, j.dropped, j.header = nil, 0, 0, nil
+	j.path, j.query, j.host = "", "", ""
 	j.mu.Unlock()
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestJournalHeaders: the journal keeps a request's headers in wire form
@@ -73,5 +74,34 @@ func TestJournalHeadersNoAlloc(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() { j.Begin(e, h, 2) })
 	if allocs != 0 {
 		t.Errorf("want 0 allocations per entry with unchanged headers, have %v", allocs)
+	}
+}
+
+// TestJournalSharesRepeatedStrings: an entry whose path, query and host
+// equal the previous entry's keeps the previous entry's strings, not the
+// request's (which would keep its request line alive); a different one
+// keeps its own.
+func TestJournalSharesRepeatedStrings(t *testing.T) {
+	fresh := func(s string) string { return strings.Clone(s) }
+	var j Journal
+	first := &Entry{Path: fresh("/v1/customers/cus_1"), Query: fresh("expand[]=x"), Host: fresh("127.0.0.1:8080")}
+	j.Begin(first, nil, 10)
+	again := &Entry{Path: fresh("/v1/customers/cus_1"), Query: fresh("expand[]=x"), Host: fresh("127.0.0.1:8080")}
+	j.Begin(again, nil, 10)
+	for _, f := range []struct{ name, a, b string }{{"path", first.Path, again.Path}, {"query", first.Query, again.Query}, {"host", first.Host, again.Host}} {
+		if unsafe.StringData(f.a) != unsafe.StringData(f.b) {
+			t.Errorf("%s: want the second entry to share the first's string", f.name)
+		}
+	}
+	other := &Entry{Path: fresh("/v1/customers/cus_2"), Query: again.Query, Host: again.Host}
+	j.Begin(other, nil, 10)
+	if other.Path != "/v1/customers/cus_2" || unsafe.StringData(other.Path) == unsafe.StringData(again.Path) {
+		t.Errorf("a different path must be kept as it is, have %q", other.Path)
+	}
+	j.clear()
+	after := &Entry{Path: fresh("/v1/customers/cus_2")}
+	j.Begin(after, nil, 10)
+	if unsafe.StringData(after.Path) == unsafe.StringData(other.Path) {
+		t.Errorf("after a reset an entry must not share a string with an entry from before it")
 	}
 }
