@@ -132,10 +132,19 @@ const MaxNameLen = 128
 // ErrInvalidName is returned by ValidateName.
 var ErrInvalidName = errors.New("invalid session name")
 
-// ValidateName checks a session name: 1–128 characters of [A-Za-z0-9._:-].
+// ValidateName checks a session name: 1–128 characters of [A-Za-z0-9._:-],
+// and not a dot segment ("." or "..", or either percent-encoded). A name
+// is put in paths (the /__s/{session}/ prefix, the control plane's
+// /__wraith/session/{session}/...), where clients, proxies and browsers
+// resolve a dot segment away: the viewer's reset of a session named ".."
+// would become POST /__wraith/reset, which resets every session. No name
+// may be one, wherever it comes from.
 func ValidateName(name string) error {
 	if len(name) == 0 || len(name) > MaxNameLen {
 		return fmt.Errorf("%w: must be 1 to %d characters, got %d", ErrInvalidName, MaxNameLen, len(name))
+	}
+	if dotSegment(name) {
+		return fmt.Errorf("%w: %q is a dot segment, which paths resolve away (the session could not be named in a control path): name the session otherwise, such as agent-1", ErrInvalidName, name)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
@@ -144,4 +153,21 @@ func ValidateName(name string) error {
 		}
 	}
 	return nil
+}
+
+// dotSegment reports whether s is "." or "..", each dot written as is or
+// as %2e (either case), which URL parsers treat as the same dot segment.
+func dotSegment(s string) bool {
+	dots := 0
+	for i := 0; i < len(s); dots++ {
+		switch {
+		case s[i] == '.':
+			i++
+		case i+2 < len(s) && s[i] == '%' && s[i+1] == '2' && (s[i+2]|0x20) == 'e':
+			i += 3
+		default:
+			return false
+		}
+	}
+	return dots == 1 || dots == 2
 }

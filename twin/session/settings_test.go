@@ -1,7 +1,9 @@
 package session
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -52,4 +54,55 @@ func TestPIIVerbatimSetting(t *testing.T) {
 	s.Reset()
 	check("reset", s)
 	check("fork", s.Fork("f"))
+}
+
+// TestValidateNameDotSegments: a name is 1 to 128 characters of
+// A-Z a-z 0-9 . _ : -, and never a dot segment, which a path would resolve away: the viewer's
+// reset of ".." became POST /__wraith/reset, of every session.
+func TestValidateNameDotSegments(t *testing.T) {
+	long := strings.Repeat("a", MaxNameLen)
+	for _, tc := range []struct {
+		name  string
+		valid bool
+		why   string // a substring of the error
+	}{
+		{"agent-1", true, ""},
+		{"a:b", true, ""},
+		{"x.y", true, ""},
+		{"...", true, ""},
+		{".a", true, ""},
+		{"a..", true, ""},
+		{"_", true, ""},
+		{long, true, ""},
+		{".", false, "dot segment"},
+		{"..", false, "dot segment"},
+		{"%2e", false, "dot segment"},
+		{"%2E", false, "dot segment"},
+		{"%2E%2e", false, "dot segment"},
+		{".%2e", false, "dot segment"},
+		{"%2e.", false, "dot segment"},
+		{"%2e%2e%2e", false, "character '%'"},
+		{"%2f", false, "character '%'"},
+		{"%2", false, "character '%'"},
+		{"", false, "1 to 128"},
+		{long + "a", false, "1 to 128"},
+		{"a/b", false, "character '/'"},
+		{"a b", false, "character ' '"},
+	} {
+		t.Run(fmt.Sprintf("%.20q", tc.name), func(t *testing.T) {
+			err := ValidateName(tc.name)
+			if have := err == nil; have != tc.valid {
+				t.Fatalf("ValidateName(%q): want valid %v, have %v (%v)", tc.name, tc.valid, have, err)
+			}
+			if err == nil {
+				return
+			}
+			if !errors.Is(err, ErrInvalidName) {
+				t.Errorf("ValidateName(%q): want an ErrInvalidName, have %v", tc.name, err)
+			}
+			if !strings.Contains(err.Error(), tc.why) {
+				t.Errorf("ValidateName(%q): want %q in the error, have %q", tc.name, tc.why, err)
+			}
+		})
+	}
 }
