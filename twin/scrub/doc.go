@@ -101,5 +101,6 @@
 // Values shorter than MinEcho (6 bytes) are not searched for, so that a
 // removed "1" or a tokenized "CA" does not rewrite every "1" and "CA". A
 // live credential registered with Pass.Secret is searched for at any
-// length, with its base64 forms.
+// length, with its base64 and hex forms, and under percent, backslash and
+// HTML escapes and in UTF-16, in any mix and letter case (ContainsLive).
 package scrub

@@ -25,6 +25,14 @@ type Pass struct {
 	track bool // remember replacements; off for one-off scrubs
 	found map[string]string
 	rep   *strings.Replacer
+	// live are the live credentials registered with Secret, each with its
+	// forms lowercased: Echo also replaces them under escapes (live.go).
+	live []liveSecret
+}
+
+type liveSecret struct {
+	needles [][]byte
+	token   string
 }
 
 // NewPass starts scrubbing one exchange.
@@ -75,6 +83,7 @@ func (p *Pass) Secret(v string) {
 		p.found[form] = tok
 	}
 	p.rep = nil
+	p.live = append(p.live, liveSecret{needles: liveNeedles(v), token: tok})
 }
 
 // liveForms are the encodings in which a credential travels: base64 of
@@ -113,11 +122,21 @@ func LiveForms(v string) []string {
 	return append([]string{v}, liveForms(v)...)
 }
 
-// Echo returns v with every value found so far replaced, longest first.
+// Echo returns v with every value found so far replaced, longest first,
+// and every live credential (Secret) replaced in any form ContainsLive
+// finds, escapes and all.
 func (p *Pass) Echo(v string) string {
 	if p == nil || len(p.found) == 0 || v == "" {
 		return v
 	}
+	v = p.replacer().Replace(v)
+	for _, l := range p.live {
+		v = replaceLive(v, l.needles, l.token)
+	}
+	return v
+}
+
+func (p *Pass) replacer() *strings.Replacer {
 	if p.rep == nil {
 		olds := make([]string, 0, len(p.found))
 		for o := range p.found {
@@ -136,7 +155,7 @@ func (p *Pass) Echo(v string) string {
 		}
 		p.rep = strings.NewReplacer(args...)
 	}
-	return p.rep.Replace(v)
+	return p.rep
 }
 
 // value scrubs one string by its shape alone: card numbers and known
