@@ -1,8 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 
 	"github.com/wraithdev/wraith/twin/format"
@@ -43,21 +41,18 @@ func nilIfEmpty[M ~map[K]V, K comparable, V any](m M) M {
 
 // errLiveCredential is a recording that still holds the live credential
 // after scrubbing: it is never written.
-var errLiveCredential = errors.New("the exchange still holds the --auth-env credential after scrubbing, so it was not written")
+var errLiveCredential = errors.New("the exchange still holds the --auth-env credential after scrubbing (raw, or encoded in a form the scrubber could not replace), so it was not written")
 
 // holdsCredential is the last check before an exchange reaches the disk:
-// the encoded bytes must not contain the live credential, raw, JSON-escaped
-// or in a base64 or hex form, in any letter case (a header name carrying
-// it is canonicalised: "Sk_live_…").
+// the encoded bytes must not contain the live credential in any form
+// scrub.ContainsLive searches for: raw, base64 or hex, in any letter case
+// (a header name carrying it is canonicalised: "Sk_live_…"), and under
+// percent, backslash (JSON, "\/", all-"\u") and HTML escapes or in
+// UTF-16, in any mix, as the file holds them (body_text's NUL bytes are
+// "\u0000" there).
 func (r *Recorder) holdsCredential(encoded []byte) error {
-	lower := bytes.ToLower(encoded)
-	for _, form := range scrub.LiveForms(r.opts.Credential) {
-		if bytes.Contains(lower, bytes.ToLower([]byte(form))) {
-			return errLiveCredential
-		}
-		if q, _ := json.Marshal(form); bytes.Contains(lower, bytes.ToLower(q[1:len(q)-1])) {
-			return errLiveCredential
-		}
+	if scrub.ContainsLive(encoded, r.opts.Credential) {
+		return errLiveCredential
 	}
 	return nil
 }
