@@ -11,14 +11,14 @@ import (
 // branch whose object enum it carries. It returns how many values it
 // changed. Fixtures drift from descriptions (stripe-mock's fixtures name
 // enum values newer or older than the spec's).
-func conform(v any, ref *openapi3.SchemaRef, depth int) (any, int) {
+func conform(sp *sampler, v any, ref *openapi3.SchemaRef, depth int) (any, int) {
 	if ref == nil || ref.Value == nil || depth > maxSampleDepth || v == nil {
 		return v, 0
 	}
 	s := ref.Value
 	if len(s.AnyOf) > 0 || len(s.OneOf) > 0 {
 		if b := branchFor(v, ref); b != nil {
-			return conform(v, b, depth+1)
+			return conform(sp, v, b, depth+1)
 		}
 		return v, 0
 	}
@@ -34,7 +34,7 @@ func conform(v any, ref *openapi3.SchemaRef, depth int) (any, int) {
 		n := 0
 		for i, e := range t {
 			var c int
-			t[i], c = conform(e, s.Items, depth+1)
+			t[i], c = conform(sp, e, s.Items, depth+1)
 			n += c
 		}
 		return t, n
@@ -43,13 +43,13 @@ func conform(v any, ref *openapi3.SchemaRef, depth int) (any, int) {
 		for _, k := range sortedProps(s) {
 			if e, ok := t[k]; ok {
 				var c int
-				t[k], c = conform(e, s.Properties[k], depth+1)
+				t[k], c = conform(sp, e, s.Properties[k], depth+1)
 				n += c
 			}
 		}
 		for _, k := range s.Required {
 			if _, ok := t[k]; !ok && s.Properties[k] != nil {
-				t[k] = sample(s.Properties[k])
+				t[k] = sp.sample(s.Properties[k])
 				n++
 			}
 		}

@@ -56,6 +56,9 @@ func (im *importer) emit() (*Result, error) {
 	rep.Counts.Operations = len(im.ops)
 	rep.Counts.Resources = len(im.resources)
 	for _, o := range im.ops {
+		if im.sp.stopped() {
+			return nil, im.sp.err
+		}
 		if _, ok := im.claimed[o.method+" "+o.path]; ok {
 			rep.Counts.Stateful++
 			continue
@@ -73,6 +76,9 @@ func (im *importer) emit() (*Result, error) {
 		m.Routes = append(m.Routes, rt)
 	}
 
+	if im.sp.err != nil {
+		return nil, im.sp.err
+	}
 	var buf bytes.Buffer
 	enc := toml.NewEncoder(&buf)
 	if err := enc.Encode(m); err != nil {
@@ -108,7 +114,7 @@ func (im *importer) manifestResource(r *resource) tomlResource {
 		}
 	}
 	if r.delete == "tombstone" {
-		body, _ := sample(r.deleted).(map[string]any)
+		body, _ := im.sp.sample(r.deleted).(map[string]any)
 		if body == nil {
 			body = map[string]any{}
 		}

@@ -58,7 +58,7 @@ func (im *importer) errorShapes() format.Errors {
 		return format.Errors{}
 	}
 	shape := func(status int, vals map[string]string, types ...string) *format.Answer {
-		body, _ := fillError(s, vals, types, 0)
+		body, _ := fillError(im.sp, s, vals, types, 0)
 		return &format.Answer{Status: status, Body: compact(body)}
 	}
 	im.report.inferred("errors", "schema", refName(s), "most common error response", 1)
@@ -84,13 +84,13 @@ func (im *importer) errorShapes() format.Errors {
 // decode it as real.
 //
 // It also reports whether it filled a field.
-func fillError(ref *openapi3.SchemaRef, vals map[string]string, types []string, depth int) (any, bool) {
+func fillError(sp *sampler, ref *openapi3.SchemaRef, vals map[string]string, types []string, depth int) (any, bool) {
 	if ref == nil || ref.Value == nil || depth > 4 {
 		return nil, false
 	}
 	s := ref.Value
 	if s.Type == nil || !s.Type.Is("object") {
-		return sample(ref), false
+		return sp.sample(ref), false
 	}
 	out := map[string]any{}
 	filled := false
@@ -101,7 +101,7 @@ func fillError(ref *openapi3.SchemaRef, vals map[string]string, types []string, 
 		}
 		switch {
 		case p.Value.Type != nil && p.Value.Type.Is("object"):
-			v, ok := fillError(p, vals, types, depth+1)
+			v, ok := fillError(sp, p, vals, types, depth+1)
 			if ok || required(s, k) {
 				out[k] = v
 				filled = filled || ok
@@ -114,7 +114,7 @@ func fillError(ref *openapi3.SchemaRef, vals map[string]string, types []string, 
 			out[k] = vals[k]
 			filled = true
 		case required(s, k):
-			out[k] = sample(p)
+			out[k] = sp.sample(p)
 		}
 	}
 	return out, filled

@@ -51,14 +51,15 @@ type ghImporter struct {
 	claimed map[string]string // "METHOD path" (the description's) -> resource
 	names   *paramNames
 	report  *Report
+	sp      *sampler
 }
 
-func importGitHub(doc *openapi3.T, opts Options) (*Result, error) {
+func importGitHub(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 	ov, err := parseGitHubOverlay(opts.Overlay)
 	if err != nil {
 		return nil, err
 	}
-	g := &ghImporter{doc: doc, ov: ov, opts: opts, ops: operations(doc), byID: map[string]operation{}, claimed: map[string]string{}, report: newReport()}
+	g := &ghImporter{doc: doc, ov: ov, opts: opts, ops: operations(doc), byID: map[string]operation{}, claimed: map[string]string{}, report: newReport(), sp: sp}
 	for _, o := range g.ops {
 		if o.op.OperationID != "" {
 			g.byID[o.op.OperationID] = o
@@ -90,6 +91,9 @@ func importGitHub(doc *openapi3.T, opts Options) (*Result, error) {
 	im := &importer{doc: doc, ov: &Overlay{}, report: g.report}
 	m.PII.Verbatim = mergeSorted(im.verbatim(), ov.PII.Verbatim)
 	m.Routes = g.routes()
+	if sp.err != nil {
+		return nil, sp.err
+	}
 
 	rep := g.report
 	rep.Source = ReportSource{OpenAPI: doc.OpenAPI, Title: doc.Info.Title, Version: doc.Info.Version}
@@ -111,6 +115,9 @@ func (g *ghImporter) routes() []tomlRoute {
 	seen := map[string]string{}
 	c := &g.report.Counts
 	for _, o := range g.ops {
+		if g.sp.stopped() {
+			return nil
+		}
 		if _, ok := g.claimed[o.method+" "+o.path]; ok {
 			c.Stateful++
 			continue
@@ -131,7 +138,7 @@ func (g *ghImporter) routes() []tomlRoute {
 		status, s, mt := success(o.op)
 		switch {
 		case s != nil && s.Value != nil:
-			rt.Body = compact(exampleOr(s, mt))
+			rt.Body = compact(exampleOr(g.sp, s, mt))
 			if status != 200 {
 				rt.Status = status
 			}
@@ -157,13 +164,13 @@ func (g *ghImporter) routes() []tomlRoute {
 // validates against the schema, else the sampler's instance: GitHub's
 // examples are real answers, but a few disagree with their schemas, and a
 // twin must answer what the description allows.
-func exampleOr(s *openapi3.SchemaRef, mt *openapi3.MediaType) any {
+func exampleOr(sp *sampler, s *openapi3.SchemaRef, mt *openapi3.MediaType) any {
 	for _, ex := range examplesOf(mt) {
 		if s.Value.VisitJSON(ex) == nil {
 			return normalize(ex)
 		}
 	}
-	return withFormats(sample(s), s, 0)
+	return withFormats(sp.sample(s), s, 0)
 }
 
 // withFormats fills the sampler's empty date-time and date strings with a

@@ -27,7 +27,7 @@ func (g *ghImporter) errors() format.Errors {
 			if v, ok := vals[k]; ok {
 				body[k] = v
 			} else if required(s.Value, k) {
-				body[k] = sample(s.Value.Properties[k])
+				body[k] = g.sp.sample(s.Value.Properties[k])
 			}
 		}
 		return &format.Answer{Status: status, Body: compact(body)}

@@ -167,7 +167,7 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (ghResource, error) {
 	}
 	skel, from := g.skeleton(ref, mt, ov)
 	if _, ok := skel[r.KeyField()]; !ok {
-		skel[r.KeyField()] = sample(schema.Properties[r.KeyField()])
+		skel[r.KeyField()] = g.sp.sample(schema.Properties[r.KeyField()])
 	}
 	g.report.inferred(r.Name, "skeleton", from, ov.GetOp, confidenceOf(from))
 	g.report.inferred(r.Name, "routes", r.Item, "operations "+strings.Join(g.claimsOf(r.Name), ", "), 1)
@@ -223,13 +223,13 @@ func (g *ghImporter) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, o
 	from := "sampler"
 	for _, ex := range examplesOf(mt) {
 		if o, ok := normalize(ex).(map[string]any); ok {
-			v, _ := conform(cloneMap(o), ref, 0)
+			v, _ := conform(g.sp, cloneMap(o), ref, 0)
 			skel, from = v.(map[string]any), "example"
 			break
 		}
 	}
 	if skel == nil {
-		skel, _ = sample(ref).(map[string]any)
+		skel, _ = g.sp.sample(ref).(map[string]any)
 		if skel == nil {
 			skel = map[string]any{}
 		}

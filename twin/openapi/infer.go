@@ -20,6 +20,7 @@ type importer struct {
 	claimed   map[string]string    // "METHOD path" -> what serves it statefully
 	examples  []any                // objects from the spec's examples
 	repaired  map[string]bool      // types whose fixture needed conform
+	sp        *sampler             // every sample of the import, within its budgets
 	report    *Report
 }
 
@@ -49,9 +50,9 @@ type resource struct {
 	createPaths, listPaths, readPaths []string
 }
 
-func newImporter(doc *openapi3.T, fx fixtures, ov *Overlay, opts Options) *importer {
+func newImporter(sp *sampler, doc *openapi3.T, fx fixtures, ov *Overlay, opts Options) *importer {
 	return &importer{
-		doc: doc, fx: fx, ov: ov, opts: opts,
+		doc: doc, fx: fx, ov: ov, opts: opts, sp: sp,
 		ops:      operations(doc),
 		byName:   map[string]*resource{},
 		claimed:  map[string]string{},
@@ -108,6 +109,9 @@ func (im *importer) infer() {
 	im.inferNested(byPath)
 	im.collectExamples()
 	for _, r := range im.resources {
+		if im.sp.stopped() {
+			return
+		}
 		im.prefix(r)
 		im.skeleton(r)
 	}

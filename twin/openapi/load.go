@@ -43,6 +43,11 @@ func load(spec []byte) (*openapi3.T, error) {
 	if doc.Paths == nil || doc.Paths.Len() == 0 {
 		return nil, fmt.Errorf("the document has no paths: there is nothing to serve")
 	}
+	if doc.Components == nil {
+		// components is optional (a description may inline every schema);
+		// an empty one here keeps every reader of it from a nil check.
+		doc.Components = &openapi3.Components{}
+	}
 	return doc, nil
 }
 

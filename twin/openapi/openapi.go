@@ -29,6 +29,7 @@
 package openapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -99,12 +100,24 @@ func (r *Result) WriteDir(dir string) error {
 
 // Import imports an OpenAPI description (JSON or YAML).
 func Import(spec []byte, opts Options) (*Result, error) {
+	return ImportContext(context.Background(), spec, opts)
+}
+
+// ImportContext is Import, stopped when ctx ends: the import looks at ctx
+// between operations and every few thousand sampled nodes, and returns
+// ctx's error (errors.Is(err, context.Canceled)). Parsing the description
+// is not interrupted; it is linear in the description's size.
+func ImportContext(ctx context.Context, spec []byte, opts Options) (*Result, error) {
 	doc, err := load(spec)
 	if err != nil {
 		return nil, err
 	}
+	sp := newSampler(ctx)
+	if sp.stopped() {
+		return nil, sp.err
+	}
 	if githubStyle(doc) {
-		return importGitHub(doc, opts)
+		return importGitHub(sp, doc, opts)
 	}
 	ov, err := parseOverlay(opts.Overlay)
 	if err != nil {
@@ -114,7 +127,10 @@ func Import(spec []byte, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	im := newImporter(doc, fx, ov, opts)
+	im := newImporter(sp, doc, fx, ov, opts)
 	im.infer()
+	if sp.err != nil {
+		return nil, sp.err
+	}
 	return im.emit()
 }

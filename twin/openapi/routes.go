@@ -93,7 +93,7 @@ var literalPattern = regexp.MustCompile(`^\^(/[A-Za-z0-9_./-]*)$`)
 // items, else an instance of its schema.
 func (im *importer) templateBody(s *openapi3.SchemaRef, path string) any {
 	if kind, _ := isList(s.Value); kind != "" {
-		env, _ := sample(s).(map[string]any)
+		env, _ := im.sp.sample(s).(map[string]any)
 		if env == nil {
 			env = map[string]any{}
 		}
@@ -114,5 +114,5 @@ func (im *importer) templateBody(s *openapi3.SchemaRef, path string) any {
 		o, _ := im.instance(ref, name)
 		return o
 	}
-	return sample(s)
+	return im.sp.sample(s)
 }

@@ -1,7 +1,9 @@
 package openapi
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -13,30 +15,208 @@ import (
 // maxSampleDepth bounds the sampler on recursive schemas.
 const maxSampleDepth = 12
 
+// The sampler's budgets. Depth alone does not bound a sample: a schema
+// whose required properties refer back to it six times has 6^12 nodes
+// within maxSampleDepth, which a 690-byte description turns into
+// gigabytes. So every sample is bounded in nodes (objects, arrays and
+// scalars) and bytes (keys and strings), and so is every import, whose
+// samples all end up in twin.toml. The largest sample of the pinned
+// Stripe and GitHub descriptions is 240 nodes, and the samples of a whole
+// import 3,281 nodes and 115 KiB (GitHub's), so these leave room for
+// descriptions hundreds of times larger while a sample stays in tens of
+// MiB of memory.
+const (
+	MaxSampleNodes = 100_000
+	MaxSampleBytes = 8 << 20
+	MaxImportNodes = 1_000_000
+	MaxImportBytes = 32 << 20
+)
+
+// ctxEvery is how many nodes the sampler makes between looks at its
+// context, so that an interrupt stops a long import promptly.
+const ctxEvery = 4096
+
+// sampler makes an import's samples within its budgets. It holds the
+// first error (a budget passed, the context ended); after one, every
+// sample is nil and the import reports the error.
+type sampler struct {
+	ctx        context.Context
+	nodes      int // this sample's
+	bytes      int
+	totalNodes int // the import's, this sample's included
+	totalBytes int
+	tick       int                 // nodes since the context was last looked at
+	root       *openapi3.SchemaRef // the schema the sample was asked of
+	err        error
+}
+
+func newSampler(ctx context.Context) *sampler {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return &sampler{ctx: ctx}
+}
+
 // sample returns a deterministic instance of s: the first enum value, null
 // for a nullable, an object of its required properties, [] for arrays, 0,
 // false and "". It never invents data: a twin's answers must say only what
 // the description says.
-func sample(s *openapi3.SchemaRef) any {
-	return sampleDepth(s, 0)
+func (sp *sampler) sample(s *openapi3.SchemaRef) any {
+	if sp.err != nil {
+		return nil
+	}
+	sp.nodes, sp.bytes, sp.root = 0, 0, s
+	v := sp.at(s, 0)
+	if sp.err != nil {
+		return nil
+	}
+	return v
 }
 
-func sampleDepth(ref *openapi3.SchemaRef, depth int) any {
-	if ref == nil || ref.Value == nil || depth > maxSampleDepth {
+// stopped looks at the context between pieces of work that sample
+// nothing (an operation without a schema), and reports whether the import
+// must stop.
+func (sp *sampler) stopped() bool {
+	if sp.err == nil {
+		sp.err = sp.ctx.Err()
+	}
+	return sp.err != nil
+}
+
+// count adds n nodes and b bytes to the sample and the import, and says
+// whether the sample may go on.
+func (sp *sampler) count(n, b int, in *openapi3.SchemaRef) bool {
+	if sp.err != nil {
+		return false
+	}
+	sp.nodes += n
+	sp.bytes += b
+	sp.totalNodes += n
+	sp.totalBytes += b
+	switch {
+	case sp.nodes > MaxSampleNodes:
+		sp.err = sp.tooLarge(fmt.Sprintf("would pass %d nodes", MaxSampleNodes), in)
+	case sp.bytes > MaxSampleBytes:
+		sp.err = sp.tooLarge(fmt.Sprintf("would pass %d MiB", MaxSampleBytes>>20), in)
+	case sp.totalNodes > MaxImportNodes:
+		sp.err = fmt.Errorf("the description's samples would pass %d nodes in all (the last was of %s): it is larger than wraith imports; give its largest schemas examples, or make fewer properties required", MaxImportNodes, schemaName(sp.root))
+	case sp.totalBytes > MaxImportBytes:
+		sp.err = fmt.Errorf("the description's samples would pass %d MiB in all (the last was of %s): it is larger than wraith imports; give its largest schemas examples, or make fewer properties required", MaxImportBytes>>20, schemaName(sp.root))
+	default:
+		if sp.tick += n; sp.tick >= ctxEvery {
+			sp.tick = 0
+			if err := sp.ctx.Err(); err != nil {
+				sp.err = err
+			}
+		}
+	}
+	return sp.err == nil
+}
+
+// tooLarge is the error for a sample past a budget. It names the schema
+// asked of and, when it is what fans out, how: the schema whose required
+// properties refer to it or to others again and again.
+func (sp *sampler) tooLarge(what string, in *openapi3.SchemaRef) error {
+	name := schemaName(sp.root)
+	why := "the schema fans out"
+	if self := selfRefs(sp.root); self > 0 {
+		why = fmt.Sprintf("the schema fans out (%d references to itself)", self)
+	} else if in != nil && in.Ref != "" {
+		why = fmt.Sprintf("the schema fans out (through %s)", schemaName(in))
+	}
+	return fmt.Errorf("%s: a sample of it %s: %s; wraith samples a schema's required properties, so make fewer of them required (or nullable), or give the schema an example", name, what, why)
+}
+
+// schemaName names a schema in messages: its component path, or "an
+// inline schema".
+func schemaName(s *openapi3.SchemaRef) string {
+	if n := refName(s); n != "" {
+		return "components.schemas." + n
+	}
+	if s != nil && s.Ref != "" {
+		return s.Ref
+	}
+	return "an inline schema"
+}
+
+// selfRefs counts the references among s's sampled parts (required
+// properties, allOf parts, the first anyOf or oneOf branch) to s itself.
+func selfRefs(s *openapi3.SchemaRef) int {
+	if s == nil || s.Value == nil || s.Ref == "" {
+		return 0
+	}
+	v, n := s.Value, 0
+	parts := slices.Clone(v.AllOf)
+	if len(v.AnyOf) > 0 {
+		parts = append(parts, v.AnyOf[0])
+	}
+	if len(v.OneOf) > 0 {
+		parts = append(parts, v.OneOf[0])
+	}
+	for _, k := range v.Required {
+		parts = append(parts, v.Properties[k])
+	}
+	for _, p := range parts {
+		if p != nil && (p.Ref == s.Ref || p.Value == v) {
+			n++
+		}
+	}
+	return n
+}
+
+// measure counts the nodes and bytes of a value taken from the
+// description (an example, an enum value), which a sample copies.
+func measure(v any) (nodes, bytes int) {
+	switch t := v.(type) {
+	case map[string]any:
+		nodes = 1
+		for k, e := range t {
+			n, b := measure(e)
+			nodes, bytes = nodes+n, bytes+b+len(k)
+		}
+	case []any:
+		nodes = 1
+		for _, e := range t {
+			n, b := measure(e)
+			nodes, bytes = nodes+n, bytes+b
+		}
+	case string:
+		return 1, len(t)
+	default:
+		return 1, 8
+	}
+	return nodes, bytes
+}
+
+// copied counts a value from the description and returns it normalized.
+func (sp *sampler) copied(v any, in *openapi3.SchemaRef) any {
+	n, b := measure(v)
+	if !sp.count(n, b, in) {
+		return nil
+	}
+	return normalize(v)
+}
+
+func (sp *sampler) at(ref *openapi3.SchemaRef, depth int) any {
+	if ref == nil || ref.Value == nil || depth > maxSampleDepth || sp.err != nil {
 		return nil
 	}
 	s := ref.Value
 	switch {
 	case len(s.Enum) > 0:
-		return normalize(s.Enum[0])
+		return sp.copied(s.Enum[0], ref)
 	case nullable(s):
+		sp.count(1, 0, ref)
 		return nil
 	case s.Example != nil && depth > 0:
-		return normalize(s.Example)
+		return sp.copied(s.Example, ref)
 	case len(s.AllOf) > 0:
+		if !sp.count(1, 0, ref) {
+			return nil
+		}
 		out := map[string]any{}
 		for _, part := range s.AllOf {
-			if m, ok := sampleDepth(part, depth+1).(map[string]any); ok {
+			if m, ok := sp.at(part, depth+1).(map[string]any); ok {
 				for k, v := range m {
 					out[k] = v
 				}
@@ -45,22 +225,33 @@ func sampleDepth(ref *openapi3.SchemaRef, depth int) any {
 		return out
 	case len(s.AnyOf) > 0:
 		branch := pick(ref, "")
-		return discriminated(sampleDepth(branch, depth+1), s, branch)
+		return discriminated(sp.at(branch, depth+1), s, branch)
 	case len(s.OneOf) > 0:
-		return discriminated(sampleDepth(s.OneOf[0], depth+1), s, s.OneOf[0])
+		return discriminated(sp.at(s.OneOf[0], depth+1), s, s.OneOf[0])
 	}
 	t := s.Type
 	switch {
 	case t == nil || t.Is("object") || (t.Permits("object") && len(s.Properties) > 0):
+		if !sp.count(1, 0, ref) {
+			return nil
+		}
 		out := map[string]any{}
 		req := append([]string(nil), s.Required...)
 		sort.Strings(req)
 		for _, k := range req {
 			if p := s.Properties[k]; p != nil {
-				out[k] = sampleDepth(p, depth+1)
+				if !sp.count(0, len(k), ref) {
+					return nil
+				}
+				out[k] = sp.at(p, depth+1)
 			}
 		}
 		return out
+	}
+	if !sp.count(1, 0, ref) {
+		return nil
+	}
+	switch {
 	case t.Is("array"):
 		return []any{}
 	case t.Is("string"):

@@ -42,7 +42,7 @@ func (im *importer) instance(ref *openapi3.SchemaRef, name string) (map[string]a
 			return im.conformed(cloneMap(found), ref, name), "example"
 		}
 	}
-	m, _ := sample(ref).(map[string]any)
+	m, _ := im.sp.sample(ref).(map[string]any)
 	if m == nil {
 		m = map[string]any{}
 	}
@@ -58,7 +58,7 @@ func (im *importer) instance(ref *openapi3.SchemaRef, name string) (map[string]a
 // conformed repairs o against its schema, reporting each repair once per
 // type.
 func (im *importer) conformed(o map[string]any, ref *openapi3.SchemaRef, name string) map[string]any {
-	v, n := conform(o, ref, 0)
+	v, n := conform(im.sp, o, ref, 0)
 	if n > 0 && !im.repaired[name] {
 		im.repaired[name] = true
 		im.report.unresolved(name, fmt.Sprintf("the fixture or example contradicts the schema in %d values; they were replaced by the schema's first enum value or a sampled value", n), "medium")

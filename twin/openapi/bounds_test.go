@@ -1,0 +1,122 @@
+package openapi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/openapi"
+)
+
+// fanOut is a description whose one operation answers components.schemas.A0,
+// and each of whose schemas A0..A(levels-1) has width required properties
+// referring to the next (the last to A0 again when self is set, which is
+// the one-schema fan-out when levels is 1). example, when set, is the last
+// level's example, a value the sampler copies wherever that schema is.
+func fanOut(levels, width int, self bool, example string) []byte {
+	var schemas []string
+	for l := 0; l < levels; l++ {
+		next := fmt.Sprintf("A%d", l+1)
+		if l == levels-1 {
+			if !self {
+				body := `{"type":"string"}`
+				if example != "" {
+					body = `{"type":"object","example":` + example + `}`
+				}
+				schemas = append(schemas, fmt.Sprintf(`"A%d":%s`, l+1, body))
+			}
+			if self {
+				next = "A0"
+			}
+		}
+		var req, props []string
+		for i := 0; i < width; i++ {
+			req = append(req, fmt.Sprintf(`"p%d"`, i))
+			props = append(props, fmt.Sprintf(`"p%d":{"$ref":"#/components/schemas/%s"}`, i, next))
+		}
+		schemas = append(schemas, fmt.Sprintf(`"A%d":{"type":"object","required":[%s],"properties":{%s}}`, l, strings.Join(req, ","), strings.Join(props, ",")))
+	}
+	return []byte(`{"openapi":"3.0.3","info":{"title":"Fan","version":"1"},
+"paths":{"/as":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/A0"}}}}}}}},
+"components":{"schemas":{` + strings.Join(schemas, ",") + `}}}`)
+}
+
+// TestImportBoundsFanOut imports descriptions of a few hundred bytes whose
+// samples would be millions of nodes (the sampler bounded depth alone, so
+// these took an import past 3 GiB): each is refused with an error naming
+// the schema and how it fans out, and a fan-out within the budgets still
+// imports.
+func TestImportBoundsFanOut(t *testing.T) {
+	big := `{"s":"` + strings.Repeat("x", 4096) + `"}`
+	for _, tt := range []struct {
+		name string
+		spec []byte
+		want []string // in the error; none: the import succeeds
+	}{
+		{"six references to itself", fanOut(1, 6, true, ""), []string{"components.schemas.A0: a sample of it would pass 100000 nodes", "fans out (6 references to itself)"}},
+		{"a chain of schemas six wide", fanOut(8, 6, false, ""), []string{"components.schemas.A0: a sample of it would pass 100000 nodes", "fans out"}},
+		{"an example copied 6^5 times", fanOut(5, 6, false, big), []string{"components.schemas.A0: a sample of it would pass 8 MiB"}},
+		{"two wide and shallow", fanOut(5, 2, false, ""), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := openapi.Import(tt.spec, openapi.Options{})
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("want the import, have %v", err)
+				}
+				if _, err := format.Load(res.FS(), tt.name); err != nil {
+					t.Fatalf("want the import to load, have %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("want an error saying %q, have an import of %d bytes of twin.toml", tt.want, len(res.Files["twin.toml"]))
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("want an error saying %q, have %v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// TestImportContextCanceled: an import whose context has ended stops with
+// the context's error, which the command maps to its exit code.
+func TestImportContextCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := openapi.ImportContext(ctx, fanOut(5, 2, false, ""), openapi.Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, have %v", err)
+	}
+}
+
+// TestImportWithoutComponents imports and serves a valid description with
+// no components at all (every schema inline), which panicked the importer.
+func TestImportWithoutComponents(t *testing.T) {
+	for _, tt := range []struct{ name, spec, overlay string }{
+		{"stripe style", `{"openapi":"3.0.3","info":{"title":"Bare","version":"1"},
+"paths":{"/ping":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","required":["ok"],"properties":{"ok":{"type":"boolean"}}}}}}}}}}}`, ""},
+		{"github style", `{"openapi":"3.0.3","info":{"title":"Bare","version":"1"},
+"paths":{"/ping":{"get":{"x-github":{},"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","required":["ok"],"properties":{"ok":{"type":"boolean"}}}}}}}}}}}`, "[twin]\nname = \"bare\"\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := openapi.Import([]byte(tt.spec), openapi.Options{Overlay: []byte(tt.overlay)})
+			if err != nil {
+				t.Fatalf("want the import, have %v", err)
+			}
+			tw, err := format.Load(res.FS(), tt.name)
+			if err != nil {
+				t.Fatalf("want the import to load, have %v", err)
+			}
+			status, prov, body := send(t, newEngine(t, tw), "GET", "/ping", "")
+			if status != 200 || prov != "template" || body["ok"] != false {
+				t.Errorf("GET /ping: want 200 template {\"ok\":false}, have %d %s %v", status, prov, body)
+			}
+		})
+	}
+}
