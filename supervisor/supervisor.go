@@ -106,9 +106,13 @@ type Config struct {
 	// LogDir, if set, receives each child's output as LogDir/NAME.log
 	// (see LogPath), re-logged as in Logger, truncated when Run starts and
 	// appended to across restarts. LogJSON writes those files as hclog
-	// JSON lines instead of text.
-	LogDir  string
-	LogJSON bool
+	// JSON lines instead of text. A file turns over at LogMaxBytes,
+	// keeping LogKeep older files (see LogFile); 0 means the package's
+	// LogMaxBytes and LogKeep.
+	LogDir      string
+	LogJSON     bool
+	LogMaxBytes int64
+	LogKeep     int
 
 	// StateFile, if set, receives the State (see StatePath).
 	StateFile string
@@ -231,7 +235,7 @@ func (s *Supervisor) openLog(name string) (hclog.Logger, func(), error) {
 		return nil, nil, fmt.Errorf("create the log folder: %w", err)
 	}
 	path := LogPath(s.cfg.LogDir, name)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+	f, err := OpenLogFile(path, s.cfg.LogMaxBytes, s.cfg.LogKeep)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open the log of twin %s: %w", name, err)
 	}
