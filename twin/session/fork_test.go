@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/world"
 )
 
@@ -26,7 +28,7 @@ func holding(tb testing.TB, n int) *Session {
 			e.SetBody(customerBody(id, i))
 			st.Put(e)
 		}
-		st.Remember("k", &Replay{Fingerprint: "f", Status: 200, Body: []byte(`{}`)})
+		st.Remember("k", &Replay{Fingerprint: strings.Repeat("0f", 32), Status: 200, Body: []byte(`{}`), Provenance: prov.Handler})
 	})
 	return s
 }

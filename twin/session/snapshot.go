@@ -64,15 +64,16 @@ func (st *State) Doc() (StateDoc, error) {
 }
 
 // Restore returns a session named name with settings set over world w,
-// in the state d describes.
+// in the state d describes. d comes from outside: it is refused (an
+// *apierr.Error, invalid-snapshot) unless Validate passes it.
 func Restore(name string, set Settings, w *world.World, d *StateDoc) (*Session, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
 	s := New(name, set, w, true)
 	st := &s.st
 	if err := st.rng.UnmarshalBinary(d.Generator); err != nil {
 		return nil, fmt.Errorf("generator: %w", err)
-	}
-	if d.ClockPos < 0 || d.ClockPos > MaxEpoch*1e9 {
-		return nil, fmt.Errorf("clock_pos_ns %d is outside 0 to the end of 2199", d.ClockPos)
 	}
 	st.pos.Store(d.ClockPos)
 	st.requests.Store(d.Requests)
@@ -80,15 +81,9 @@ func Restore(name string, set Settings, w *world.World, d *StateDoc) (*Session, 
 	st.counters, st.rateEnd, st.rateCount = maps.Clone(d.Counters), d.RateEnd, d.RateCount
 	st.fault.counts = slices.Clone(d.FaultCounts)
 	st.idem = maps.Clone(d.Idempotency)
-	for _, ed := range d.Entities {
-		if ed.ID == "" || ed.Object == "" {
-			return nil, fmt.Errorf("an entity needs id and object")
-		}
+	for i, ed := range d.Entities {
 		if _, dup := st.overlay.get(ed.ID); dup {
-			return nil, fmt.Errorf("entity %s appears twice", ed.ID)
-		}
-		if !ed.Deleted && !json.Valid(ed.Body) {
-			return nil, fmt.Errorf("entity %s: body is not JSON", ed.ID)
+			return nil, invalid(fmt.Sprintf("entities[%d].id", i), "entity %q appears twice: a session holds one version of each", ed.ID)
 		}
 		e := &world.Entity{ID: ed.ID, Resource: ed.Object, Created: ed.Created, Seq: ed.Seq,
 			Provenance: ed.Provenance, Exchange: ed.Exchange, Deleted: ed.Deleted, Scope: ed.Scope}

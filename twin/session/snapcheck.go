@@ -1,0 +1,191 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/prov"
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// Bounds on what a snapshot may carry beside its entities' bodies. A
+// snapshot is read from outside (PUT /__wraith/session/{id}/snapshot), so
+// every value that later reaches a header, a metrics label, a map key or a
+// status line is held to what this twin could have written itself.
+const (
+	// MaxIdempotencyKey is the longest Idempotency-Key a snapshot may
+	// remember, the length Stripe accepts.
+	MaxIdempotencyKey = 255
+	// MaxSnapshotText bounds the other strings a snapshot names an entity
+	// or a counter by: ids, addresses, scopes, exchanges and counter names.
+	MaxSnapshotText = 1024
+	// MaxFaultRules bounds fault_counts: a fault profile with more rules
+	// than this is no profile a twin would be served with.
+	MaxFaultRules = 1024
+)
+
+// entityProvenances are the provenances an entity can carry: the world's
+// recorded and fixture entities and the handler's writes. The others of
+// package prov (template, fault, miss) name answers, never entities.
+var entityProvenances = [...]string{world.Recorded, world.Fixture, world.Handler}
+
+// Validate checks state read from a snapshot document before any of it is
+// restored: the id generator's state, the sequence and counters, the rate
+// window, the fault counters, every remembered answer and every entity's
+// bookkeeping (whose body must be a JSON object; that it names its own id
+// and type is the engine's to check, it knows how each resource is keyed).
+// The first problem is answered as an invalid-snapshot error whose message
+// and "path" detail name the JSON path of the bad value and say what is
+// expected.
+func (d *StateDoc) Validate() *apierr.Error {
+	var probe State
+	if err := probe.rng.UnmarshalBinary(d.Generator); err != nil {
+		return invalid("generator", "the id generator's state does not read (%v): want the value a snapshot of this wraith version wrote", err)
+	}
+	switch {
+	case d.ClockPos < 0 || d.ClockPos > MaxEpoch*1e9:
+		return invalid("clock_pos_ns", "%d is outside 0 to %d (the end of 2199, in nanoseconds)", d.ClockPos, int64(MaxEpoch*1e9))
+	case d.Seq < seqBase:
+		return invalid("seq", "%d is below %d, where every session's sequence starts", d.Seq, uint64(seqBase))
+	case d.RateEnd < 0:
+		return invalid("rate_window_end_ns", "%d is negative: want a unix time in nanoseconds, or 0 for no window", d.RateEnd)
+	case d.RateCount < 0 || d.RateCount > math.MaxInt32:
+		return invalid("rate_window_count", "%d is outside 0 to %d", d.RateCount, math.MaxInt32)
+	case len(d.FaultCounts) > MaxFaultRules:
+		return invalid("fault_counts", "%d rules' counters, past %d: no fault profile has that many rules", len(d.FaultCounts), MaxFaultRules)
+	}
+	for name, n := range d.Counters {
+		p := "counters." + strconv.Quote(name)
+		switch {
+		case name == "" || len(name) > MaxSnapshotText:
+			return invalid(p, "a counter name of %d bytes: want 1 to %d", len(name), MaxSnapshotText)
+		case n < 0 || n > math.MaxInt32:
+			return invalid(p, "%d is outside 0 to %d", n, math.MaxInt32)
+		}
+	}
+	for i, c := range d.FaultCounts {
+		if c.Fired > c.Matched {
+			return invalid(fmt.Sprintf("fault_counts[%d]", i), "fired %d times of %d matched: a rule fires only on requests it matched", c.Fired, c.Matched)
+		}
+	}
+	// Sorted, so the same document always names the same problem.
+	for _, key := range slices.Sorted(maps.Keys(d.Idempotency)) {
+		if err := validReplay(key, d.Idempotency[key]); err != nil {
+			return err
+		}
+	}
+	for i := range d.Entities {
+		if err := d.Entities[i].validate(i, d.Seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validReplay checks one remembered answer: it is written back as a status
+// line, a body and a provenance (a header and a metrics label) on every
+// replay of its key.
+func validReplay(key string, r *Replay) *apierr.Error {
+	p := "idempotency." + strconv.Quote(key)
+	switch {
+	case key == "" || len(key) > MaxIdempotencyKey:
+		return invalid(p, "an Idempotency-Key of %d bytes: want 1 to %d", len(key), MaxIdempotencyKey)
+	case !printable(key):
+		return invalid(p, "the key holds control or non-ASCII bytes: an Idempotency-Key is a header value")
+	case r == nil:
+		return invalid(p, "null: want the remembered answer, an object with Fingerprint, Status, Body and Provenance")
+	case len(r.Fingerprint) != 64 || !isHex(r.Fingerprint):
+		return invalid(p+".Fingerprint", "%q: want the 64 hex digits of a request's SHA-256", r.Fingerprint)
+	case r.Status < 100 || r.Status > 599:
+		return invalid(p+".Status", "%d: want an HTTP status from 100 to 599", r.Status)
+	case prov.Index(r.Provenance) < 0:
+		return invalid(p+".Provenance", "%q: want one of %v", r.Provenance, prov.All)
+	case len(r.Route) > MaxSnapshotText || !printable(r.Route):
+		return invalid(p+".Route", "want a route such as \"POST /v1/customers\", or none")
+	case len(r.Body) > 0 && !json.Valid(r.Body):
+		return invalid(p+".Body", "the remembered body is not JSON: want the answer's bytes, base64-encoded as a snapshot writes them")
+	}
+	return nil
+}
+
+// validate checks an entity's bookkeeping; i is its index in entities and
+// seq the session's sequence, which no entity's may pass.
+func (ed *EntityDoc) validate(i int, seq uint64) *apierr.Error {
+	p := fmt.Sprintf("entities[%d]", i)
+	switch {
+	case ed.ID == "" || len(ed.ID) > MaxSnapshotText || !printable(ed.ID):
+		return invalid(p+".id", "%q: want the entity's id or address, 1 to %d printable ASCII bytes", ed.ID, MaxSnapshotText)
+	case ed.Object == "" || len(ed.Object) > MaxSnapshotText:
+		return invalid(p+".object", "%q: want the name of one of the twin's resources", ed.Object)
+	case !slices.Contains(entityProvenances[:], ed.Provenance):
+		return invalid(p+".provenance", "%q: want one of %v", ed.Provenance, entityProvenances)
+	case len(ed.Exchange) > MaxSnapshotText || !printable(ed.Exchange):
+		return invalid(p+".exchange", "want a recorded exchange such as \"charges/3\", or none")
+	case len(ed.Scope) > MaxSnapshotText || !printable(ed.Scope):
+		return invalid(p+".scope", "want the entity's parents joined by /, such as \"octocat/hello\", or none")
+	case ed.Created < 0 || ed.Created > MaxEpoch:
+		return invalid(p+".created", "%d is outside 0 to %d (the end of 2199, in unix seconds)", ed.Created, int64(MaxEpoch))
+	case ed.Seq > seq:
+		return invalid(p+".seq", "%d is past the session's seq %d: every entity's sequence number was handed out before the snapshot", ed.Seq, seq)
+	}
+	body := bytes.TrimSpace(ed.Body)
+	if ed.Deleted && (len(body) == 0 || string(body) == "null") {
+		return nil // a tombstone needs no body
+	}
+	if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
+		return invalid(p+".body", "%s: want the entity as a JSON object", describeJSON(body))
+	}
+	return nil
+}
+
+// invalid is a snapshot problem at the JSON path p.
+func invalid(p, format string, args ...any) *apierr.Error {
+	return apierr.New(apierr.InvalidSnapshot, p+": "+fmt.Sprintf(format, args...)).With("path", p)
+}
+
+// describeJSON names what a JSON value is, for a message about it.
+func describeJSON(b []byte) string {
+	switch {
+	case len(b) == 0:
+		return "no body"
+	case !json.Valid(b):
+		return "not JSON"
+	case b[0] == '"':
+		return "a string"
+	case b[0] == '[':
+		return "an array"
+	case b[0] == 'n':
+		return "null"
+	case b[0] == 't' || b[0] == 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
+
+// printable reports whether s is printable ASCII: what a header value, a
+// label or a log line may carry unescaped.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
