@@ -14,22 +14,40 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
 // Observer collects coverage and metrics.
+//
+// A Prometheus label value is kept for the life of the process, whatever
+// session it came from and whether that session still exists, so every
+// label is drawn from a closed set fixed when the observer is made: the
+// provenances of package prov, the twin's routes, and HTTP statuses. A
+// value outside its set (which only a bug or a doctored snapshot could
+// bring) is counted under "other" rather than minting a new series.
 type Observer struct {
 	cov     *Coverage
 	reg     *prometheus.Registry
 	reqs    *prometheus.CounterVec
 	latency *prometheus.HistogramVec
 	metrics http.Handler
+	routes  map[string]bool // the route label's set: the twin's compiled route table
 }
 
+// Other is the label value of a provenance or route outside its closed
+// set.
+const Other = "other"
+
 // New returns an observer of store's sessions; now is the wall clock of
-// the coverage report's first_at and last_at.
-func New(store *session.Store, now func() time.Time) *Observer {
-	o := &Observer{cov: newCoverage(now, MaxMisses), reg: prometheus.NewRegistry()}
+// the coverage report's first_at and last_at. routes are the twin's
+// routes as the engine names them ("GET /v1/customers/{id}"); a request
+// journaled under any other route is counted under "other".
+func New(store *session.Store, now func() time.Time, routes ...string) *Observer {
+	o := &Observer{cov: newCoverage(now, MaxMisses), reg: prometheus.NewRegistry(), routes: make(map[string]bool, len(routes))}
+	for _, r := range routes {
+		o.routes[r] = true
+	}
 	o.reqs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "wraith_requests_total",
 		Help: "Application requests answered, by provenance, route and status.",
@@ -55,11 +73,18 @@ func New(store *session.Store, now func() time.Time) *Observer {
 // Observe records one finished request of the named session.
 func (o *Observer) Observe(name string, e *session.Entry) {
 	route := e.Route
-	if route == "" {
+	switch {
+	case route == "":
 		route = "none"
+	case !o.routes[route]:
+		route = Other
 	}
-	o.reqs.WithLabelValues(e.Provenance, route, statusLabel(e.Status)).Inc()
-	o.latency.WithLabelValues(e.Provenance).Observe(e.Latency.Seconds())
+	p := e.Provenance
+	if prov.Index(p) < 0 {
+		p = Other
+	}
+	o.reqs.WithLabelValues(p, route, statusLabel(e.Status)).Inc()
+	o.latency.WithLabelValues(p).Observe(e.Latency.Seconds())
 	o.cov.observe(name, e)
 }
 
@@ -69,7 +94,8 @@ func (o *Observer) Metrics() http.Handler { return o.metrics }
 // Coverage returns the coverage report.
 func (o *Observer) Coverage() Report { return o.cov.report() }
 
-// statusLabel formats common statuses without allocating.
+// statusLabel formats a status without allocating: its three digits for
+// 100 to 599, else "0", so the label has at most 501 values.
 func statusLabel(code int) string {
 	if code >= 100 && code < 600 {
 		return statusText[code]
