@@ -7,10 +7,13 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/wraithdev/wraith/twin/scrub"
 )
@@ -54,6 +57,13 @@ type Entry struct {
 	Served   int64       // the wall clock's unix second the answer's headers carry
 	Replayed bool        // an idempotent replay
 	Answered bool        // an answer was sent (not a reset connection, nor a client gone)
+
+	// The journal's accounting (see Journal): the estimate of the bytes
+	// the entry holds, which shared values it is charged for, and its
+	// place in the order of all entries of the store, oldest first.
+	cost int64
+	seq  int64
+	owns uint8
 }
 
 // Extra is what only some answers' headers carry, kept apart so that an
@@ -88,6 +98,21 @@ type Body struct {
 	// sum is the sha256 of the whole body, set only when Truncated (a
 	// pointer: most bodies have none, and an entry stays small).
 	sum *[sha256.Size]byte
+	// shared says the twin holds Bytes anyway (a recorded answer), so
+	// keeping it costs the journal nothing.
+	shared bool
+}
+
+// cost is the estimate of what the journal holds for b.
+func (b Body) cost() int64 {
+	if b.shared {
+		return 0
+	}
+	c := int64(cap(b.Bytes))
+	if b.sum != nil {
+		c += sha256.Size
+	}
+	return c
 }
 
 // SHA256 returns the hex sha256 of the whole body when it is Truncated,
@@ -110,7 +135,7 @@ func (b Body) Truncated() bool { return len(b.Bytes) < b.Size }
 // copy of its start, so the request's buffer can be freed.
 func KeepBody(body []byte, shared bool) Body {
 	if shared || len(body) <= BodyExcerpt {
-		return Body{Bytes: body, Size: len(body)}
+		return Body{Bytes: body, Size: len(body), shared: shared}
 	}
 	sum := sha256.Sum256(body)
 	return Body{Bytes: append([]byte(nil), body[:BodyExcerpt]...), Size: len(body), sum: &sum}
@@ -199,7 +224,23 @@ func credentialHeader(name string) bool {
 	return c
 }
 
-// appendHeaders appends h to b in Headers' form.
+// What the journal keeps of a request's headers. A header block is at
+// most 64 KiB on the wire (the server's MaxHeaderBytes), and an agent that
+// sends a different large value every time would otherwise cost the
+// journal that much per entry: one value is kept up to HeaderValueExcerpt
+// bytes and marked, and past HeaderExcerpt bytes the remaining headers
+// are left out and counted in one TruncatedHeader line.
+const (
+	HeaderValueExcerpt = 1 << 10
+	HeaderExcerpt      = 8 << 10
+	// TruncatedHeader is the line that ends a block whose last headers
+	// were left out: "X-Wraith-Truncated: 12 headers (40960 bytes) left out".
+	TruncatedHeader = "X-Wraith-Truncated"
+)
+
+// appendHeaders appends h to b in Headers' form, within the excerpts
+// above: a value cut short ends in " [truncated by wraith: N bytes]",
+// N its whole length.
 func appendHeaders(b []byte, h http.Header) []byte {
 	var arr [32]string
 	names := arr[:0]
@@ -207,13 +248,42 @@ func appendHeaders(b []byte, h http.Header) []byte {
 		names = append(names, k)
 	}
 	slices.Sort(names)
+	start := len(b)
+	var left, leftBytes int
 	for _, k := range names {
 		for _, v := range h[k] {
+			keep := len(k) + len(v) + 4
+			if len(v) > HeaderValueExcerpt {
+				keep = len(k) + HeaderValueExcerpt + 48
+			}
+			if left > 0 || len(b)-start+keep > HeaderExcerpt {
+				left++
+				leftBytes += len(k) + len(v) + 4
+				continue
+			}
 			b = append(b, k...)
 			b = append(b, ": "...)
-			b = appendHeaderValue(b, k, v)
+			if len(v) > HeaderValueExcerpt && !credentialHeader(k) {
+				cut := HeaderValueExcerpt
+				for cut > 0 && !utf8.RuneStart(v[cut]) {
+					cut-- // whole characters only, so a HAR shows no broken one
+				}
+				b = append(b, v[:cut]...)
+				b = append(b, " [truncated by wraith: "...)
+				b = strconv.AppendInt(b, int64(len(v)), 10)
+				b = append(b, " bytes]"...)
+			} else {
+				b = appendHeaderValue(b, k, v)
+			}
 			b = append(b, "\r\n"...)
 		}
+	}
+	if left > 0 {
+		b = append(b, TruncatedHeader+": "...)
+		b = strconv.AppendInt(b, int64(left), 10)
+		b = append(b, " headers ("...)
+		b = strconv.AppendInt(b, int64(leftBytes), 10)
+		b = append(b, " bytes) left out\r\n"...)
 	}
 	return b
 }
@@ -226,56 +296,207 @@ const headerScratch = 1024
 // Journal is a session's bounded log of business requests, oldest first.
 // It has its own lock so that reading it never waits for a request, and a
 // request fills in what it only knows after writing its answer.
+//
+// It is bounded twice: by count (--journal-limit entries per session) and
+// by bytes, serve-wide, through the store's Memory: every entry carries an
+// estimate of what it holds (see Entry.cost), and past the budget the
+// store drops the oldest entries of all sessions (see Store.sweep). Either
+// way a dropped entry is counted: dropped is always next minus the
+// entries kept.
 type Journal struct {
-	mu      sync.Mutex
-	ring    []*Entry
-	next    int64 // index of the next entry
-	dropped int64
-	header  Headers // the last entry's request headers, shared by the next when equal
+	mu    sync.Mutex
+	ring  []*Entry // entry i at ring[i%len(ring)]; kept: next-n to next-1
+	n     int      // entries kept
+	next  int64    // index of the next entry
+	bytes int64    // the kept entries' costs, and resid
+	mem   *Memory  // the store's account; nil outside a store, or once deleted
+
+	header Headers // the last entry's request headers, shared by the next when equal
 	// The last entry's path, query and host, shared by the next when
 	// equal: an agent repeats them, and an entry that keeps its own copy
 	// keeps the request's line and Host header alive with it.
 	path, query, host string
+	// resid is what the last values above cost once the entry that owned
+	// them was dropped while the journal was emptied by its count limit:
+	// they are still held (the next entry may share them), so still
+	// accounted, until a new value replaces them or a sweep forgets them.
+	resid [nShared]int32
+}
+
+// The values an entry may share with the previous one, as bits of
+// Entry.owns: an entry owns (is charged for) a value it brought, and
+// shares, free, one equal to the previous entry's.
+const (
+	ownHeader = 1 << iota
+	ownPath
+	ownQuery
+	ownHost
+	nShared = iota
+)
+
+// sharedLen returns the bytes of e's shared value f.
+func (e *Entry) sharedLen(f int) int {
+	switch f {
+	case 0:
+		return cap(e.ReqHeader)
+	case 1:
+		return len(e.Path)
+	case 2:
+		return len(e.Query)
+	default:
+		return len(e.Host)
+	}
 }
 
 // share makes *s the last value kept when equal to it, else keeps *s as
-// the last value.
-func share(s, last *string) {
+// the last value. It reports whether *s is a new value.
+func share(s, last *string) bool {
 	if *s == *last {
 		*s = *last
-	} else {
-		*last = *s
+		return false
 	}
+	*last = *s
+	return true
+}
+
+// entryBase is what every entry costs beside the values it holds: the
+// struct and its slot in the ring.
+const entryBase = int64(unsafe.Sizeof(Entry{})) + 8
+
+// ownCost returns the estimate of what e holds beside shared values:
+// its method, bodies the twin does not hold anyway, and its extras.
+func ownCost(e *Entry) int64 {
+	c := entryBase + int64(len(e.Method)) + e.ReqBody.cost() + e.RespBody.cost()
+	if x := e.Extra; x != nil {
+		c += int64(unsafe.Sizeof(*x)) + int64(len(x.Fault)+len(x.Link)+len(x.Ignored)+len(x.Limit))
+	}
+	return c
 }
 
 // Begin appends e, numbering it, with the request headers h in Headers'
 // form, and drops the oldest entry past limit. Callers call it under the
 // session's lock, so a write's index follows every request served before
 // it; reads holding the lock shared append side by side, numbered in the
-// order they get here (the journal's own mutex orders them).
-func (j *Journal) Begin(e *Entry, h http.Header, limit int) {
+// order they get here (the journal's own mutex orders them). It reports
+// whether the store's journal budget is passed, which Store.Begin answers
+// with a sweep.
+func (j *Journal) Begin(e *Entry, h http.Header, limit int) (over bool) {
 	if limit <= 0 {
 		limit = DefaultJournalLimit
 	}
 	var scratch [headerScratch]byte
 	wire := appendHeaders(scratch[:0], h)
 	j.mu.Lock()
+	var freed int64
+	if j.n >= limit {
+		freed = j.dropOldest()
+	}
+	cost := ownCost(e)
+	e.owns = 0
 	if !bytes.Equal(wire, j.header) || j.header == nil {
 		j.header = Headers(slices.Clone(wire))
+		e.owns |= ownHeader
 	}
 	e.ReqHeader = j.header
-	share(&e.Path, &j.path)
-	share(&e.Query, &j.query)
-	share(&e.Host, &j.host)
-	e.Index = j.next
-	if len(j.ring) < limit {
-		j.ring = append(j.ring, e)
-	} else {
-		j.ring[j.next%int64(len(j.ring))] = e
-		j.dropped++
+	if share(&e.Path, &j.path) {
+		e.owns |= ownPath
 	}
+	if share(&e.Query, &j.query) {
+		e.owns |= ownQuery
+	}
+	if share(&e.Host, &j.host) {
+		e.owns |= ownHost
+	}
+	for f := range nShared {
+		r := int64(j.resid[f])
+		switch {
+		case e.owns&(1<<f) != 0:
+			cost += int64(e.sharedLen(f))
+		case r > 0:
+			// e takes over the value its dropped predecessor held: the
+			// journal's charge for it moves into e's cost.
+			e.owns |= 1 << f
+			cost += r
+		}
+		// Either way the residue is no longer the journal's own: released
+		// here, and charged again within cost when e holds it.
+		freed += r
+		j.bytes -= r
+		j.resid[f] = 0
+	}
+	e.cost = cost
+	e.Index = j.next
+	if j.n == len(j.ring) {
+		j.grow(limit)
+	}
+	j.ring[j.next%int64(len(j.ring))] = e
+	j.n++
 	j.next++
+	j.bytes += cost
+	if m := j.mem; m != nil {
+		e.seq = m.charge(cost, freed)
+		over = m.over()
+	}
 	j.mu.Unlock()
+	return over
+}
+
+// grow makes room for one more entry: the ring doubles, up to limit.
+func (j *Journal) grow(limit int) {
+	size := min(max(2*len(j.ring), 4), limit)
+	ring := make([]*Entry, size)
+	for i := j.next - int64(j.n); i < j.next; i++ {
+		ring[i%int64(size)] = j.ring[i%int64(len(j.ring))]
+	}
+	j.ring = ring
+}
+
+// dropOldest drops the oldest entry (there is one) and returns the bytes
+// it frees. A value the entry owned and its successor shares passes to
+// the successor, which now holds it; with no successor, the journal's
+// last values hold it (resid).
+func (j *Journal) dropOldest() int64 {
+	i := (j.next - int64(j.n)) % int64(len(j.ring))
+	old := j.ring[i]
+	j.ring[i] = nil
+	j.n--
+	freed := old.cost
+	var succ *Entry
+	if j.n > 0 {
+		succ = j.ring[(i+1)%int64(len(j.ring))]
+	}
+	for f := range nShared {
+		bit := uint8(1) << f
+		if old.owns&bit == 0 {
+			continue
+		}
+		size := int64(old.sharedLen(f))
+		switch {
+		case succ != nil && succ != old && succ.owns&bit == 0:
+			succ.owns |= bit
+			succ.cost += size
+			freed -= size
+		case succ == nil && j.lastHolds(f, old):
+			j.resid[f] = int32(size)
+			freed -= size
+		}
+	}
+	j.bytes -= freed
+	return freed
+}
+
+// lastHolds reports whether the journal's last value f is old's.
+func (j *Journal) lastHolds(f int, old *Entry) bool {
+	switch f {
+	case 0:
+		return len(old.ReqHeader) > 0 && len(j.header) > 0 && &old.ReqHeader[0] == &j.header[0]
+	case 1:
+		return old.Path != "" && unsafe.StringData(old.Path) == unsafe.StringData(j.path)
+	case 2:
+		return old.Query != "" && unsafe.StringData(old.Query) == unsafe.StringData(j.query)
+	default:
+		return old.Host != "" && unsafe.StringData(old.Host) == unsafe.StringData(j.host)
+	}
 }
 
 // Finish records what is known once the answer was written: whether it
@@ -292,23 +513,36 @@ func (j *Journal) Finish(e *Entry, answered bool, served int64, latency time.Dur
 func (j *Journal) Entries() ([]Entry, int64) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := make([]Entry, 0, len(j.ring))
-	start := int64(0)
-	if j.dropped > 0 {
-		start = j.next % int64(len(j.ring))
+	out := make([]Entry, 0, j.n)
+	for i := j.next - int64(j.n); i < j.next; i++ {
+		out = append(out, *j.ring[i%int64(len(j.ring))])
 	}
-	for i := range j.ring {
-		out = append(out, *j.ring[(start+int64(i))%int64(len(j.ring))])
-	}
-	return out, j.dropped
+	return out, j.next - int64(j.n)
+}
+
+// Bytes returns the journal's estimate of what its entries hold.
+func (j *Journal) Bytes() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.bytes
 }
 
 // clear empties the journal; indexes start from 0 again.
 func (j *Journal) clear() {
 	j.mu.Lock()
-	j.ring, j.next, j.dropped, j.header = nil, 0, 0, nil
-	j.path, j.query, j.host = "", "", ""
+	j.forget()
+	j.ring, j.n, j.next = nil, 0, 0
 	j.mu.Unlock()
+}
+
+// forget drops the last values and gives every byte the journal was
+// charged back to the store's account.
+func (j *Journal) forget() {
+	if j.mem != nil {
+		j.mem.release(j.bytes)
+	}
+	j.bytes, j.resid = 0, [nShared]int32{}
+	j.header, j.path, j.query, j.host = nil, "", "", ""
 }
 
 // Journal returns the session's journal.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/wraithdev/wraith/twin/world"
 )
@@ -142,9 +143,38 @@ func (s *Session) MarkProvisioned() { s.provisioned.Store(true) }
 func (s *Session) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock(true)
+	mem := s.st.mem
+	s.st.releaseReplays()
 	s.st.init(s.settings, s.st.world, &s.mu)
+	s.st.mem = mem
 	s.publish()
 	s.journal.clear()
+}
+
+// attach makes mem the account of what the session's journal and
+// idempotency cache hold: the store calls it once, before the session is
+// visible, so a fork's or a restored session's cache is counted too.
+func (s *Session) attach(mem *Memory) {
+	s.journal.mem = mem
+	s.st.mem = mem
+	for k, r := range s.st.idem {
+		s.st.idemBytes += replayCost(k, r)
+	}
+	mem.idem.Add(s.st.idemBytes)
+}
+
+// detach gives back to the store's account what the session held, once
+// it is deleted; requests still in flight may journal more, which is no
+// longer counted (the session is garbage once they end).
+func (s *Session) detach() {
+	s.mu.Lock()
+	s.st.releaseReplays()
+	s.st.mem = nil
+	s.mu.Unlock(true)
+	s.journal.mu.Lock()
+	s.journal.forget()
+	s.journal.mem = nil
+	s.journal.mu.Unlock()
 }
 
 // Summary is what the session list shows of a session.
@@ -191,6 +221,8 @@ type State struct {
 	counters  map[string]int64
 	fault     faultState // see faults.go
 	verbatim  []string   // Settings.PIIVerbatim, read on the request path
+	mem       *Memory    // the store's account, which idem is charged to; nil outside a store
+	idemBytes int64      // what idem holds, by replayCost
 }
 
 // Replay is a cached response for an Idempotency-Key.
@@ -440,13 +472,41 @@ func (st *State) Requests() uint64 { return st.requests.Load() }
 // Replay returns the cached response for an idempotency key.
 func (st *State) Replay(key string) *Replay { return st.idem[key] }
 
-// Remember caches a response for an idempotency key.
+// Remember caches a response for an idempotency key, and charges it to
+// the store's memory account.
 func (st *State) Remember(key string, r *Replay) {
 	st.mustOwn("Remember")
 	if st.idem == nil {
 		st.idem = map[string]*Replay{}
 	}
+	if prev := st.idem[key]; prev != nil {
+		st.charge(-replayCost(key, prev))
+	}
 	st.idem[key] = r
+	st.charge(replayCost(key, r))
+}
+
+// replayCost is the estimate of what remembering r under key holds: the
+// key, the answer and the fingerprint, the struct and a map slot.
+func replayCost(key string, r *Replay) int64 {
+	const base = int64(unsafe.Sizeof(Replay{})) + 64
+	return base + int64(len(key)+len(r.Fingerprint)+cap(r.Body)+len(r.Route)+len(r.Provenance))
+}
+
+func (st *State) charge(n int64) {
+	st.idemBytes += n
+	if st.mem != nil {
+		st.mem.idem.Add(n)
+	}
+}
+
+// releaseReplays gives back to the store's account what the cache holds,
+// before the cache is dropped.
+func (st *State) releaseReplays() {
+	if st.mem != nil {
+		st.mem.idem.Add(-st.idemBytes)
+	}
+	st.idemBytes = 0
 }
 
 // HeaderValue returns the session's name as a header value, built once.

@@ -22,6 +22,7 @@ type Store struct {
 	max   int64
 
 	journalLimit int
+	mem          Memory // see limits.go
 	onEntry      func(session string, e *Entry)
 }
 
@@ -52,7 +53,9 @@ func (st *Store) Finished(session string, e *Entry) {
 
 // NewStore returns a store that holds at most max sessions (0 = no limit).
 func NewStore(max int) *Store {
-	return &Store{max: int64(max)}
+	st := &Store{max: int64(max)}
+	st.mem.max = DefaultJournalMemory
+	return st
 }
 
 // Get returns the session named name, or nil.
@@ -79,20 +82,26 @@ func (st *Store) GetOrCreate(name string, mk func() *Session) (s *Session, creat
 		return nil, false, fmt.Errorf("%w: %d sessions are alive (raise --max-sessions, or delete sessions you no longer need)", ErrLimit, st.max)
 	}
 	s = mk()
+	s.attach(&st.mem)
 	st.m.Store(name, s)
 	st.count.Add(1)
 	return s, true, nil
 }
 
 // Delete removes the session named name and reports whether it existed.
+// What its journal and idempotency cache held leaves the store's memory
+// account (see Session.detach).
 func (st *Store) Delete(name string) bool {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if _, ok := st.m.LoadAndDelete(name); !ok {
-		return false
+	v, ok := st.m.LoadAndDelete(name)
+	if ok {
+		st.count.Add(-1)
 	}
-	st.count.Add(-1)
-	return true
+	st.mu.Unlock()
+	if ok {
+		v.(*Session).detach() // outside the store's mutex: it waits for the session's lock
+	}
+	return ok
 }
 
 // Len returns the number of sessions.
