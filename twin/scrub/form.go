@@ -56,6 +56,7 @@ func (p *Pass) pairs(raw string, request, echo bool) string {
 	if raw == "" {
 		return raw
 	}
+	oauth := oauthPairs(raw)
 	// b stays nil while every pair is kept as it is: most queries are.
 	var b *strings.Builder
 	first := true
@@ -70,7 +71,7 @@ func (p *Pass) pairs(raw string, request, echo bool) string {
 			}
 		}
 		nv, dropped := v, false
-		switch p.s.act(key, v, request) {
+		switch p.s.act(key, v, request, oauth) {
 		case drop:
 			p.noteSecret(v)
 			dropped = true
@@ -127,13 +128,13 @@ func sep(b *strings.Builder, first *bool) {
 }
 
 // act decides what happens to one pair, given its key and decoded value.
-func (s *Scrubber) act(key, value string, request bool) action {
+func (s *Scrubber) act(key, value string, request, oauth bool) action {
 	if strings.ContainsAny(key, "%+") {
 		if k, err := url.QueryUnescape(key); err == nil {
 			key = k
 		}
 	}
-	switch isCredentialKey(key) {
+	switch isCredentialKey(key, oauth) {
 	case countable:
 		if allDigits(value) {
 			break // "max_tokens=100"

@@ -3,6 +3,7 @@ package scrub
 import (
 	"encoding/base64"
 	"net/http"
+	"regexp"
 	"strings"
 )
 
@@ -35,8 +36,9 @@ func IsCredentialHeader(name string) bool { return isCredentialHeader(name) }
 // cookie values) so that their echoes are replaced; in the values kept,
 // URL queries and fragments lose their credential keys and have their
 // personal values tokenized (a Location such as
-// "/cb?code=…&access_token=…"), and card numbers and known credential
-// shapes are replaced.
+// "/cb?code=…&access_token=…"), card numbers and known credential
+// shapes are replaced, and email addresses tokenized; the value of a
+// personal header (From, X-User-Email: isPIIHeader) is tokenized whole.
 func (p *Pass) Headers(h http.Header) http.Header {
 	return p.headers(h, false)
 }
@@ -59,9 +61,16 @@ func (p *Pass) headers(h http.Header, echo bool) http.Header {
 			}
 			continue
 		}
+		pii := p.s.isPIIHeader(name)
 		kept := make([]string, len(values))
 		for i, v := range values {
-			v = p.value(p.urls(v))
+			if pii {
+				tok := p.s.Token("", v)
+				p.note(v, tok)
+				kept[i] = tok
+				continue
+			}
+			v = p.emails(p.value(p.urls(v)))
 			if echo {
 				v = p.Echo(v)
 			}
@@ -95,6 +104,37 @@ func (p *Pass) noteHeader(v string) {
 			p.noteSecret(strings.Trim(val, `"`))
 		}
 	}
+}
+
+// isPIIHeader reports whether a header's value is personal as a whole:
+// From (RFC 9110: the user's email address), and any header whose name,
+// read as a field name ("X-User-Email" as "x_user_email"), the policy
+// finds personal. A leading "X-" is not part of the name.
+func (s *Scrubber) isPIIHeader(name string) bool {
+	if strings.EqualFold(name, "From") {
+		return true
+	}
+	field := strings.ReplaceAll(name, "-", "_")
+	if len(field) > 2 && (field[0] == 'x' || field[0] == 'X') && field[1] == '_' {
+		field = field[2:]
+	}
+	return s.IsPII(field)
+}
+
+// emailInText finds email addresses inside a longer value.
+var emailInText = regexp.MustCompile(`[0-9A-Za-z._%+-]+@[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)+`)
+
+// emails tokenizes every email address in a header value, whatever the
+// header: "X-Requested-By: jenny@example.com (via SSO)".
+func (p *Pass) emails(v string) string {
+	if strings.IndexByte(v, '@') < 0 {
+		return v
+	}
+	return emailInText.ReplaceAllStringFunc(v, func(m string) string {
+		tok := p.s.Token("", m)
+		p.note(m, tok)
+		return tok
+	})
 }
 
 // urls scrubs every query and fragment inside v as a request query is

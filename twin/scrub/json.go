@@ -41,7 +41,7 @@ func (p *Pass) json(body []byte, request, echo bool) ([]byte, error) {
 		err := json.Compact(new(bytes.Buffer), body)
 		return nil, fmt.Errorf("scrub json: %w", err)
 	}
-	w := walker{s: p.s, p: p, request: request, echo: echo, in: body, out: make([]byte, 0, len(body))}
+	w := walker{s: p.s, p: p, request: request, echo: echo, oauth: oauthJSON(body), in: body, out: make([]byte, 0, len(body))}
 	w.value(plain)
 	return w.out, nil
 }
@@ -63,6 +63,7 @@ type walker struct {
 	p       *Pass
 	request bool // remove credential members instead of tokenizing them
 	echo    bool // replace the pass's values in every string
+	oauth   bool // an OAuth document: "code" is a credential (oauthJSON)
 	in      []byte
 	i       int
 	out     []byte
@@ -132,10 +133,19 @@ func (w *walker) child(m mode, key []byte) (mode, bool) {
 		return secret, false
 	}
 	if inner := key[1 : len(key)-1]; bytes.IndexByte(inner, '\\') < 0 {
-		return w.childNamed(m, classify(inner), exempt(w.s, inner), m == plain && listed(w.s, inner))
+		return w.childNamed(m, w.classify(inner), exempt(w.s, inner), m == plain && listed(w.s, inner))
 	}
-	name := unquote(key)
-	return w.childNamed(m, classify(name), exempt(w.s, name), m == plain && listed(w.s, name))
+	name := []byte(unquote(key))
+	return w.childNamed(m, w.classify(name), exempt(w.s, name), m == plain && listed(w.s, name))
+}
+
+// classify is the package's classify, with "code" a credential in an
+// OAuth document.
+func (w *walker) classify(name []byte) class {
+	if w.oauth && len(name) == 4 && bytes.EqualFold(name, []byte("code")) {
+		return credential
+	}
+	return classify(name)
 }
 
 func (w *walker) childNamed(m mode, cls class, ex, pii bool) (mode, bool) {

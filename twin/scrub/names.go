@@ -23,6 +23,14 @@ var credentialParts = byteStrings(
 	"secret", "password", "passwd", "passphrase", "credential",
 	"apikey", "privatekey", "accesskey", "signingkey", "authkey",
 	"signature", "cookie",
+	// Azure: storage account keys (AccountKey, primaryKey, key1's
+	// "value" aside), Cosmos DB's primaryMasterKey, API Management's
+	// subscription keys, customer-provided encryption keys; connection
+	// strings carry account keys and passwords.
+	"accountkey", "primarykey", "secondarykey", "sharedkey", "masterkey",
+	"subscriptionkey", "encryptionkey", "connectionstring",
+	// PKCE's code_verifier proves the holder may redeem a code.
+	"codeverifier",
 )
 
 func byteStrings(ss ...string) [][]byte {
@@ -154,10 +162,17 @@ func isCredentialHeader(name string) bool {
 	case strings.EqualFold(name, "X-Wraith-Session"):
 		return false
 	}
-	for _, w := range words(name) {
+	ws := words(name)
+	for _, w := range ws {
 		if strings.HasPrefix(w, "session") {
 			return true
 		}
+	}
+	// A header named "…-Key" carries one: Ocp-Apim-Subscription-Key,
+	// X-Functions-Key, X-Ms-Encryption-Key, X-Amz-…-Customer-Key. An
+	// Idempotency-Key grants nothing and is kept.
+	if n := len(ws); n > 1 && ws[n-1] == "key" && ws[n-2] != "idempotency" {
+		return true
 	}
 	return false
 }
@@ -166,7 +181,10 @@ func isCredentialHeader(name string) bool {
 // bracket segment ("card[cvc]"), plus the bare names that carry keys and
 // sessions in URLs: "key" (Google's ?key=AIza…), "sid", "sessionid",
 // "phpsessid", "jsessionid".
-func isCredentialKey(key string) class {
+func isCredentialKey(key string, oauth bool) class {
+	if oauth && strings.EqualFold(key, "code") {
+		return credential // an OAuth authorization code
+	}
 	c := notCredential
 	for rest := key; rest != ""; {
 		i := strings.IndexAny(rest, "[]")
@@ -202,4 +220,38 @@ func toLower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
+}
+
+// oauthNames are the names beside which a bare "code" is an OAuth
+// authorization code: a callback carries "state" (and OpenID Connect's
+// "session_state"), a token exchange "grant_type", "redirect_uri" and
+// PKCE's "code_verifier". "code" alone is too common a name (an error
+// code, a country code) to remove everywhere.
+var oauthNames = map[string]bool{
+	"state": true, "session_state": true, "grant_type": true, "redirect_uri": true, "code_verifier": true,
+}
+
+// oauthPairs reports whether a raw query or form names an OAuth callback
+// or token exchange: one of its keys is in oauthNames.
+func oauthPairs(raw string) bool {
+	for rest := raw; rest != ""; {
+		var pair string
+		pair, rest, _ = strings.Cut(rest, "&")
+		key, _, _ := strings.Cut(pair, "=")
+		if oauthNames[strings.ToLower(key)] {
+			return true
+		}
+	}
+	return false
+}
+
+// oauthJSON is oauthPairs for a JSON document: a member name in
+// oauthNames anywhere in it.
+func oauthJSON(body []byte) bool {
+	for name := range oauthNames {
+		if bytes.Contains(body, []byte(`"`+name+`"`)) {
+			return true
+		}
+	}
+	return false
 }

@@ -133,6 +133,11 @@ const (
 // note for each replacement. A string with fewer than 13 digits is
 // returned at once.
 func (s *Scrubber) cards(v string, note func(orig, repl string)) string {
+	return replaceCards(v, s.cardToken, note)
+}
+
+// replaceCards is cards with the replacement of a card made by token.
+func replaceCards(v string, token func(card string) string, note func(orig, repl string)) string {
 	digits := 0
 	for i := 0; i < len(v) && digits < cardMin; i++ {
 		if isDigit(v[i]) {
@@ -187,7 +192,7 @@ func (s *Scrubber) cards(v string, note func(orig, repl string)) string {
 			from, to := groups[a][0], groups[best][1]
 			orig := v[from:to]
 			if !isCardToken(orig) {
-				tok := s.cardToken(orig)
+				tok := token(orig)
 				b.WriteString(v[last:from])
 				b.WriteString(tok)
 				last = to
@@ -287,26 +292,36 @@ func isWord(c byte) bool  { return isAlnum(c) || c == '_' }
 type KnownCredential struct {
 	Name string
 	re   *regexp.Regexp
+	// group is the submatch that is the secret, 0 for the whole match:
+	// "AccountKey=" names the key in a connection string and is kept.
+	group int
 }
 
 // knownCredentials are vendor key formats and generic secret shapes, found
 // in any string whatever its field name. pack refuses a twin holding one.
 var knownCredentials = []KnownCredential{
-	{"Stripe secret or restricted key", regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}`)},
-	{"Stripe webhook secret", regexp.MustCompile(`\bwhsec_[0-9A-Za-z]{16,}`)},
-	{"GitHub token", regexp.MustCompile(`\bgh[pousr]_[0-9A-Za-z]{20,}`)},
-	{"GitHub fine-grained token", regexp.MustCompile(`\bgithub_pat_[0-9A-Za-z_]{20,}`)},
-	{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{30,}`)},
-	{"Slack token", regexp.MustCompile(`\bxox[abposr]-[0-9A-Za-z-]{10,}`)},
-	{"bearer token", regexp.MustCompile(`\b[Bb]earer\s+[0-9A-Za-z._~+/-]{16,}=*`)},
-	{"private key", regexp.MustCompile(`-----BEGIN[A-Z ]* PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z ]* PRIVATE KEY-----|$)`)},
-	{"JWT", regexp.MustCompile(`\beyJ[0-9A-Za-z_-]{10,}\.[0-9A-Za-z_-]{10,}\.[0-9A-Za-z_-]*`)},
+	{"Stripe secret or restricted key", regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}`), 0},
+	{"Stripe webhook secret", regexp.MustCompile(`\bwhsec_[0-9A-Za-z]{16,}`), 0},
+	{"GitHub token", regexp.MustCompile(`\bgh[pousr]_[0-9A-Za-z]{20,}`), 0},
+	{"GitHub fine-grained token", regexp.MustCompile(`\bgithub_pat_[0-9A-Za-z_]{20,}`), 0},
+	{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), 0},
+	{"Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{30,}`), 0},
+	{"Slack token", regexp.MustCompile(`\bxox[abposr]-[0-9A-Za-z-]{10,}`), 0},
+	{"bearer token", regexp.MustCompile(`\b[Bb]earer\s+[0-9A-Za-z._~+/-]{16,}=*`), 0},
+	{"private key", regexp.MustCompile(`-----BEGIN[A-Z ]* PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z ]* PRIVATE KEY-----|$)`), 0},
+	{"JWT", regexp.MustCompile(`\beyJ[0-9A-Za-z_-]{10,}\.[0-9A-Za-z_-]{10,}\.[0-9A-Za-z_-]*`), 0},
+	// Azure connection strings: storage's AccountKey, Service Bus and
+	// Event Hubs' SharedAccessKey, and a SAS in SharedAccessSignature.
+	{"Azure connection string key", regexp.MustCompile(`(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([^;"'\s]{8,})`), 1},
+	// An Azure storage account key is 64 random bytes in base64: 86
+	// characters and "==". Other 64-byte base64 values (a SHA-512 in
+	// base64) are replaced too; that is the safe failure.
+	{"Azure storage account key", regexp.MustCompile(`(?:^|[^0-9A-Za-z+/=])([0-9A-Za-z+/]{86}==)(?:[^0-9A-Za-z+/=]|$)`), 1},
 }
 
 // knownAnchors are literal parts of the known shapes: a string holding none
 // of them is not searched with the expressions.
-var knownAnchors = []string{"sk_", "rk_", "whsec_", "gh", "AKIA", "ASIA", "AIza", "xox", "earer", "PRIVATE KEY", "eyJ"}
+var knownAnchors = []string{"sk_", "rk_", "whsec_", "gh", "AKIA", "ASIA", "AIza", "xox", "earer", "PRIVATE KEY", "eyJ", "ccount", "CCOUNT", "hared", "HARED", "=="}
 
 var knownAnchorBytes = byteStrings(knownAnchors...)
 
@@ -329,8 +344,8 @@ func FindKnownCredential(v string) string {
 		return ""
 	}
 	for _, k := range knownCredentials {
-		for _, m := range k.re.FindAllString(v, -1) {
-			if !scrubbedShape(m) {
+		for _, m := range k.re.FindAllStringSubmatch(v, -1) {
+			if !scrubbedShape(m[k.group]) {
 				return k.Name
 			}
 		}
@@ -357,23 +372,44 @@ func scrubbedShape(m string) bool {
 // known returns v with every known credential shape replaced: a private key
 // block by PrivateKeyMarker, anything else by its SecretToken.
 func (s *Scrubber) known(v string, note func(orig, repl string)) string {
+	return replaceKnown(v, func(k *KnownCredential, m string) string {
+		if k.Name == "private key" {
+			return PrivateKeyMarker
+		}
+		return s.SecretToken(m)
+	}, note)
+}
+
+// replaceKnown is known with the replacement of a match made by repl.
+func replaceKnown(v string, repl func(k *KnownCredential, m string) string, note func(orig, repl string)) string {
 	if !mayHoldKnown(v) {
 		return v
 	}
-	for _, k := range knownCredentials {
-		v = k.re.ReplaceAllStringFunc(v, func(m string) string {
-			if scrubbedShape(m) {
-				return m
+	for i := range knownCredentials {
+		k := &knownCredentials[i]
+		idx := k.re.FindAllStringSubmatchIndex(v, -1)
+		if idx == nil {
+			continue
+		}
+		var b strings.Builder
+		last := 0
+		for _, m := range idx {
+			from, to := m[2*k.group], m[2*k.group+1]
+			if from < 0 || scrubbedShape(v[from:to]) {
+				continue
 			}
-			repl := PrivateKeyMarker
-			if k.Name != "private key" {
-				repl = s.SecretToken(m)
-			}
+			r := repl(k, v[from:to])
 			if note != nil {
-				note(m, repl)
+				note(v[from:to], r)
 			}
-			return repl
-		})
+			b.WriteString(v[last:from])
+			b.WriteString(r)
+			last = to
+		}
+		if last > 0 {
+			b.WriteString(v[last:])
+			v = b.String()
+		}
 	}
 	return v
 }
