@@ -58,11 +58,13 @@ supervisor stops.`,
 	return cmd
 }
 
-// logSource is one twin's log file being read.
+// logSource is one twin's log being read: NAME.log, and the files it
+// turns over into (NAME.log.1, .2...; see supervisor.LogFile).
 type logSource struct {
 	name    string
-	file    *os.File
-	partial []byte // the start of a line not yet ended
+	path    string
+	file    *os.File // NAME.log as it was when opened
+	partial []byte   // the start of a line not yet ended
 }
 
 func runLogs(ctx context.Context, opts *logsOptions) error {
@@ -92,16 +94,16 @@ func runLogs(ctx context.Context, opts *logsOptions) error {
 			s.file.Close()
 		}
 	}()
-	for _, n := range names {
-		fh, err := os.Open(supervisor.LogPath(dir, n))
-		if err != nil {
-			return err
-		}
-		srcs = append(srcs, &logSource{name: n, file: fh})
-	}
 	out := bufio.NewWriter(opts.f.Stdout)
 	defer out.Flush()
-	prefix := len(srcs) > 1
+	prefix := len(names) > 1
+	for _, n := range names {
+		s := &logSource{name: n, path: supervisor.LogPath(dir, n)}
+		if err := s.open(out, prefix); err != nil {
+			return err
+		}
+		srcs = append(srcs, s)
+	}
 	copyNew := func(final bool) error {
 		for _, s := range srcs {
 			if err := s.copyLines(out, prefix, final); err != nil {
@@ -136,10 +138,97 @@ func runLogs(ctx context.Context, opts *logsOptions) error {
 	}
 }
 
+// open opens NAME.log and writes the files it turned over into before,
+// oldest first.
+func (s *logSource) open(w io.Writer, prefix bool) error {
+	fh, err := os.Open(s.path)
+	if err != nil {
+		return err
+	}
+	s.file = fh
+	fi, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	older := s.turnedOver(fi)
+	for i := supervisor.LogKeep; i > older; i-- {
+		if err := s.copyFile(w, supervisor.RotatedLogPath(s.path, i), prefix); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// turnedOver returns n when the file fi is now NAME.log.n: 0 while it is
+// still NAME.log, and past supervisor.LogKeep when it is gone.
+func (s *logSource) turnedOver(fi os.FileInfo) int {
+	for i := 0; i <= supervisor.LogKeep; i++ {
+		if have, err := os.Stat(supervisor.RotatedLogPath(s.path, i)); err == nil && os.SameFile(fi, have) {
+			return i
+		}
+	}
+	return supervisor.LogKeep + 1
+}
+
+// copyFile writes the lines of the turned-over file at path, if it is
+// there.
+func (s *logSource) copyFile(w io.Writer, path string, prefix bool) error {
+	fh, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	return s.copyFrom(fh, w, prefix, false)
+}
+
+// follow moves on to the new NAME.log once the supervisor has turned the
+// one open over: the rest of the open file, then the files turned over
+// since, then the new NAME.log. The supervisor closes a file before it
+// renames it, so a file no longer at NAME.log has all its lines.
+func (s *logSource) follow(w io.Writer, prefix bool) error {
+	fi, err := s.file.Stat()
+	if err != nil {
+		return err
+	}
+	now, err := os.Stat(s.path)
+	if err != nil || os.SameFile(fi, now) {
+		return nil // not turned over, or mid-turn: look again next time
+	}
+	if err := s.copyFrom(s.file, w, prefix, false); err != nil {
+		return err
+	}
+	at := s.turnedOver(fi)
+	s.file.Close()
+	for i := at - 1; i > 0; i-- {
+		if err := s.copyFile(w, supervisor.RotatedLogPath(s.path, i), prefix); err != nil {
+			return err
+		}
+	}
+	fh, err := os.Open(s.path)
+	if err != nil {
+		return err
+	}
+	s.file = fh
+	return nil
+}
+
 // copyLines writes the whole lines added to s since the last call; final
-// also writes a last line that has no newline yet.
+// also writes a last line that has no newline yet. While following, it
+// moves on when the log turns over.
 func (s *logSource) copyLines(w io.Writer, prefix bool, final bool) error {
-	b, err := io.ReadAll(s.file)
+	if err := s.follow(w, prefix); err != nil {
+		return fmt.Errorf("read the log of twin %s: %w", s.name, err)
+	}
+	return s.copyFrom(s.file, w, prefix, final)
+}
+
+// copyFrom writes the whole lines r has; final also writes a last line
+// that has no newline yet, and otherwise it waits for the rest of it.
+func (s *logSource) copyFrom(r io.Reader, w io.Writer, prefix bool, final bool) error {
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("read the log of twin %s: %w", s.name, err)
 	}

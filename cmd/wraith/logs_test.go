@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wraithdev/wraith/internal/testbin"
+	"github.com/wraithdev/wraith/supervisor"
 )
 
 // TestUpDaemonLogs: plain `wraith up` returns 0 with the supervisor in the
@@ -85,5 +88,87 @@ func TestUpChildErrorKeepsItsLevel(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(p.dir, ".wraith", "logs", "billing.log"))
 	if !strings.Contains(string(b), "[ERROR] billing: port") {
 		t.Errorf("billing.log: want the error at ERROR, have:\n%s", b)
+	}
+}
+
+// TestLogsReadsTurnedOverFiles: `wraith logs` prints a twin's turned-over
+// files (NAME.log.3 ... NAME.log.1) before NAME.log, oldest first, and
+// `wraith logs -f` follows the log across a turn-over: the lines that
+// reached the old file before it turned over, then the new file's, each
+// once.
+func TestLogsReadsTurnedOverFiles(t *testing.T) {
+	p := newProject(t, oneTwin)
+	logs := filepath.Join(p.dir, ".wraith", "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(logs, "billing.log")
+	for i, content := range []string{"line 4\n", "line 3\n", "line 2\n", "line 1\n"} {
+		if err := os.WriteFile(supervisor.RotatedLogPath(path, i), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"logs", "billing"}, {"logs"}, {"logs", "-f", "billing"}} {
+		out, errOut, code := p.wraith(t, args...)
+		if want := "line 1\nline 2\nline 3\nline 4\n"; code != 0 || out != want {
+			t.Errorf("wraith %s: want exit 0 and %q, have %d %q %s", strings.Join(args, " "), want, code, out, errOut)
+		}
+	}
+
+	if out, errOut, code := p.wraith(t, "up"); code != 0 {
+		t.Fatalf("wraith up: exit %d\n%s%s", code, out, errOut)
+	}
+	follow := exec.Command(p.bin, "logs", "-f", "billing")
+	follow.Dir, follow.Env = p.dir, p.env
+	fout := &syncBuf{}
+	follow.Stdout = fout
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- follow.Wait() }()
+	t.Cleanup(func() { follow.Process.Kill(); <-done })
+	appendLine := func(path, line string) {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(line + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendLine(path, "before the turn")
+	testbin.WaitUntil(t, 20*time.Second, "logs -f prints the line before the turn", func() bool {
+		return strings.Contains(fout.String(), "before the turn")
+	})
+	// Turn over as supervisor.LogFile does (the last line of the old
+	// file lands after the follower's last read).
+	for i := supervisor.LogKeep; i > 0; i-- {
+		os.Rename(supervisor.RotatedLogPath(path, i-1), supervisor.RotatedLogPath(path, i))
+	}
+	appendLine(supervisor.RotatedLogPath(path, 1), "last of the old file")
+	appendLine(path, "first of the new file")
+	testbin.WaitUntil(t, 20*time.Second, "logs -f prints the new file's line", func() bool {
+		return strings.Contains(fout.String(), "first of the new file")
+	})
+	if _, errOut, code := p.wraith(t, "down"); code != 0 {
+		t.Fatalf("wraith down: exit %d %s", code, errOut)
+	}
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			t.Errorf("wraith logs -f: want exit 0 once the supervisor stopped, have %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("wraith logs -f still ran 20 s after wraith down")
+	}
+	out := fout.String()
+	i, j := strings.Index(out, "last of the old file"), strings.Index(out, "first of the new file")
+	if i < 0 || j < i || strings.Count(out, "last of the old file") != 1 || strings.Count(out, "first of the new file") != 1 ||
+		strings.Count(out, "before the turn") != 1 {
+		t.Errorf("wraith logs -f: want the old file's lines once, then the new file's once, have:\n%s", out)
 	}
 }
