@@ -19,6 +19,7 @@ const (
 	EntityTooLarge          Code = "entity-too-large"          // an update would grow an entity past --max-body
 	UnexpectedState         Code = "unexpected-state"          // an action from a status it does not start from
 	IdempotencyConflict     Code = "idempotency-conflict"      // an Idempotency-Key reused with other parameters
+	IdempotencyKeyTooLong   Code = "idempotency-key-too-long"  // an Idempotency-Key past session.MaxIdempotencyKey
 	RateLimited             Code = "rate-limited"              // the session's rate limit
 	ProviderError           Code = "provider-error"            // an injected fault the twin cannot shape
 	SessionEntityLimit      Code = "session-entity-limit"      // --max-entities
@@ -87,6 +88,8 @@ var statuses = map[Code]int{
 	IdempotencyConflict: http.StatusBadRequest,
 	RateLimited:         http.StatusTooManyRequests,
 	ProviderError:       http.StatusInternalServerError,
+
+	IdempotencyKeyTooLong: http.StatusBadRequest, // a Stripe-like limit, answered in the provider's shape
 
 	// 507: the request is fine and the twin's capacity ran out. Not 503,
 	// because retrying cannot help until sessions are reset or deleted.

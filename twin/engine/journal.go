@@ -14,7 +14,10 @@ import (
 // shared lock) in the order they reach the journal. The
 // entry refers to the request's headers and to a recorded answer's bytes;
 // of any other body it keeps at most session.BodyExcerpt bytes (see
-// session.KeepBody), so a journal of large requests stays small.
+// session.KeepBody), so a journal of large requests stays small; and all
+// journals together stay within the store's memory budget, which drops
+// the oldest entries of any session past it (session.Store.Begin), so a
+// read is never refused for what the journal holds.
 func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *request, a *answer, at int64, start time.Time) *session.Entry {
 	ent := &session.Entry{
 		At:     at,
@@ -43,7 +46,7 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 		}
 		ent.Extra = x
 	}
-	sess.Journal().Begin(ent, r.Header, e.store.JournalLimit())
+	e.store.Begin(sess, ent, r.Header)
 	return ent
 }
 
@@ -67,7 +70,7 @@ func (e *Engine) journalMiss(name string, r *http.Request, served int64, body []
 		// Journaled only if the session is free before the client leaves:
 		// a miss never waits longer than the request it answers.
 		if sess.ReadContext(r.Context(), func(st *session.State) { ent.At = st.Now(e.now) }) == nil {
-			sess.Journal().Begin(ent, r.Header, e.store.JournalLimit())
+			e.store.Begin(sess, ent, r.Header)
 		}
 	}
 	e.store.Finished(name, ent)

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
@@ -74,6 +75,25 @@ func (e *Engine) overLimit(a *answer, err error) {
 	if a.wraith {
 		a.fail(apierr.New(code, "Invalid request: "+err.Error()).With("param", ""))
 	}
+}
+
+// keyTooLong reports whether a POST's Idempotency-Key is longer than
+// session.MaxIdempotencyKey (Stripe's limit), answering 400 in the
+// provider's invalid-request shape, X-Wraith-Limit:
+// idempotency-key-too-long, when it is. Refused before the session's
+// lock: a key is remembered as long as its session lives, so its length
+// is what the cache would hold of it on every write.
+func (e *Engine) keyTooLong(a *answer, req *request) bool {
+	if len(req.idem) <= session.MaxIdempotencyKey || req.method != http.MethodPost {
+		return false
+	}
+	msg := fmt.Sprintf("Invalid Idempotency-Key: the key must be at most %d characters long, and this one has %d.", session.MaxIdempotencyKey, len(req.idem))
+	e.invalid(a, "", msg)
+	a.limit = apierr.IdempotencyKeyTooLong
+	if a.wraith {
+		a.fail(apierr.New(apierr.IdempotencyKeyTooLong, msg).With("limit", session.MaxIdempotencyKey))
+	}
+	return true
 }
 
 // tooLarge reports whether an entity's encoding passes Options.MaxBody,

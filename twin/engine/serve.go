@@ -108,6 +108,11 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.refused(name, r, m.Value, a.status, a.prov, start)
 		return
 	}
+	if e.keyTooLong(&a, &req) {
+		e.write(w, sess, m.Value, &a)
+		e.refused(name, r, m.Value, a.status, a.prov, start)
+		return
+	}
 	var ent *session.Entry
 	serve := func(st *session.State) {
 		req.now = st.Begin(e.now)
