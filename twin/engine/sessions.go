@@ -100,6 +100,18 @@ type Info struct {
 	Fixtures   []string
 }
 
+// Routes returns the twin's routes as answers name them in X-Wraith-Route
+// and the journal ("GET /v1/customers/{id}"): the closed set the metrics
+// draw their route label from.
+func (e *Engine) Routes() []string {
+	table := e.router.Routes()
+	names := make([]string, len(table))
+	for i, rt := range table {
+		names[i] = rt.Method + " " + rt.Template
+	}
+	return names
+}
+
 // Info returns what the engine serves.
 func (e *Engine) Info() Info {
 	var res []string
