@@ -74,6 +74,7 @@ type Engine struct {
 	log          hclog.Logger
 	scrub        *scrub.Scrubber
 	router       *route.Router[*endpoint]
+	resources    map[string]*resource            // by name: how a restored entity must be keyed
 	recorded     map[string]map[string]*recorded // path -> request key -> answer
 	errors       errorShapes
 	worlds       map[string]*world.World // qualified fixture name -> world
@@ -124,6 +125,7 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.resources = resources
 	if err := e.compileRecordings(resources); err != nil {
 		return nil, err
 	}

@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
 )
@@ -45,8 +49,8 @@ func (e *Engine) Restore(name string, set session.Settings, d *session.StateDoc)
 
 // checkSnapshot refuses snapshot state that no session of this twin could
 // hold: more entities or idempotency keys of its own than --max-entities
-// allows, or entities of an object type that is none of the twin's
-// resources.
+// allows, entities of an object type that is none of the twin's
+// resources, or entities whose bodies are not keyed as the entity is.
 func (e *Engine) checkSnapshot(d *session.StateDoc) error {
 	if max := e.opts.MaxEntities; max > 0 {
 		if len(d.Entities) > max {
@@ -56,14 +60,72 @@ func (e *Engine) checkSnapshot(d *session.StateDoc) error {
 			return apierr.Errorf(apierr.InvalidSnapshot, "the snapshot remembers %d idempotency keys, past this twin's --max-entities %d: restore it into a twin served with a larger --max-entities", len(d.Idempotency), max).With("limit", max)
 		}
 	}
-	known := make(map[string]bool, len(e.twin.Manifest.Resources))
-	for _, r := range e.twin.Manifest.Resources {
-		known[r.Name] = true
-	}
 	for i := range d.Entities {
-		if obj := d.Entities[i].Object; !known[obj] {
-			return apierr.New(apierr.InvalidSnapshot, fmt.Sprintf("entity %q is a %q, which is none of twin %s's resources: take the snapshot from this twin", d.Entities[i].ID, obj, e.twin.Name())).With("object", obj)
+		ed := &d.Entities[i]
+		res := e.resources[ed.Object]
+		if res == nil {
+			return apierr.New(apierr.InvalidSnapshot, fmt.Sprintf("entities[%d].object: entity %q is a %q, which is none of twin %s's resources: take the snapshot from this twin", i, ed.ID, ed.Object, e.twin.Name())).With("object", ed.Object).With("path", fmt.Sprintf("entities[%d].object", i))
+		}
+		if err := res.owns(ed); err != "" {
+			p := fmt.Sprintf("entities[%d].body", i)
+			return apierr.New(apierr.InvalidSnapshot, p+": "+err).With("path", p)
 		}
 	}
 	return nil
+}
+
+// owns says what is wrong with ed as an entity of r, "" for nothing: its
+// body must be a JSON object that names the key ed is stored under and r's
+// type, as the engine's own writes and the starting worlds key them. A body
+// that named another entity would be served under one address and updated
+// as another; one that is no object breaks every update of it.
+func (r *resource) owns(ed *session.EntityDoc) string {
+	body := bytes.TrimSpace(ed.Body)
+	if ed.Deleted && (len(body) == 0 || string(body) == "null") {
+		return ""
+	}
+	o, err := object.Parse(body)
+	if err != nil {
+		return "want the entity as a JSON object: " + err.Error()
+	}
+	// The starting worlds key an entity by its id and type (see
+	// observeOne, fixtureWorld); a session's change of one keeps them.
+	if o.String("id") == ed.ID && o.String("object") == r.name {
+		return ""
+	}
+	if v, ok := o.Get("object"); (r.ext == nil || r.skeleton.String("object") == r.name) && (!ok || v != r.name) {
+		return fmt.Sprintf("the body's object is %s: want %q, the resource the entity is stored as", jsonText(v, ok), r.name)
+	}
+	x := r.ext
+	if x == nil || !x.keyed || x.byID() {
+		v, ok := o.Get("id")
+		if keyText(v) != ed.ID {
+			return fmt.Sprintf("the body's id is %s: want %q, the key the entity is stored under", jsonText(v, ok), ed.ID)
+		}
+		return ""
+	}
+	var scope []string
+	if len(x.parents) > 0 {
+		scope = strings.Split(ed.Scope, "/")
+	}
+	if len(scope) != len(x.parents) {
+		return fmt.Sprintf("the entity's scope %q names %d parents: a %s has %d (%s)", ed.Scope, len(scope), r.name, len(x.parents), strings.Join(x.parents, ", "))
+	}
+	v, ok := o.Get(x.keyField)
+	if addr := r.addressOf(scope, keyText(v)); addr != ed.ID {
+		return fmt.Sprintf("the body's %s is %s, which in scope %q is the address %q: want the address the entity is stored under, %q", x.keyField, jsonText(v, ok), ed.Scope, addr, ed.ID)
+	}
+	return ""
+}
+
+// jsonText shows a field's value in a message.
+func jsonText(v any, present bool) string {
+	if !present {
+		return "missing"
+	}
+	b, err := json.Marshal(v)
+	if err != nil || len(b) > 80 {
+		return fmt.Sprintf("a %T", v)
+	}
+	return string(b)
 }
