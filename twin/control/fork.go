@@ -207,7 +207,14 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := set.Validate(); err != nil { // the rules provisioning goes through
-		apierr.Write(w, err.With("snapshot_field", "settings"))
+		apierr.Write(w, settingsProblem(err))
+		return
+	}
+	// The state is checked whole before any of it is used: a value this
+	// twin would never have written (a replay status of 0, a provenance
+	// nobody names) would otherwise reach a status line or a metrics label.
+	if err := doc.StateDoc.Validate(); err != nil {
+		apierr.Write(w, err)
 		return
 	}
 	s, err := h.eng.Restore(name, set, &doc.StateDoc)
@@ -219,6 +226,25 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
 	s.Do(func(st *session.State) { d, n = st.Digest() })
 	h.log.Info("session restored", "session", name, "entities", n)
 	writeJSON(w, http.StatusCreated, map[string]any{"session": name, "digest": d, "entities": n})
+}
+
+// settingsProblem is a settings error of Validate as a restore answers it:
+// the code provisioning answers, the message led by the value's JSON path
+// in the snapshot, where the settings' fields have other names.
+func settingsProblem(err *apierr.Error) *apierr.Error {
+	field, _ := err.Details["field"].(string)
+	p := "settings"
+	switch {
+	case field == "clock.mode":
+		p = "settings.clock"
+	case field == "clock.base_epoch":
+		p = "settings.clock_epoch"
+	case field == "clock_step":
+		p = "settings.clock_step"
+	case err.Code == apierr.InvalidPIIVerbatim:
+		p = "settings.pii_verbatim"
+	}
+	return apierr.New(err.Code, p+": "+err.Message).With("path", p).With("snapshot_field", "settings")
 }
 
 func (s snapshotSettings) settings() (session.Settings, error) {
