@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/wraithdev/wraith/internal/testbin"
+	"github.com/wraithdev/wraith/twin/prov"
 )
 
 func digestOf(tb testing.TB, base, name string) (string, int) {
@@ -345,4 +347,86 @@ func TestMetricsParse(t *testing.T) {
 	if h := fams["wraith_request_duration_seconds"].GetMetric(); len(h) == 0 || h[0].GetHistogram().GetSampleCount() == 0 {
 		t.Errorf("latency histogram has no samples")
 	}
+}
+
+// TestRestoreLeavesNoInventedLabels: the metrics' labels come from closed
+// sets. A snapshot whose remembered answers carry invented provenances is
+// refused; whatever requests follow, /__wraith/metrics holds no label
+// value outside the provenances, the twin's routes ("none" and "other"
+// beside them) and three-digit statuses, before and after the sessions
+// are deleted. The old code restored each such snapshot and made every
+// invented provenance a label of its own, kept after the delete.
+func TestRestoreLeavesNoInventedLabels(t *testing.T) {
+	srv := startServer(t, "checkout")
+	base := srv.URL()
+	provisionDet(t, base, "src")
+	idem := call{method: "POST", path: "/v1/customers", form: "description=idem", header: map[string]string{"Idempotency-Key": "k1"}}
+	idem.session = "src"
+	do(t, base, idem)
+	resp, snap := do(t, base, call{path: "/__wraith/session/src/snapshot"})
+	if resp.StatusCode != 200 {
+		t.Fatalf("snapshot: %d %s", resp.StatusCode, snap)
+	}
+	const n = 20
+	for i := range n {
+		name := fmt.Sprintf("r%d", i)
+		doc := bytes.Replace(snap, []byte(`"Provenance":"handler"`), []byte(fmt.Sprintf(`"Provenance":"invented-%d"`, i)), 1)
+		if bytes.Equal(doc, snap) {
+			t.Fatalf("the snapshot remembers no handler answer: %s", snap)
+		}
+		if resp, body := do(t, base, call{method: "PUT", path: "/__wraith/session/" + name + "/snapshot", json: string(doc)}); resp.StatusCode != 400 {
+			t.Errorf("restore %s with an invented provenance: want 400, have %d %s", name, resp.StatusCode, body)
+		}
+		idem.session = name
+		do(t, base, idem) // replays the key where the restore was taken
+	}
+	// Requests that name no route, with odd methods, beside them.
+	do(t, base, call{method: "PROPFIND", path: "/v1/invented/route", session: "src"})
+	do(t, base, call{path: "/v1/customers/cus_123/%2e%2e/x", session: "src"})
+
+	routes := map[string]bool{"none": true, "other": true}
+	for _, r := range srv.Engine().Routes() {
+		routes[r] = true
+	}
+	check := func(when string) {
+		t.Helper()
+		resp, body := do(t, base, call{path: "/__wraith/metrics"})
+		if resp.StatusCode != 200 {
+			t.Fatalf("metrics: %d %s", resp.StatusCode, body)
+		}
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("metrics do not parse: %v", err)
+		}
+		series := 0
+		for _, fam := range []string{"wraith_requests_total", "wraith_request_duration_seconds"} {
+			for _, m := range fams[fam].GetMetric() {
+				series++
+				for _, l := range m.GetLabel() {
+					v := l.GetValue()
+					var ok bool
+					switch l.GetName() {
+					case "provenance":
+						ok = v == "other" || slices.Contains(prov.All[:], v)
+					case "route":
+						ok = routes[v]
+					case "status":
+						ok = len(v) == 3 && v >= "100" && v <= "599"
+					}
+					if !ok {
+						t.Errorf("%s: %s has label %s=%q, outside its closed set", when, fam, l.GetName(), v)
+					}
+				}
+			}
+		}
+		if series == 0 {
+			t.Errorf("%s: no request series at all", when)
+		}
+	}
+	check("after the restores")
+	for i := range n {
+		do(t, base, call{method: "DELETE", path: fmt.Sprintf("/__wraith/session/r%d", i)})
+	}
+	check("after the sessions are deleted")
 }
