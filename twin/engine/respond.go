@@ -114,6 +114,7 @@ func (e *Engine) setHeader(h http.Header, hd *head) {
 		h["Content-Type"] = jsonType
 		setLength(h, hd.size)
 	}
+	guardBrowser(h, hd.recorded)
 	if hd.link != nil {
 		h["Link"] = hd.link
 	}

@@ -47,6 +47,9 @@ type request struct {
 // ServeHTTP answers one application request.
 func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	// Set before anything can be written: the refusals below are answers
+	// too (setHeader sets it on the rest, with the sandbox where needed).
+	w.Header()["X-Content-Type-Options"] = nosniffVal
 	name, path, bad := sessionOf(r)
 	if bad != nil {
 		apierr.Write(w, bad)
