@@ -16,13 +16,23 @@ GITHUB_OVERLAY := twin/openapi/overlays/github.toml
 github_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(GITHUB_OVERLAY))
 GITHUB_SPEC = .specs/node_modules/$(shell echo '$(call github_source,npm)' | sed 's/@[^@]*$$//')/$(call github_source,spec)
 
-.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium
+.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
 
-test: check specs nginx node-clients chromium
+test: check specs nginx node-clients chromium fresh-modules
 	$(GO) test -race -count=1 $(PKGS)
+
+# The tests that build a module of their own (TestExternalModule) once more
+# with an empty module cache, as on a fresh machine: a warm cache once hid a
+# module that only such a module's graph needs. Bounded to those tests; the
+# cache is removed afterwards (its files are read-only, hence go clean).
+FRESH_TESTS := ./wraithtest
+fresh-modules:
+	@cache=$$(mktemp -d); trap 'GOMODCACHE="$$cache" $(GO) clean -modcache; rm -rf "$$cache"' EXIT; \
+	echo "fresh-modules: go test -run TestExternalModule $(FRESH_TESTS) with an empty GOMODCACHE" >&2; \
+	GOMODCACHE="$$cache" $(GO) test -count=1 -run '^TestExternalModule$$' $(FRESH_TESTS)
 
 # Download the pinned API descriptions into the module cache and print
 # where they are. Offline, the tests that need them skip and say why;
