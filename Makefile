@@ -32,6 +32,9 @@ FRESH_TESTS := ./wraithtest
 fresh-modules:
 	@cache=$$(mktemp -d); trap 'GOMODCACHE="$$cache" $(GO) clean -modcache; rm -rf "$$cache"' EXIT; \
 	echo "fresh-modules: go test -run TestExternalModule $(FRESH_TESTS) with an empty GOMODCACHE" >&2; \
+	if ! GOMODCACHE="$$cache" $(GO) list -deps -test $(FRESH_TESTS) >/dev/null; then \
+	  echo "fresh-modules: could not fetch the modules into an empty cache (offline?); skipping the fresh-machine check" >&2; \
+	  if [ "$$CI" = true ]; then exit 1; fi; exit 0; fi; \
 	GOMODCACHE="$$cache" $(GO) test -count=1 -run '^TestExternalModule$$' $(FRESH_TESTS)
 
 # Download the pinned API descriptions into the module cache and print
