@@ -3,9 +3,11 @@ package observe
 import (
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/session"
@@ -21,6 +23,31 @@ const MaxMisses = 1000
 // on.
 const maxMissSessions = 100
 
+// What a miss keeps of a request's method and path: a path is up to 64
+// KiB on the wire, and a thousand misses kept whole held 190 MB. A longer
+// one is kept as its first MaxMissPath bytes (MaxMissMethod for the
+// method), its whole length in the report, and misses that agree on the
+// kept bytes are counted as one.
+const (
+	MaxMissPath   = 512
+	MaxMissMethod = 32
+)
+
+// MaxCoverageBytes bounds, by estimate, what the misses table holds
+// altogether, session names included (a hundred names of 128 bytes per
+// miss would otherwise be 13 MB at MaxMisses): past it a new miss is only
+// counted, as past MaxMisses, and a new session of a known miss only in
+// its sessions_more. The table is kept across resets (the report is "since
+// start"), so this is what it may ever hold.
+const MaxCoverageBytes = 4 << 20
+
+// Estimates of what a miss and one of its session names hold beside their
+// bytes: the structs, the map slots, the timestamps.
+const (
+	missBase    = 256
+	sessionBase = 48
+)
+
 // Coverage counts what a twin answered since it started.
 type Coverage struct {
 	now    func() time.Time
@@ -30,6 +57,8 @@ type Coverage struct {
 	mu      sync.Mutex
 	misses  map[string]*miss
 	dropped int64
+	bytes   int64           // what misses holds, by the estimates above
+	mem     *session.Memory // the store's account, told of bytes; nil for none
 }
 
 type routeHits struct {
@@ -38,7 +67,9 @@ type routeHits struct {
 }
 
 type miss struct {
-	method, path  string
+	method, path  string // as kept: substrings of the table's key
+	methodBytes   int    // the whole method's length, when it was cut short
+	pathBytes     int    // the whole path's length, when it was cut short
 	count         int64
 	sessions      map[string]bool
 	first, last   time.Time
@@ -74,36 +105,76 @@ func splitRoute(r string) (string, string) {
 	return "", r
 }
 
+// AccountTo tells m what the coverage report holds, from now on: the
+// store's one budget for what clients grow (session.Memory) counts it.
+func (o *Observer) AccountTo(m *session.Memory) {
+	c := o.cov
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mem = m
+	m.AddCoverage(c.bytes)
+}
+
 func (c *Coverage) missed(name string, e *session.Entry) {
 	now := c.now()
-	key := e.Method + " " + e.Path
+	method, path := cut(e.Method, MaxMissMethod), cut(e.Path, MaxMissPath)
+	key := method + " " + path
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	m := c.misses[key]
 	if m == nil {
-		if len(c.misses) >= c.max {
+		cost := int64(missBase + 2*len(key)) // the key, and the map's copy of its header
+		if len(c.misses) >= c.max || c.bytes+cost > MaxCoverageBytes {
 			c.dropped++
 			return
 		}
-		m = &miss{method: e.Method, path: e.Path, sessions: map[string]bool{}, first: now}
+		m = &miss{method: key[:len(method)], path: key[len(method)+1:], sessions: map[string]bool{}, first: now}
+		if len(method) < len(e.Method) {
+			m.methodBytes = len(e.Method)
+		}
+		if len(path) < len(e.Path) {
+			m.pathBytes = len(e.Path)
+		}
 		c.misses[key] = m
+		c.charge(cost)
 	}
 	m.count++
 	m.last = now
 	if !m.sessions[name] {
-		if len(m.sessions) < maxMissSessions {
-			m.sessions[name] = true
+		cost := int64(sessionBase + len(name))
+		if len(m.sessions) < maxMissSessions && c.bytes+cost <= MaxCoverageBytes {
+			m.sessions[strings.Clone(name)] = true // not the request's string, which holds its header
+			c.charge(cost)
 		} else {
 			m.extraSessions++
 		}
 	}
 }
 
+func (c *Coverage) charge(n int64) {
+	c.bytes += n
+	if c.mem != nil {
+		c.mem.AddCoverage(n)
+	}
+}
+
+// cut returns s's first n bytes, whole characters only.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // Report is the coverage report.
 type Report struct {
 	Routes []RouteReport `json:"routes"`
 	Misses []MissReport  `json:"misses"`
-	// MissesDropped counts misses of new paths past MaxMisses.
+	// MissesDropped counts misses of new paths past MaxMisses (or past
+	// MaxCoverageBytes): the others, counted but not listed.
 	MissesDropped int64 `json:"misses_dropped"`
 	MissesLimit   int   `json:"misses_limit"`
 }
@@ -117,10 +188,15 @@ type RouteReport struct {
 
 // MissReport is one method and path the twin could not answer.
 type MissReport struct {
-	Method   string   `json:"method"`
-	Path     string   `json:"path"`
-	Count    int64    `json:"count"`
-	Sessions []string `json:"sessions"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// PathBytes and MethodBytes are the whole lengths of a path or a
+	// method longer than the report keeps (MaxMissPath, MaxMissMethod);
+	// absent when kept whole.
+	PathBytes   int      `json:"path_bytes,omitempty"`
+	MethodBytes int      `json:"method_bytes,omitempty"`
+	Count       int64    `json:"count"`
+	Sessions    []string `json:"sessions"`
 	// SessionsMore counts sessions past the ones listed.
 	SessionsMore int64  `json:"sessions_more,omitempty"`
 	FirstAt      string `json:"first_at"`
@@ -140,7 +216,7 @@ func (c *Coverage) report() Report {
 	})
 	c.mu.Lock()
 	for _, m := range c.misses {
-		mr := MissReport{Method: m.method, Path: m.path, Count: m.count, SessionsMore: m.extraSessions,
+		mr := MissReport{Method: m.method, Path: m.path, PathBytes: m.pathBytes, MethodBytes: m.methodBytes, Count: m.count, SessionsMore: m.extraSessions,
 			FirstAt: m.first.UTC().Format(time.RFC3339), LastAt: m.last.UTC().Format(time.RFC3339)}
 		for s := range m.sessions {
 			mr.Sessions = append(mr.Sessions, s)
