@@ -2,8 +2,8 @@ package manifest
 
 import (
 	"math"
-	"strconv"
-	"strings"
+
+	"github.com/wraithdev/wraith/internal/size"
 )
 
 // The serve limits a manifest may set (journal_limit, max_sessions,
@@ -28,16 +28,6 @@ func (p *parser) count(path string, v any, min int64) *int64 {
 	return &n
 }
 
-// byteUnits are the units a size may carry: binary and decimal multiples.
-var byteUnits = []struct {
-	suffix string
-	factor int64
-}{
-	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-	{"B", 1},
-}
-
 // size reads a number of bytes of at least min: an integer, or a string
 // with a unit such as "512MiB" or "10MB".
 func (p *parser) size(path string, v any, min int64) *int64 {
@@ -50,7 +40,7 @@ func (p *parser) size(path string, v any, min int64) *int64 {
 	case string:
 		var ok bool
 		if n, ok = parseSize(v); !ok {
-			p.problem(path, "%q is not a size: use bytes (an integer) or a number with a unit, such as \"512MiB\" or \"10MB\" (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)", v)
+			p.problem(path, "%q is not a size: use %s", v, size.Syntax)
 			return nil
 		}
 	default:
@@ -64,20 +54,9 @@ func (p *parser) size(path string, v any, min int64) *int64 {
 	return &n
 }
 
-// parseSize parses "512MiB", "10 MB" or "4096": a whole number and an
-// optional unit. It refuses what would overflow int64.
+// parseSize parses "512MiB", "10 MB" or "4096" as wraith-twin's flags do
+// (package size is the syntax's one home).
 func parseSize(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	factor := int64(1)
-	for _, u := range byteUnits {
-		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, factor = strings.TrimSpace(rest), u.factor
-			break
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 || n > math.MaxInt64/factor {
-		return 0, false
-	}
-	return n * factor, true
+	n, err := size.Parse(s)
+	return n, err == nil
 }

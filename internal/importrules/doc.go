@@ -12,11 +12,12 @@
 //   - cobra and pflag live only in cmd/wraith.
 //   - nothing under twin/ imports supervisor, manifest or cmd/: a twin is an
 //     http.Handler and a server, and knows nothing of processes or projects.
-//   - manifest imports nothing of this module but internal/rate: it turns a
-//     file into structs, and shares with serve the one rate-limit syntax,
-//     which internal/rate keeps in the standard library only.
-//   - internal/rate and internal/procfs use the standard library only, so
-//     every layer may import them.
+//   - manifest imports nothing of this module but internal/rate and
+//     internal/size: it turns a file into structs, and shares with serve
+//     the one rate-limit syntax and the one size syntax, which those keep
+//     in the standard library only.
+//   - internal/rate, internal/size and internal/procfs use the standard
+//     library only, so every layer may import them.
 //   - internal/testbin is for tests only.
 //   - os.Exit is called only in main packages.
 package importrules

@@ -73,13 +73,15 @@ var rules = []rule{
 		},
 	},
 	{
-		name:    "manifest imports nothing of this module but internal/rate",
+		name:    "manifest imports nothing of this module but internal/rate and internal/size",
 		applies: under("manifest"),
-		forbids: func(dep string, _ bool) bool { return strings.HasPrefix(dep, module) && dep != module+"internal/rate" },
+		forbids: func(dep string, _ bool) bool {
+			return strings.HasPrefix(dep, module) && dep != module+"internal/rate" && dep != module+"internal/size"
+		},
 	},
 	{
-		name:    "internal/rate and internal/procfs use the standard library only",
-		applies: under("internal/rate", "internal/procfs"),
+		name:    "internal/rate, internal/size and internal/procfs use the standard library only",
+		applies: under("internal/rate", "internal/size", "internal/procfs"),
 		forbids: func(_ string, std bool) bool { return !std },
 	},
 	{
@@ -173,9 +175,9 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		{ImportPath: module + "cmd/wraith", Deps: []string{"github.com/spf13/cobra", module + "supervisor", module + "manifest"}},
 	}
 	want := []string{
-		"internal/rate depends on " + module + "twin/session: internal/rate and internal/procfs use the standard library only",
+		"internal/rate depends on " + module + "twin/session: internal/rate, internal/size and internal/procfs use the standard library only",
 		"ipc depends on github.com/hashicorp/go-hclog: ipc uses the standard library only",
-		"manifest depends on " + module + "twin/format: manifest imports nothing of this module but internal/rate",
+		"manifest depends on " + module + "twin/format: manifest imports nothing of this module but internal/rate and internal/size",
 		"supervisor depends on " + module + "twin/engine: supervisor may use only ipc and internal/procfs of this module",
 		"twin/engine depends on " + module + "internal/testbin: internal/testbin is for tests only",
 		"twin/server depends on github.com/spf13/cobra: cobra and pflag live only in cmd/wraith",
