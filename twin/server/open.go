@@ -120,7 +120,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access}
 	eng.Store().SetJournalLimit(cfg.JournalLimit)
 	obs := observe.New(eng.Store(), deps.Now, eng.Routes()...)
-	logRequest := requestLog(log.Named("request"))
+	logRequest := requestLog(log.Named("request"), deps.Now)
 	eng.Store().OnEntry(func(name string, e *session.Entry) {
 		obs.Observe(name, e)
 		logRequest(name, e)

@@ -1,13 +1,20 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/wraithdev/wraith/twin/prov"
+	"github.com/wraithdev/wraith/twin/session"
 )
 
 // TestHeadLikeGet: HEAD answers as GET does, in each provenance, with the
@@ -104,3 +111,145 @@ func TestRequestLog(t *testing.T) {
 type syncBuffer struct{ lockedBuffer }
 
 var _ io.Writer = (*syncBuffer)(nil)
+
+// TestMissLogBounded: a miss with a 30 KiB method and a 30 KiB path, sent
+// over a real connection, is logged with both cut (16 bytes, 1 KiB) and
+// their lengths beside them, in a line of a few KiB, not 60.
+func TestMissLogBounded(t *testing.T) {
+	var out syncBuffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &out, Level: hclog.Info, JSONFormat: true})
+	srv, err := openWith(t, nil, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveWith(t, srv)
+	method := strings.Repeat("X", 30<<10)
+	path := "/v1/" + strings.Repeat("p", 30<<10-4)
+	resp, body := do(t, srv.URL(), call{method: method, path: path, session: "big"})
+	if resp.StatusCode != http.StatusNotImplemented {
+		t.Fatalf("want the 501 miss, have %d %s", resp.StatusCode, body)
+	}
+	var miss map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if len(l) > 4<<10 {
+			t.Errorf("want every log line under 4 KiB, have one of %d bytes", len(l))
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["@message"] == "miss" {
+			miss = m
+		}
+	}
+	if miss == nil {
+		t.Fatalf("no miss line:\n%.2000s", out.String())
+	}
+	for k, want := range map[string]any{
+		"method": method[:16], "method_len": float64(30 << 10),
+		"path": path[:1024], "path_len": float64(30 << 10),
+	} {
+		if have := miss[k]; have != want {
+			t.Errorf("miss line: want %s=%.40v, have %.40v", k, want, have)
+		}
+	}
+}
+
+// TestMissLogSampling: the first miss of a method and path is logged, then
+// one line per doubling with repeated=K, and at most missLines lines per
+// missWindow whatever the paths, the held-back ones counted in the next
+// line as unlogged=N. The clock is the test's.
+func TestMissLogSampling(t *testing.T) {
+	type step struct {
+		path    string
+		times   int
+		advance time.Duration // before the step
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+		// want is each line's path, repeated and unlogged ("" and 0 when
+		// absent), in order.
+		want []missLine
+	}{
+		{
+			name:  "one path repeated",
+			steps: []step{{path: "/v1/a", times: 100}},
+			want: []missLine{{"/v1/a", 0, 0}, {"/v1/a", 2, 0}, {"/v1/a", 4, 0}, {"/v1/a", 8, 0},
+				{"/v1/a", 16, 0}, {"/v1/a", 32, 0}, {"/v1/a", 64, 0}},
+		},
+		{
+			name: "new paths past the budget",
+			steps: func() []step {
+				var s []step
+				for i := range 25 {
+					s = append(s, step{path: fmt.Sprintf("/v1/p%d", i), times: 1})
+				}
+				return append(s, step{path: "/v1/later", times: 1, advance: missWindow})
+			}(),
+			want: func() []missLine {
+				var w []missLine
+				for i := range missLines {
+					w = append(w, missLine{fmt.Sprintf("/v1/p%d", i), 0, 0})
+				}
+				return append(w, missLine{"/v1/later", 0, 25 - missLines})
+			}(),
+		},
+		{
+			name: "a window later the budget is back",
+			steps: []step{{path: "/v1/a", times: 1}, {path: "/v1/a", times: 1, advance: missWindow - 1},
+				{path: "/v1/b", times: 1, advance: 1}},
+			want: []missLine{{"/v1/a", 0, 0}, {"/v1/a", 2, 0}, {"/v1/b", 0, 0}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			log := hclog.New(&hclog.LoggerOptions{Output: &out, Level: hclog.Info, JSONFormat: true})
+			now := time.Unix(1700000000, 0)
+			watch := requestLog(log, func() time.Time { return now })
+			for _, s := range tc.steps {
+				now = now.Add(s.advance)
+				for range s.times {
+					watch("s", &session.Entry{Method: "GET", Path: s.path, Provenance: prov.Miss, Status: 501})
+				}
+			}
+			var have []missLine
+			for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				var m struct {
+					Path     string
+					Repeated int
+					Unlogged int
+				}
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("%v: %s", err, l)
+				}
+				have = append(have, missLine{m.Path, m.Repeated, m.Unlogged})
+			}
+			if !slices.Equal(tc.want, have) {
+				t.Errorf("want lines\n%v\nhave\n%v", tc.want, have)
+			}
+		})
+	}
+}
+
+// missLine is what TestMissLogSampling checks of a line.
+type missLine struct {
+	path               string
+	repeated, unlogged int
+}
+
+// TestRequestLogCutsAtDebug: the debug line of a request that is not a
+// miss cuts its method and path too.
+func TestRequestLogCutsAtDebug(t *testing.T) {
+	var out bytes.Buffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &out, Level: hclog.Debug, JSONFormat: true})
+	watch := requestLog(log, time.Now)
+	path := "/v1/customers/" + strings.Repeat("é", 20<<10)
+	watch("s", &session.Entry{Method: "GET", Path: path, Provenance: prov.Template, Status: 200})
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		t.Fatalf("%v: %s", err, out.Bytes())
+	}
+	cutPath, _ := m["path"].(string)
+	if !strings.HasPrefix(path, cutPath) || len(cutPath) > maxLogPath || len(cutPath) < maxLogPath-3 || m["path_len"] != float64(len(path)) {
+		t.Errorf("want the path cut to %d bytes at a character boundary and path_len=%d, have %d bytes %.40q path_len=%v",
+			maxLogPath, len(path), len(cutPath), cutPath, m["path_len"])
+	}
+}
