@@ -35,8 +35,9 @@ If .wraith/up.json is cut short or corrupt, down finds that process through
 the lock and stops it. If up.json names any other process (not wraith, not
 the lock's holder, a pid of 1 or less), down signals nothing and exits 1.
 
-Nothing up: exit 1. A stale .wraith/up.json (its supervisor was killed):
-down removes it and exits 0.`,
+Nothing up: down says so and exits 0, so trap 'wraith down' EXIT is safe
+in a script whether or not the project came up. A stale .wraith/up.json
+(its supervisor was killed): down removes it and exits 0.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.check(); err != nil {
@@ -67,10 +68,14 @@ func runDown(ctx context.Context, opts *downOptions) error {
 	}
 	st, err := supervisor.Down(ctx, filepath.Dir(path), opts.Timeout)
 	var (
+		notUp      *supervisor.NotUpError
 		stale      *supervisor.StaleError
 		unreadable *supervisor.UnreadableError
 	)
 	switch {
+	case errors.As(err, &notUp):
+		fmt.Fprintf(opts.f.Stdout, "nothing is up here (no %s): nothing to stop\n", filepath.Join(supervisor.StateDir, "up.json"))
+		return nil
 	case errors.As(err, &stale):
 		fmt.Fprintf(opts.f.Stdout, "nothing was running: removed a stale %s from pid %d (its twins died with it)\n",
 			filepath.Join(supervisor.StateDir, "up.json"), stale.PID)

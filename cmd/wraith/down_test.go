@@ -17,14 +17,23 @@ import (
 	"github.com/wraithdev/wraith/supervisor"
 )
 
+// TestDownNothingUp: down with nothing up says so and exits 0, so that a
+// script's trap 'wraith down' EXIT does not turn a run that never came up,
+// or came down already, into a failure. Run as a real trap in bash.
 func TestDownNothingUp(t *testing.T) {
 	dir := t.TempDir()
 	f, stdout, stderr := testFactory(dir, nil)
-	if code := run([]string{"down"}, f); code != exitRuntime {
-		t.Fatalf("want exit 1, have %d", code)
+	if code := run([]string{"down"}, f); code != 0 {
+		t.Fatalf("want exit 0, have %d: %s", code, stderr)
 	}
-	if want := "wraith: no wraith project is up in " + dir + " (no .wraith/up.json; run wraith up)\n"; stderr.String() != want || stdout.Len() != 0 {
-		t.Errorf("want %q, have %q", want, stderr)
+	if want := "nothing is up here (no .wraith/up.json): nothing to stop\n"; stdout.String() != want || stderr.Len() != 0 {
+		t.Errorf("want %q on stdout and nothing on stderr, have %q %q", want, stdout, stderr)
+	}
+
+	needTools(t, "bash")
+	out, err := shell(t, dir, `trap 'wraith down' EXIT; echo script done`)
+	if err != nil || out != "script done\nnothing is up here (no .wraith/up.json): nothing to stop\n" {
+		t.Errorf("trap 'wraith down' EXIT with nothing up: want exit 0 and the message, have %v:\n%s", err, out)
 	}
 }
 
