@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"time"
 
 	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -85,7 +87,7 @@ func (s *Server) Ready() ipc.Ready {
 		Serve: ipc.Serve{
 			Twin:           s.twin.Name(),
 			URL:            s.URL(),
-			Host:           s.Addr().IP.String(),
+			Host:           s.displayHost(),
 			Port:           s.Addr().Port,
 			PID:            os.Getpid(),
 			SessionHeader:  ipc.SessionHeader,
@@ -98,6 +100,21 @@ func (s *Server) Ready() ipc.Ready {
 			Control:        ipc.ControlPaths(),
 		},
 	}
+}
+
+// displayHost is the address the twin is bound to, as the ready document
+// and the URL give it. Go binds --host 0.0.0.0 as a socket for every
+// address, IPv6 ones too, and reports it as "::"; the user asked for
+// 0.0.0.0 and reads it back as such. "::" stays "::" ("[::]" in the URL).
+func (s *Server) displayHost() string {
+	ip := s.Addr().IP
+	if !ip.IsUnspecified() {
+		return ip.String()
+	}
+	if asked, err := netip.ParseAddr(hostguard.Unbracket(s.cfg.Host)); err == nil && asked.Unmap().Is4() {
+		return netip.IPv4Unspecified().String()
+	}
+	return netip.IPv6Unspecified().String()
 }
 
 func (s *Server) settings() ipc.Settings {

@@ -128,3 +128,48 @@ func TestServeIPv6(t *testing.T) {
 		})
 	}
 }
+
+// TestReadyShowsTheAskedWildcard: a twin bound to every address shows it
+// as it was asked for: --host 0.0.0.0 as 0.0.0.0 (Go reports the socket
+// as "::"), and :: as [::] in the URL. The listener is a stand-in that
+// reports what the kernel would, so nothing binds off loopback.
+func TestReadyShowsTheAskedWildcard(t *testing.T) {
+	for _, tc := range []struct {
+		host     string
+		bound    net.IP
+		url      string
+		showHost string
+	}{
+		{"0.0.0.0", net.IPv6unspecified, "http://0.0.0.0:8080", "0.0.0.0"},
+		{"0.0.0.0", net.IPv4zero, "http://0.0.0.0:8080", "0.0.0.0"},
+		{"::", net.IPv6unspecified, "http://[::]:8080", "::"},
+		{"[::]", net.IPv6unspecified, "http://[::]:8080", "::"},
+		{"127.0.0.1", net.IPv4(127, 0, 0, 1), "http://127.0.0.1:8080", "127.0.0.1"},
+		{"::1", net.IPv6loopback, "http://[::1]:8080", "::1"},
+		{"localhost", net.IPv4(127, 0, 0, 1), "http://127.0.0.1:8080", "127.0.0.1"},
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			srv, err := openWith(t, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.ln.Close()
+			srv.ln = addrListener{&net.TCPAddr{IP: tc.bound, Port: 8080}}
+			srv.cfg.Host = tc.host
+			if have := srv.URL(); have != tc.url {
+				t.Errorf("URL: want %s, have %s", tc.url, have)
+			}
+			doc := srv.Ready()
+			if doc.Serve.URL != tc.url || doc.Serve.Host != tc.showHost {
+				t.Errorf("ready document: want url %s host %s, have %s %s", tc.url, tc.showHost, doc.Serve.URL, doc.Serve.Host)
+			}
+		})
+	}
+}
+
+// addrListener is a listener that only reports its address.
+type addrListener struct{ addr *net.TCPAddr }
+
+func (l addrListener) Accept() (net.Conn, error) { return nil, net.ErrClosed }
+func (l addrListener) Close() error              { return nil }
+func (l addrListener) Addr() net.Addr            { return l.addr }

@@ -66,5 +66,5 @@ func (s *Server) Addr() *net.TCPAddr { return s.ln.Addr().(*net.TCPAddr) }
 
 // URL returns the base URL of the bound listener.
 func (s *Server) URL() string {
-	return "http://" + net.JoinHostPort(s.Addr().IP.String(), strconv.Itoa(s.Addr().Port))
+	return "http://" + net.JoinHostPort(s.displayHost(), strconv.Itoa(s.Addr().Port))
 }
