@@ -37,9 +37,10 @@ func newLogsCmd(f *factory, runF func(context.Context, *logsOptions) error) *cob
 		Short: "Show the logs of the twins that wraith up runs in this folder",
 		Long: `Show the logs the supervisor keeps for each twin of the project in this
 folder (.wraith/logs/NAME.log, rewritten by each wraith up and kept after
-wraith down). Without NAME, every twin's lines, each prefixed by the
-twin's name. With -f, keep printing new lines until SIGINT or until the
-supervisor stops.`,
+wraith down; at 10 MiB it turns over into NAME.log.1, up to .3, which are
+printed first, oldest first). Without NAME, every twin's lines, each
+prefixed by the twin's name. With -f, keep printing new lines until SIGINT
+or until the supervisor stops.`,
 		Example: `  wraith logs billing
   wraith logs -f`,
 		Args: cobra.MaximumNArgs(1),
