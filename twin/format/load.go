@@ -25,7 +25,9 @@ type Twin struct {
 	Fixtures  map[string]*FixtureSet
 	// Digest is "sha256:" and the hex SHA-256 of the twin's files, see Digest.
 	Digest string
-	// RecordedAt is the newest exchange's recorded_at (zero without any).
+	// RecordedAt is the newest exchange's recorded_at, or twin.toml's
+	// recorded_at (an imported twin's) when that is newer; zero without
+	// either.
 	RecordedAt time.Time
 }
 
@@ -81,10 +83,21 @@ func Load(fsys fs.FS, where string) (*Twin, error) {
 		return nil, probs
 	}
 	validateManifest(&t.Manifest, where+"/twin.toml", &probs)
+	// An imported twin has no recordings: its description's date is what
+	// it is as of. A newer exchange (recorded into it later) wins below.
+	t.RecordedAt = t.Manifest.RecordedAt.UTC()
 
 	loadRecordings(fsys, where, t, &probs)
 	loadFixtures(fsys, where, t, &probs)
 	if len(probs) > 0 {
+		return nil, probs
+	}
+	// The route table is compiled here, as the engine compiles it when it
+	// serves, so that a twin that loads is a twin that serves: `wraith
+	// import` loads what it imports before writing it, and would otherwise
+	// write a twin serve refuses (a parameter that is not a whole segment).
+	if _, err := t.Routes(); err != nil {
+		probs.addf("%s/twin.toml: %v", where, err)
 		return nil, probs
 	}
 	digest, err := Digest(fsys)

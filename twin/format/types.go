@@ -27,6 +27,7 @@ type Manifest struct {
 	Provider    string     `toml:"provider"`
 	Upstream    string     `toml:"upstream"`
 	Description string     `toml:"description"`
+	RecordedAt  time.Time  `toml:"recorded_at"` // an imported twin's: the date of its description
 	PII         PII        `toml:"pii"`
 	Fixtures    Fixtures   `toml:"fixtures"`
 	Errors      Errors     `toml:"errors"`

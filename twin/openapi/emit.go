@@ -44,6 +44,9 @@ func (im *importer) emit() (*Result, error) {
 	if !format.ValidName(m.Name) {
 		return nil, fmt.Errorf("twin name %q must match %s: pass --name", m.Name, format.NamePattern)
 	}
+	if err := stamp(&m, im.report, im.ov.Source.Date, im.doc.Info, im.opts.Modified); err != nil {
+		return nil, err
+	}
 	var resources []tomlResource
 	for _, r := range im.resources {
 		resources = append(resources, im.manifestResource(r))
@@ -64,6 +67,9 @@ func (im *importer) emit() (*Result, error) {
 			continue
 		}
 		rt := tomlRoute{Method: o.method, Path: trie.rename(o.path)}
+		if im.skipped(o, rt.Path) {
+			continue
+		}
 		if status, s, _ := success(o.op); s != nil && s.Value != nil {
 			rt.Body = compact(im.templateBody(s, o.path))
 			if status != 200 {

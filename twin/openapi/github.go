@@ -77,6 +77,9 @@ func importGitHub(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 	if !format.ValidName(m.Name) {
 		return nil, fmt.Errorf("twin name %q must match %s: pass --name", m.Name, format.NamePattern)
 	}
+	if err := stamp(&m, g.report, ov.Source.Date, doc.Info, opts.Modified); err != nil {
+		return nil, err
+	}
 	var resources []ghResource
 	for i := range ov.Resources {
 		r, err := g.resource(&ov.Resources[i])
@@ -124,13 +127,16 @@ func (g *ghImporter) routes() []tomlRoute {
 		}
 		path, ok := g.names.rename(o)
 		if !ok {
-			c.Unserved++
-			g.report.unresolved(o.method+" "+o.path, fmt.Sprintf("more than %d path parameters: the router cannot serve it, requests get a route miss", route.MaxParams), "high")
+			c.Skipped++
+			g.report.unresolved(o.method+" "+o.path, fmt.Sprintf("not served: more than %d path parameters: the router cannot serve it, requests get a route miss", route.MaxParams), "high")
 			continue
 		}
 		if prev, dup := seen[o.method+" "+path]; dup {
 			c.Unserved++
 			g.report.unresolved(o.method+" "+o.path, "the same route as "+prev+" once its parameters are named alike: that operation's answer serves both", "medium")
+			continue
+		}
+		if skipUnservable(g.report, o, path) {
 			continue
 		}
 		seen[o.method+" "+path] = o.method + " " + o.path

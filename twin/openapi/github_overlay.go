@@ -23,6 +23,9 @@ type githubOverlay struct {
 		// NPM is the npm package, name@version, that ships the description.
 		NPM  string `toml:"npm"`
 		Spec string `toml:"spec"` // the description's path in the package
+		// Date is the day the package was published, the imported
+		// twin's recorded_at.
+		Date string `toml:"date"`
 	} `toml:"source"`
 	Twin TwinInfo `toml:"twin"`
 	PII  struct {

@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"time"
+
 	"github.com/wraithdev/wraith/twin/format"
 )
 
@@ -13,12 +15,14 @@ import (
 // (tomlResource, ghResource): each keeps the key order its committed
 // twins were written in.
 type tomlManifest struct {
-	Format      int     `toml:"format"`
-	Name        string  `toml:"name"`
-	Provider    string  `toml:"provider,omitempty"`
-	Upstream    string  `toml:"upstream,omitempty"`
-	Description string  `toml:"description,omitempty"`
-	PII         tomlPII `toml:"pii"`
+	Format      int    `toml:"format"`
+	Name        string `toml:"name"`
+	Provider    string `toml:"provider,omitempty"`
+	Upstream    string `toml:"upstream,omitempty"`
+	Description string `toml:"description,omitempty"`
+	// RecordedAt is the date the twin is as of (see recordedAt).
+	RecordedAt *time.Time `toml:"recorded_at,omitempty"`
+	PII        tomlPII    `toml:"pii"`
 	// Errors is tomlErrors, or a map with extra shapes; see errorsTable.
 	Errors any         `toml:"errors"`
 	Routes []tomlRoute `toml:"routes,omitempty"`

@@ -37,6 +37,11 @@ import (
 	"path/filepath"
 	"sort"
 	"testing/fstest"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wraithdev/wraith/twin/format"
 )
 
 // Options configure an import.
@@ -51,15 +56,21 @@ type Options struct {
 	Fixtures []byte
 	// Overlay is the text of an overlay TOML file (see Overlay). Optional.
 	Overlay []byte
+	// Modified is the description file's modification time: the twin's
+	// recorded_at when neither the overlay nor the description pins a
+	// date (see recordedAt). Optional; a twin of unknown age without.
+	Modified time.Time
 }
 
 // ErrSwagger2 is returned for a Swagger 2.0 document.
 var ErrSwagger2 = errors.New("this is a Swagger 2.0 document; wraith imports OpenAPI 3.0 and 3.1: convert it first (for example with swagger2openapi)")
 
-// Result is an imported twin: its files by path, and the report.
+// Result is an imported twin: its files by path, the report, and the
+// twin as format.Load reads those files.
 type Result struct {
 	Files  map[string][]byte
 	Report *Report
+	Twin   *format.Twin
 }
 
 // FS returns the twin's files as a file system, for serving without
@@ -85,9 +96,39 @@ func (r *Result) Paths() []string {
 // WriteDir writes the twin into dir, creating it. Files of an earlier
 // import that this one does not produce are left alone, except the
 // fixtures and twin.toml it replaces.
+//
+// No reader ever sees half a twin: a new dir is written beside it under
+// a temporary name and renamed into place, and into an existing one each
+// file is written under a temporary name and renamed over the old. A
+// failure (or the process stopped) leaves at most a temporary file or
+// folder starting with ".wraith-import-", never a twin.toml of one import
+// beside the fixtures of another's half.
 func (r *Result) WriteDir(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return r.writeNew(dir)
+	}
 	for _, p := range r.Paths() {
-		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := writeFile(filepath.Join(dir, filepath.FromSlash(p)), r.Files[p]); err != nil {
+			return fmt.Errorf("write twin: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeNew writes the twin into a temporary folder beside dir and renames
+// it to dir.
+func (r *Result) writeNew(dir string) error {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("write twin: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, ".wraith-import-")
+	if err != nil {
+		return fmt.Errorf("write twin: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone after the rename; a leftover on failure
+	for _, p := range r.Paths() {
+		full := filepath.Join(tmp, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return fmt.Errorf("write twin: %w", err)
 		}
@@ -95,7 +136,38 @@ func (r *Result) WriteDir(dir string) error {
 			return fmt.Errorf("write twin: %w", err)
 		}
 	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("write twin: %w", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("write twin: %w", err)
+	}
 	return nil
+}
+
+// writeFile replaces the file at full with b by a rename, so it is the old
+// file or the new one, never part of either.
+func writeFile(full string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(full), ".wraith-import-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // gone after the rename
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), full)
 }
 
 // Import imports an OpenAPI description (JSON or YAML).
@@ -112,7 +184,20 @@ func ImportContext(ctx context.Context, spec []byte, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	sp := newSampler(ctx)
+	res, err := imported(newSampler(ctx), doc, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The twin is loaded as serve loads it (format.Load compiles its route
+	// table as the engine does), so an import either gives a twin serve
+	// serves or fails here, before anything is written.
+	if res.Twin, err = format.Load(res.FS(), "the imported twin"); err != nil {
+		return nil, fmt.Errorf("the imported twin does not load, so it could not be served (a bug in the importer; please report it): %w", err)
+	}
+	return res, nil
+}
+
+func imported(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 	if sp.stopped() {
 		return nil, sp.err
 	}

@@ -35,6 +35,9 @@ type Source struct {
 	Module   string `toml:"module"`   // "github.com/stripe/stripe-mock@v0.203.0"
 	Spec     string `toml:"spec"`     // path of the description in the module
 	Fixtures string `toml:"fixtures"` // path of the fixtures in the module
+	// Date is the day the pinned description is as of (its API version's
+	// date), the imported twin's recorded_at.
+	Date string `toml:"date"`
 }
 
 // TwinInfo are twin.toml's top-level fields.

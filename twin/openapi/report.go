@@ -36,7 +36,12 @@ type Counts struct {
 	Template int `json:"operations_template"`
 	// Unserved operations have no JSON answer to serve (files, 204s
 	// without a shape); they are declared and answer a structured miss.
-	Unserved   int `json:"operations_unserved"`
+	Unserved int `json:"operations_unserved"`
+	// Skipped operations have a path the twin's router cannot serve (a
+	// parameter that is not a whole segment, /files/{id}.json): they are
+	// left out of the twin, each with an unresolved entry saying why.
+	// Omitted when none, so reports without any keep their bytes.
+	Skipped    int `json:"operations_skipped,omitempty"`
 	Unresolved int `json:"unresolved"`
 }
 

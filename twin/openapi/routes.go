@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wraithdev/wraith/twin/route"
 )
 
 // paramTrie names path parameters so that the twin's route templates
@@ -84,6 +87,25 @@ func (t *paramTrie) rename(path string) string {
 		n = n.static[s]
 	}
 	return "/" + strings.Join(segs, "/")
+}
+
+// skipped reports whether the twin cannot serve an operation at the
+// route template path, and if so reports the operation as skipped, with
+// the router's reason. The check is the router's own parse (route.Router
+// Add), the one format.Load and the engine run over the twin's whole route
+// table, so what an import writes is what serve serves.
+func (im *importer) skipped(o operation, path string) bool {
+	return skipUnservable(im.report, o, path)
+}
+
+func skipUnservable(rep *Report, o operation, path string) bool {
+	err := route.New[struct{}]().Add(o.method, path, struct{}{})
+	if err == nil {
+		return false
+	}
+	rep.Counts.Skipped++
+	rep.unresolved(o.method+" "+o.path, fmt.Sprintf("not served: %v; the twin's router matches whole segments, so requests to it get a route miss", err), "high")
+	return true
 }
 
 // literalPattern matches a url pattern that is a literal path prefix.

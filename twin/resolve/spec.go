@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
@@ -44,8 +45,14 @@ func fromSpec(p string) (Source, bool, error) {
 	if err != nil {
 		return Source{}, true, fmt.Errorf("read %s: %w", p, err)
 	}
+	// The file's modification time dates the twin when the description
+	// pins no date, as `wraith import openapi` dates it (docs/import.md).
+	var modified time.Time
+	if fi, err := os.Stat(p); err == nil {
+		modified = fi.ModTime()
+	}
 	name := specTwinName(p)
-	res, err := openapi.Import(b, openapi.Options{Name: name})
+	res, err := openapi.Import(b, openapi.Options{Name: name, Modified: modified})
 	switch {
 	case errors.Is(err, openapi.ErrSwagger2):
 		return Source{}, true, &specError{fmt.Errorf("%s: %w", p, err)}
