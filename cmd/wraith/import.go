@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -92,7 +93,11 @@ wraith serve SPEC.json (or .yaml) imports in memory and serves the result.`,
 	return cmd
 }
 
-func runImport(_ context.Context, opts *importOptions) error {
+// runImport imports the description and writes the twin. ctx ends on
+// SIGINT or SIGTERM: the import stops where it is and nothing is written.
+// Unlike a server, which stops cleanly on a signal (exit 0), an import
+// stopped has not done its work, so it fails (exit 1) and says so.
+func runImport(ctx context.Context, opts *importOptions) error {
 	f := opts.f
 	dir, err := f.Getwd()
 	if err != nil {
@@ -118,6 +123,12 @@ func runImport(_ context.Context, opts *importOptions) error {
 	if err != nil {
 		return err
 	}
+	// The file's modification time dates the twin when neither the overlay
+	// nor the description pins a date (docs/import.md).
+	var modified time.Time
+	if fi, err := os.Stat(abs(opts.Spec)); err == nil {
+		modified = fi.ModTime()
+	}
 	fx, err := read("--fixtures", opts.Fixtures)
 	if err != nil {
 		return err
@@ -126,23 +137,28 @@ func runImport(_ context.Context, opts *importOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := openapi.Import(spec, openapi.Options{Name: opts.Name, Provider: opts.Provider, Fixtures: fx, Overlay: ov})
+	fmt.Fprintf(f.Stderr, "wraith: importing %s (%d bytes)\n", opts.Spec, len(spec))
+	res, err := openapi.ImportContext(ctx, spec, openapi.Options{Name: opts.Name, Provider: opts.Provider, Fixtures: fx, Overlay: ov, Modified: modified})
+	if ctx.Err() != nil {
+		return fmt.Errorf("import %s stopped (%v): nothing was written to %s", opts.Spec, context.Cause(ctx), opts.Output)
+	}
 	if errors.Is(err, openapi.ErrSwagger2) {
 		return usagef("%s: %v", opts.Spec, err)
 	}
 	if err != nil {
 		return fmt.Errorf("import %s: %w", opts.Spec, err)
 	}
-	tw, err := format.Load(res.FS(), opts.Spec)
-	if err != nil {
-		return fmt.Errorf("import %s: the imported twin does not load (a bug in the importer; please report it): %w", opts.Spec, err)
-	}
+	tw := res.Twin
 	if err := res.WriteDir(abs(opts.Output)); err != nil {
 		return err
 	}
 	c := res.Report.Counts
-	fmt.Fprintf(f.Stderr, "wraith: imported %s into %s: %d resources, %d operations stateful, %d as templates, %d unserved, %d unresolved (see import-report.json)\n",
-		opts.Spec, opts.Output, c.Resources, c.Stateful, c.Template, c.Unserved, c.Unresolved)
+	skipped := ""
+	if c.Skipped > 0 {
+		skipped = fmt.Sprintf(", %d skipped (paths the router cannot serve)", c.Skipped)
+	}
+	fmt.Fprintf(f.Stderr, "wraith: imported %s into %s: %d resources, %d operations stateful, %d as templates, %d unserved%s, %d unresolved (see import-report.json)\n",
+		opts.Spec, opts.Output, c.Resources, c.Stateful, c.Template, c.Unserved, skipped, c.Unresolved)
 	if opts.Format == "json" {
 		out := abs(opts.Output)
 		return writeJSON(f.Stdout, importDoc{Twin: tw.Name(), Digest: tw.Digest, Dir: out,
