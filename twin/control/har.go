@@ -1,7 +1,9 @@
 package control
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -13,17 +15,8 @@ import (
 )
 
 // HAR 1.2 (the W3C draft Chrome DevTools imports). Every field the format
-// requires is always present; numbers nobody measured are -1.
-type harDoc struct {
-	Log harLog `json:"log"`
-}
-
-type harLog struct {
-	Version string     `json:"version"`
-	Creator harCreator `json:"creator"`
-	Entries []harEntry `json:"entries"`
-}
-
+// requires is always present; numbers nobody measured are -1. The document
+// is {"log":{"version","creator","entries":[…]}}; writeHAR streams it.
 type harCreator struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
@@ -127,13 +120,34 @@ func truncatedComment(b session.Body) string {
 // agent sent, the export never shows it.
 const redacted = session.Redacted
 
-func (h *Handler) har(name string, entries []session.Entry) harDoc {
-	doc := harDoc{Log: harLog{Version: "1.2", Creator: harCreator{Name: "wraith", Version: h.opts.Version}, Entries: make([]harEntry, 0, len(entries))}}
+// writeHAR writes the HAR of entries, a session's journal as the journal
+// handler picked it, to w as it goes: one entry is rendered at a time, so
+// the export holds no more than the journal does, however large. A write
+// error (the client went away) ends it.
+func (h *Handler) writeHAR(w http.ResponseWriter, name string, entries []session.Entry) {
+	creator, _ := json.Marshal(harCreator{Name: "wraith", Version: h.opts.Version}) // two strings always encode
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	if _, err := fmt.Fprintf(w, `{"log":{"version":"1.2","creator":%s,"entries":[`, creator); err != nil {
+		return
+	}
 	for i := range entries {
 		e := &entries[i]
-		doc.Log.Entries = append(doc.Log.Entries, harEntryOf(name, e, h.eng.ResponseHeader(name, e)))
+		b, err := json.Marshal(harEntryOf(name, e, h.eng.ResponseHeader(name, e)))
+		if err != nil {
+			// Unreachable: an entry is strings and numbers. The document
+			// is already under way, so it is cut off, not answered anew.
+			h.log.Error("HAR entry does not encode", "session", name, "index", e.Index, "error", err)
+			return
+		}
+		if i > 0 {
+			b = append([]byte{','}, b...)
+		}
+		if _, err := w.Write(b); err != nil {
+			return
+		}
 	}
-	return doc
+	io.WriteString(w, "]}}\n")
 }
 
 // harEntryOf renders e; resp is the answer's headers, which the engine
@@ -145,7 +159,7 @@ func harEntryOf(name string, e *session.Entry, resp http.Header) harEntry {
 		host = "localhost"
 	}
 	query := harQuery(e.Query)
-	u := "http://" + host + e.Path
+	u := "http://" + host + scrub.Mask(e.Path, redacted)
 	if len(query) > 0 {
 		u += "?" + encodePairs(query) // the redacted pairs: the raw query may carry a credential
 	}
@@ -175,11 +189,16 @@ func harEntryOf(name string, e *session.Entry, resp http.Header) harEntry {
 	if e.ReqBody.Size > 0 {
 		mime := e.ReqHeader.Get("Content-Type")
 		post := &harPost{MimeType: mime, Params: []harPair{}, Comment: truncatedComment(e.ReqBody)}
-		if isForm(mime, e.ReqBody.Bytes) {
+		switch {
+		case isForm(mime, e.ReqBody.Bytes):
 			post.Params = harQuery(string(e.ReqBody.Bytes))
 			post.Text = encodePairs(post.Params)
-		} else {
-			post.Text = redactBody(mime, e.ReqBody.Bytes)
+		case isJSONBody(mime, e.ReqBody.Bytes):
+			post.Text = string(redactJSON(e.ReqBody.Bytes, true))
+		default:
+			// Cards and known credential shapes, as the recorder scrubs
+			// a text body; the journal keeps what the agent sent.
+			post.Text = scrub.Mask(string(e.ReqBody.Bytes), redacted)
 		}
 		out.Request.PostData = post
 	}
@@ -206,10 +225,11 @@ func harHeaders(h http.Header) []harPair {
 }
 
 // harRequestHeaders lists a request's headers as the journal kept them:
-// sorted by name, credentials already redacted.
+// sorted by name, credentials already redacted; card numbers and known
+// credential shapes in the other values are masked as in bodies.
 func harRequestHeaders(h session.Headers) []harPair {
 	out := []harPair{}
-	h.Each(func(k, v string) { out = append(out, harPair{Name: k, Value: v}) })
+	h.Each(func(k, v string) { out = append(out, harPair{Name: k, Value: scrub.Mask(v, redacted)}) })
 	return out
 }
 
@@ -222,8 +242,12 @@ func sortedHeaderNames(h http.Header) []string {
 	return names
 }
 
-// harQuery lists a query's (or form body's) pairs in the order sent, with
-// credential-named values redacted.
+// harQuery lists a query's (or form body's) pairs in the order sent, as
+// the journal kept them: still percent-encoded, because decoding could
+// turn an escaped credential ("sk_live_Ab%2FCd…", "%73k_…") into plain
+// text the journal never held. A pair whose decoded name is a credential
+// (scrub.IsCredential) has its value redacted; card numbers and known
+// credential shapes in the other values are masked (maskValue).
 func harQuery(raw string) []harPair {
 	out := []harPair{}
 	for _, part := range strings.Split(raw, "&") {
@@ -231,27 +255,77 @@ func harQuery(raw string) []harPair {
 			continue
 		}
 		k, v, _ := strings.Cut(part, "=")
+		name := k
 		if uk, err := url.QueryUnescape(k); err == nil {
-			k = uk
+			name = uk
 		}
-		if uv, err := url.QueryUnescape(v); err == nil {
-			v = uv
-		}
-		if scrub.IsCredential(k) {
+		if scrub.IsCredential(name) {
 			v = redacted
+		} else {
+			v = maskValue(v)
 		}
 		out = append(out, harPair{Name: k, Value: v})
 	}
 	return out
 }
 
+// maskValue is scrub.Mask for a percent-encoded query or form value,
+// returned percent-encoded. A value whose escapes are not the ones
+// url.QueryEscape writes is redacted whole when it needs masking:
+// re-encoding it would decode whatever else it escaped.
+func maskValue(v string) string {
+	if !strings.Contains(v, "%") {
+		// A "+" is a space: cards are grouped by spaces.
+		return strings.ReplaceAll(scrub.Mask(strings.ReplaceAll(v, "+", " "), redacted), " ", "+")
+	}
+	dec, err := url.QueryUnescape(v)
+	if err != nil {
+		return scrub.Mask(v, redacted)
+	}
+	m := scrub.Mask(dec, redacted)
+	if m == dec {
+		return v
+	}
+	if url.QueryEscape(dec) == canonicalEscapes(v) {
+		return url.QueryEscape(m)
+	}
+	return url.QueryEscape(redacted)
+}
+
+// canonicalEscapes writes v's escapes as url.QueryEscape does: upper-case
+// hex, and a space as "+".
+func canonicalEscapes(v string) string {
+	b := []byte(v)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = upperHex(b[i+1]), upperHex(b[i+2])
+		}
+	}
+	return strings.ReplaceAll(string(b), "%20", "+")
+}
+
+func upperHex(c byte) byte {
+	if 'a' <= c && c <= 'f' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+// encodePairs joins pairs, kept percent-encoded, into a query; a redacted
+// value is written escaped.
 func encodePairs(ps []harPair) string {
 	var b strings.Builder
 	for i, p := range ps {
 		if i > 0 {
 			b.WriteByte('&')
 		}
-		b.WriteString(url.QueryEscape(p.Name) + "=" + url.QueryEscape(p.Value))
+		b.WriteString(p.Name)
+		b.WriteByte('=')
+		if p.Value == redacted {
+			b.WriteString(url.QueryEscape(redacted))
+		} else {
+			b.WriteString(p.Value)
+		}
 	}
 	return b.String()
 }

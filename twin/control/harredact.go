@@ -23,24 +23,40 @@ func looksJSON(b []byte) bool {
 	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
-// redactBody returns a request body that is not a form as the HAR shows
-// it. A JSON body (by its media type, or its first byte) is rewritten with
-// the value of every member under a credential name (scrub.IsCredential:
-// password, api_key, refresh_token, …), at any depth, replaced by
-// "[redacted]"; any other body is shown as sent. A JSON body that breaks
-// off (the journal kept only its start) or is not JSON is shown up to
-// where it breaks, never past it: what follows was not read as members,
-// so it could hold a credential unredacted.
-func redactBody(mime string, b []byte) string {
-	if !strings.Contains(strings.ToLower(mime), "json") && !looksJSON(b) {
-		return string(b)
-	}
-	return string(redactJSON(b))
+// isJSONBody reports whether a body is shown as JSON: its media type
+// says so, or its first byte does.
+func isJSONBody(mime string, b []byte) bool {
+	return strings.Contains(strings.ToLower(mime), "json") || looksJSON(b)
 }
 
-// redactJSON walks b token by token, so its work is linear in the body
-// and no recursion follows the body's nesting.
-func redactJSON(b []byte) []byte {
+// redactBody returns an answer's body as the HAR shows it: a JSON body
+// through redactJSON, any other with card numbers and known credential
+// shapes masked. A twin answers with what an agent sent it (a payment
+// method's card number), and the HAR is a file that travels.
+func redactBody(mime string, b []byte) string {
+	if !isJSONBody(mime, b) {
+		return scrub.Mask(string(b), redacted)
+	}
+	return string(redactJSON(b, true))
+}
+
+// redactJSON returns a JSON body as the HAR shows it: the value of every
+// member under a credential name (scrub.IsCredential: password, api_key,
+// refresh_token, …), at any depth, replaced by "[redacted]", and, with
+// mask, card numbers and known credential shapes in strings masked
+// (scrub.Mask). Everything else is written as the journal kept it, byte
+// for byte but for the whitespace between tokens: a string keeps its
+// escapes, because decoding "\u0073k_live_…" would write in plain text
+// what the journal held only escaped. A string that needs masking and
+// has escapes json.Marshal would not write is redacted whole, for the
+// same reason. A body that breaks off (the journal kept only its start)
+// or is not JSON is shown up to where it breaks, never past it: what
+// follows was not read as members, so it could hold a credential
+// unredacted.
+//
+// It walks b token by token, so its work is linear in the body and no
+// recursion follows the body's nesting.
+func redactJSON(b []byte, mask bool) []byte {
 	type frame struct {
 		obj     bool
 		n       int  // members or elements written
@@ -62,10 +78,14 @@ func redactJSON(b []byte) []byte {
 		}
 	}
 	for {
+		start := dec.InputOffset()
 		tok, err := dec.Token()
 		if err != nil {
 			return out
 		}
+		// The token as the body wrote it: what the decoder read, without
+		// the separators and whitespace before it.
+		raw := bytes.TrimLeft(b[start:dec.InputOffset()], " \t\r\n,:")
 		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
 			stack = stack[:len(stack)-1]
 			out = append(out, byte(d))
@@ -80,7 +100,7 @@ func redactJSON(b []byte) []byte {
 		}
 		if f := top(); f != nil && f.obj && f.wantKey {
 			key, _ := tok.(string)
-			out = appendString(out, key)
+			out = append(out, raw...)
 			out = append(out, ':')
 			f.wantKey = false
 			if scrub.IsCredential(key) {
@@ -99,20 +119,28 @@ func redactJSON(b []byte) []byte {
 			out = append(out, byte(v))
 			continue
 		case string:
-			out = appendString(out, v)
-		case json.Number:
-			out = append(out, v...)
-		case bool:
-			if v {
-				out = append(out, "true"...)
-			} else {
-				out = append(out, "false"...)
-			}
-		case nil:
-			out = append(out, "null"...)
+			out = appendMasked(out, raw, v, mask)
+		default: // numbers, true, false, null
+			out = append(out, raw...)
 		}
 		valueDone()
 	}
+}
+
+// appendMasked appends the JSON string raw, whose value is v, masked when
+// mask says so (see redactJSON).
+func appendMasked(out, raw []byte, v string, mask bool) []byte {
+	if !mask {
+		return append(out, raw...)
+	}
+	m := scrub.Mask(v, redacted)
+	if m == v {
+		return append(out, raw...)
+	}
+	if bytes.Equal(appendString(nil, v), raw) {
+		return appendString(out, m)
+	}
+	return appendString(out, redacted)
 }
 
 func appendString(out []byte, s string) []byte {

@@ -13,7 +13,7 @@ func TestRedactJSON(t *testing.T) {
 		{`{"a":"x", "b":[1,2`, `{"a":"x","b":[1,2`},
 		{`not json`, ``},
 	} {
-		if have := string(redactJSON([]byte(tc.in))); have != tc.want {
+		if have := string(redactJSON([]byte(tc.in), false)); have != tc.want {
 			t.Errorf("redactJSON(%s):\nwant %s\nhave %s", tc.in, tc.want, have)
 		}
 	}

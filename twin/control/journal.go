@@ -105,7 +105,7 @@ func (h *Handler) journal(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if f.har {
-		writeJSON(w, http.StatusOK, h.har(s.Name(), picked))
+		h.writeHAR(w, s.Name(), picked)
 		return
 	}
 	out := journalView{Session: s.Name(), Entries: make([]entryView, 0, len(picked)), Dropped: dropped}
