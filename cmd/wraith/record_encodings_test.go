@@ -306,7 +306,9 @@ func TestRecordNeverWritesEncodedKey(t *testing.T) {
 	}
 	check("the journal", journal)
 	har := get("/__wraith/session/enc/journal?format=har", "")
-	var doc struct{ Log struct{ Entries []json.RawMessage } }
+	var doc struct {
+		Log struct{ Entries []json.RawMessage }
+	}
 	if err := json.Unmarshal(har, &doc); err != nil || len(doc.Log.Entries) != len(paths) {
 		t.Errorf("HAR: want %d entries, have %d (%v)", len(paths), len(doc.Log.Entries), err)
 	}

@@ -48,8 +48,10 @@
 // A name is a credential by pattern, not by list (IsCredential). It is
 // lowercased and its separators removed; it is a credential when that holds
 // "secret", "password", "passwd", "passphrase", "credential", "apikey",
-// "privatekey", "accesskey", "signingkey", "authkey", "signature" or
-// "cookie"; or when one of its words (split at separators and camelCase)
+// "privatekey", "accesskey", "signingkey", "authkey", "signature",
+// "cookie", "codeverifier" or one of Azure's key names ("accountkey",
+// "primarykey", "secondarykey", "sharedkey", "masterkey",
+// "subscriptionkey", "encryptionkey", "connectionstring"); or when one of its words (split at separators and camelCase)
 // contains "token", or is "auth", "oauth", "authn", "authz",
 // "authorization", "pwd", "sig", "otp", "cvc", "cvv", "csc", "csrf" or
 // "xsrf", or starts with "auth". False positives are weighed one by one:
@@ -67,7 +69,12 @@
 // "card[token]" are credentials), plus the bare URL names "key" (Google's
 // ?key=), "sid", "sessionid", "phpsessid" and "jsessionid". Header names add
 // any word starting with "session" and a bare "Key"; X-Wraith-Session is
-// kept.
+// kept, and so does a header whose last word is "key" ("Ocp-Apim-
+// Subscription-Key", "X-Ms-Encryption-Key"), Idempotency-Key aside. A bare
+// "code" is an OAuth authorization code, so a credential, in a query, form
+// or JSON document that also names "state", "session_state",
+// "grant_type", "redirect_uri" or "code_verifier" (an OAuth callback or
+// token exchange); elsewhere it is kept.
 //
 // What happens to a credential depends on where it is, as the product
 // contract says: in request parts (headers, query, form, JSON members at
@@ -89,8 +96,13 @@
 // ghp_/gho_/ghs_/ghu_/ghr_ and github_pat_ tokens, AWS AKIA/ASIA ids,
 // Google AIza keys, Slack xox tokens, "Bearer" and a long token, private key
 // blocks, JWTs) by their SecretToken (a private key block by
-// PrivateKeyMarker). URLs inside header values (Location, Link) have their
-// query and fragment scrubbed as a request query.
+// PrivateKeyMarker), and Azure keys: the value after AccountKey=,
+// SharedAccessKey= or SharedAccessSignature= in a connection string, and
+// any 88-character base64 value ending "==" (64 bytes: a storage account
+// key). URLs inside header values (Location, Link) have their query and
+// fragment scrubbed as a request query. In header values, email addresses
+// are tokenized; the whole value of From, and of a header whose name read
+// as a field without "X-" is personal ("X-User-Email"), is tokenized.
 //
 // # One exchange, one Pass
 //
