@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,7 +38,8 @@ func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *c
 		Use:   "serve TWIN",
 		Short: "Serve one twin in this process",
 		Long: `Serve one twin: a folder with twin.toml, a .twin file, ./twins/NAME,
-./NAME.twin, a twin on WRAITH_TWINS_PATH, or an embedded twin (checkout, billing).
+./NAME.twin, a twin on WRAITH_TWINS_PATH, or a twin embedded in wraith:
+` + strings.Join(embeddedTwins(), ", ") + ` (wraith twins lists them all).
 
 The ready document (--ready-json, --ready-fd) says where the twin listens
 once it serves; --ready-json removes a file an earlier run left before

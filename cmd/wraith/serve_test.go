@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/wraithdev/wraith/internal/testbin"
 	"github.com/wraithdev/wraith/ipc"
+	"github.com/wraithdev/wraith/twin/embedded"
 )
 
 // serveProc is a `wraith serve` child started as the guide starts it.
@@ -244,5 +247,23 @@ func TestServeInProcessStopsOnContext(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop within 10 s of its context ending")
+	}
+}
+
+// TestServeHelpListsEmbeddedTwins: serve --help names every twin built in,
+// as the embedded package holds them, not a list written by hand.
+func TestServeHelpListsEmbeddedTwins(t *testing.T) {
+	tomls, err := fs.Glob(embedded.FS(), "*/twin.toml")
+	if err != nil || len(tomls) == 0 {
+		t.Fatalf("no embedded twins: %v", err)
+	}
+	f, stdout, stderr := testFactory(t.TempDir(), nil)
+	if code := run([]string{"serve", "--help"}, f); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, toml := range tomls {
+		if name := path.Dir(toml); !strings.Contains(stdout.String(), name) {
+			t.Errorf("serve --help does not name the embedded twin %s:\n%s", name, stdout)
+		}
 	}
 }

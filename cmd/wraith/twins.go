@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"path"
 	"strings"
 	"text/tabwriter"
 
@@ -94,4 +96,18 @@ func runTwins(_ context.Context, opts *twinsOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", e.Name, source, e.Digest, e.Exchanges, strings.Join(e.Fixtures, ","))
 	}
 	return tw.Flush()
+}
+
+// embeddedTwins names the twins built into this binary: the folders of the
+// embedded package that hold a twin.toml, in order. Help texts take the
+// list from here, so a twin added there is listed everywhere.
+func embeddedTwins() []string {
+	entries, _ := fs.ReadDir(embedded.FS(), ".")
+	var names []string
+	for _, e := range entries {
+		if _, err := fs.Stat(embedded.FS(), path.Join(e.Name(), "twin.toml")); e.IsDir() && err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
