@@ -135,14 +135,18 @@ func TestRestoreRefusesDoctoredState(t *testing.T) {
 	if resp, body := do(t, base, call{method: "POST", path: "/v1/customers/cus_123", form: "description=changed", session: "src"}); resp.StatusCode != 200 {
 		t.Fatalf("update cus_123: %d %s", resp.StatusCode, body)
 	}
+	// A delete of an id the twin never held leaves a tombstone of no
+	// provenance: a snapshot holds it, and restores it.
+	if resp, body := do(t, base, call{method: "DELETE", path: "/v1/customers/cus_never", session: "src"}); resp.StatusCode != 200 {
+		t.Fatalf("delete cus_never: %d %s", resp.StatusCode, body)
+	}
 	raw, snap := snapshotOf(t, base, "src")
 	created := replayOf(snap, "k1")["Body"].(string) // base64 of the create's answer
-	var createdID string
-	for _, e := range snap["entities"].([]any) {
-		if id := e.(map[string]any)["id"].(string); id != "cus_123" {
-			createdID = id
-		}
+	var createdBody struct{ ID string }
+	if err := json.Unmarshal([]byte(mustBase64(t, created)), &createdBody); err != nil {
+		t.Fatal(err)
 	}
+	createdID := createdBody.ID
 	at := map[string]int{}
 	for i, e := range snap["entities"].([]any) {
 		at[e.(map[string]any)["id"].(string)] = i
@@ -232,6 +236,11 @@ func TestRestoreRefusesDoctoredState(t *testing.T) {
 	resp, body := do(t, base, call{method: "POST", path: "/v1/customers", form: "description=idem", session: "good", header: map[string]string{"Idempotency-Key": "k1"}})
 	if want := mustBase64(t, created); resp.StatusCode != 200 || string(body) != want || resp.Header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("replay after restore: want 200 %s, have %d %s", want, resp.StatusCode, body)
+	}
+	for _, path := range []string{"/v1/customers/cus_never", "/v1/customers/cus_123", "/v1/customers/" + createdID} {
+		if want, have := answer(t, base, call{path: path, session: "src"}), answer(t, base, call{path: path, session: "good"}); want != have {
+			t.Errorf("GET %s after restore:\nwant %s\nhave %s", path, want, have)
+		}
 	}
 }
 

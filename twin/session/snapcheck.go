@@ -123,8 +123,10 @@ func (ed *EntityDoc) validate(i int, seq uint64) *apierr.Error {
 		return invalid(p+".id", "%q: want the entity's id or address, 1 to %d printable ASCII bytes", ed.ID, MaxSnapshotText)
 	case ed.Object == "" || len(ed.Object) > MaxSnapshotText:
 		return invalid(p+".object", "%q: want the name of one of the twin's resources", ed.Object)
-	case !slices.Contains(entityProvenances[:], ed.Provenance):
-		return invalid(p+".provenance", "%q: want one of %v", ed.Provenance, entityProvenances)
+	case !slices.Contains(entityProvenances[:], ed.Provenance) && (ed.Provenance != "" || !ed.Deleted):
+		// A tombstone of an entity the twin synthesized (a delete of an
+		// id it never held) has none.
+		return invalid(p+".provenance", "%q: want one of %v (or none, for a deleted entity)", ed.Provenance, entityProvenances)
 	case len(ed.Exchange) > MaxSnapshotText || !printable(ed.Exchange):
 		return invalid(p+".exchange", "want a recorded exchange such as \"charges/3\", or none")
 	case len(ed.Scope) > MaxSnapshotText || !printable(ed.Scope):
