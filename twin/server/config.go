@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wraithdev/wraith/internal/rate"
+	"github.com/wraithdev/wraith/internal/size"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
@@ -40,9 +41,26 @@ type Config struct {
 	MaxSessions      int
 	MaxEntities      int
 	JournalLimit     int
+	JournalMemory    int64
 	MaxBody          int64
 	MaxMemory        int64
 	Grace            time.Duration
+}
+
+// MinJournalMemory is the smallest journal budget: below it a sweep,
+// which visits every session, would come every few requests.
+const MinJournalMemory = 1 << 20
+
+// journalBudget is what the store's journals, coverage misses and
+// idempotency caches may hold together: --journal-memory, and at most a
+// quarter of --max-memory when that is set, so that what clients grow by
+// reading never brings the heap to the limit at which writes are refused.
+func (c *Config) journalBudget() int64 {
+	b := c.JournalMemory
+	if c.MaxMemory > 0 {
+		b = min(b, max(c.MaxMemory/4, MinJournalMemory))
+	}
+	return b
 }
 
 // UsageError is a configuration mistake: the command exits 2.
@@ -93,6 +111,26 @@ func (f stepFlag) Set(s string) error {
 	return nil
 }
 
+// sizeFlag reads a number of bytes in package size's syntax: "200MiB",
+// "2GiB", "512MB" or plain bytes.
+type sizeFlag struct{ n *int64 }
+
+func (f sizeFlag) String() string {
+	if f.n == nil {
+		return ""
+	}
+	return size.Format(*f.n)
+}
+
+func (f sizeFlag) Set(s string) error {
+	n, err := size.Parse(s)
+	if err != nil {
+		return fmt.Errorf("want %s; got %q", size.Syntax, s)
+	}
+	*f.n = n
+	return nil
+}
+
 // fieldsFlag collects --pii-verbatim FIELD,... (repeatable).
 type fieldsFlag struct{ c *Config }
 
@@ -138,8 +176,11 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.IntVar(&c.MaxSessions, "max-sessions", 10000, "most sessions alive at once (`N`); past it new sessions get 503 session-limit")
 	fs.IntVar(&c.JournalLimit, "journal-limit", session.DefaultJournalLimit, "journal entries (`N`) kept per session; past it the oldest are dropped and counted")
 	fs.IntVar(&c.MaxEntities, "max-entities", engine.DefaultMaxEntities, "most entities (`N`) one session may create, change or delete; past it writes get 507 session-entity-limit")
-	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "largest request body in `BYTES`, and largest entity; larger bodies get 413 body-too-large")
-	fs.Int64Var(&c.MaxMemory, "max-memory", 0, "soft limit on the live heap in `BYTES`; past it writes get 507 memory-limit and reads keep working (0: none)")
+	c.JournalMemory = session.DefaultJournalMemory
+	fs.Var(sizeFlag{&c.JournalMemory}, "journal-memory", "bytes (a `SIZE` such as 256MiB) all sessions' journals, coverage misses and idempotency caches may hold together; past it the oldest journal entries of any session are dropped and counted (at most a quarter of --max-memory when that is set)")
+	c.MaxBody = 10 << 20
+	fs.Var(sizeFlag{&c.MaxBody}, "max-body", "largest request body (a `SIZE` such as 10MiB, or bytes), and largest entity; larger bodies get 413 body-too-large")
+	fs.Var(sizeFlag{&c.MaxMemory}, "max-memory", "soft limit on the live heap, a `SIZE` such as 512MiB or 2GiB (or bytes); past it writes get 507 memory-limit and reads keep working (0: none)")
 	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second, "how long (a `DURATION`) in-flight requests may finish after SIGINT or SIGTERM")
 	return c
 }
@@ -188,7 +229,10 @@ func (c *Config) Validate() error {
 		bad("--max-body %d: want 1 or more bytes", c.MaxBody)
 	}
 	if c.MaxMemory < 0 {
-		bad("--max-memory %d: want 0 (no limit) or a number of bytes, such as 536870912 for 512 MiB", c.MaxMemory)
+		bad("--max-memory %d: want 0 (no limit) or a size, such as 512MiB", c.MaxMemory)
+	}
+	if c.JournalMemory < MinJournalMemory {
+		bad("--journal-memory %d: want %s or more, such as 256MiB", c.JournalMemory, size.Format(MinJournalMemory))
 	}
 	if c.Digest != "" && !strings.HasPrefix(c.Digest, "sha256:") {
 		bad("--digest %q: want sha256:<hex>, as wraith inspect prints", c.Digest)

@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -140,4 +142,65 @@ func vmHWM(tb testing.TB, pid int) int {
 	}
 	tb.Fatal("no VmHWM in /proc/PID/status")
 	return 0
+}
+
+// TestMemoryFlagsTakeSizes: --max-memory, --journal-memory and --max-body
+// take sizes with units or plain bytes, and refuse anything else with a
+// message naming the flag and the syntax (the old flags took bytes only:
+// "200MiB" was an error).
+func TestMemoryFlagsTakeSizes(t *testing.T) {
+	tests := []struct {
+		args        []string
+		maxMemory   int64
+		journal     int64 // the budget the store gets
+		errContains string
+	}{
+		{args: nil, maxMemory: 0, journal: 256 << 20},
+		{args: []string{"--max-memory", "200MiB"}, maxMemory: 200 << 20, journal: 50 << 20},
+		{args: []string{"--max-memory", "2GiB"}, maxMemory: 2 << 30, journal: 256 << 20},
+		{args: []string{"--max-memory", "512MB"}, maxMemory: 512e6, journal: 128e6},
+		{args: []string{"--max-memory", "536870912"}, maxMemory: 512 << 20, journal: 128 << 20},
+		{args: []string{"--max-memory", "1"}, maxMemory: 1, journal: MinJournalMemory},
+		{args: []string{"--journal-memory", "64MiB"}, journal: 64 << 20},
+		{args: []string{"--journal-memory", "1GiB", "--max-memory", "1GiB"}, maxMemory: 1 << 30, journal: 256 << 20},
+		{args: []string{"--max-memory", "12 parsecs"}, errContains: `invalid value "12 parsecs" for flag -max-memory: want bytes (an integer) or a number with a unit`},
+		{args: []string{"--max-memory", "1.5GiB"}, errContains: "-max-memory"},
+		{args: []string{"--max-memory", "-1"}, errContains: "-max-memory"},
+		{args: []string{"--journal-memory", "200mib"}, errContains: "-journal-memory"},
+		{args: []string{"--max-body", "10MiB"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			cfg := Flags(fs)
+			err := fs.Parse(tt.args)
+			if tt.errContains != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errContains) {
+					t.Errorf("want an error containing %q, have %v", tt.errContains, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cfg.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if cfg.MaxMemory != tt.maxMemory {
+				t.Errorf("--max-memory: want %d bytes, have %d", tt.maxMemory, cfg.MaxMemory)
+			}
+			if tt.journal != 0 && cfg.journalBudget() != tt.journal {
+				t.Errorf("journal budget: want %d bytes, have %d", tt.journal, cfg.journalBudget())
+			}
+		})
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	cfg := Flags(fs)
+	if err := fs.Parse([]string{"--journal-memory", "4KiB"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--journal-memory 4096: want 1MiB or more") {
+		t.Errorf("--journal-memory 4KiB: want a usage error naming the 1MiB floor, have %v", err)
+	}
 }

@@ -119,7 +119,9 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access}
 	eng.Store().SetJournalLimit(cfg.JournalLimit)
+	eng.Store().SetJournalMemory(cfg.journalBudget())
 	obs := observe.New(eng.Store(), deps.Now, eng.Routes()...)
+	obs.AccountTo(eng.Store().Memory())
 	logRequest := requestLog(log.Named("request"), deps.Now)
 	eng.Store().OnEntry(func(name string, e *session.Entry) {
 		obs.Observe(name, e)
