@@ -39,10 +39,31 @@
     }
   }
 
-  // api calls a control endpoint (path relative to /__wraith/) and returns
-  // its JSON, or the Response itself with {raw: true}. A 401 shows the
-  // token form and retries with what the user enters.
-  async function api(path, opts = {}) {
+  // controlURL is the URL of a control endpoint given as its path segments
+  // under /__wraith/ (a session name is one of them) and a query. Each
+  // segment is encoded, so no name can add a '/' or a '?'. A dot segment
+  // would still be resolved away, encoded or not ('..' would make a
+  // session's reset POST /__wraith/reset, the reset of every session), so
+  // it is refused, as is an empty one; the twin refuses such names too.
+  function controlURL(segments, query) {
+    const path = segments.map((s) => {
+      const seg = enc(String(s));
+      if (seg === '' || /^(?:\.|%2e){1,2}$/i.test(seg)) {
+        throw new APIError(400, 'invalid-session',
+          `${JSON.stringify(String(s))} cannot be named in a control path: a session name is 1 to 128 characters of A-Z a-z 0-9 . _ : -, not . or ..`);
+      }
+      return seg;
+    });
+    const u = new URL(path.join('/'), base);
+    if (query) u.search = query;
+    return u;
+  }
+
+  // api calls the control endpoint at segments (see controlURL) and
+  // returns its JSON, or the Response itself with {raw: true}. A 401 shows
+  // the token form and retries with what the user enters.
+  async function api(segments, opts = {}) {
+    const url = controlURL(segments, opts.query);
     for (;;) {
       const headers = new Headers();
       if (state.token) headers.set('Authorization', 'Bearer ' + state.token);
@@ -51,7 +72,7 @@
         headers.set('Content-Type', 'application/json');
         body = JSON.stringify(opts.body);
       }
-      const res = await fetch(new URL(path, base), {
+      const res = await fetch(url, {
         method: opts.method || 'GET', headers, body,
         credentials: 'omit', cache: 'no-store', redirect: 'error',
       });
@@ -139,7 +160,7 @@
   async function showSessions() {
     const gen = ++state.gen;
     show('view-sessions');
-    const data = await api('session');
+    const data = await api(['session']);
     if (gen !== state.gen) return;
     const t0 = performance.now();
     state.sessions = data.sessions || [];
@@ -210,7 +231,7 @@
       const cell = digestQueue.shift();
       if (!cell.isConnected) continue;
       digestsInFlight++;
-      api(`session/${enc(cell.dataset.session)}/digest`).then((d) => {
+      api(['session', cell.dataset.session, 'digest']).then((d) => {
         cell.textContent = shortDigest(d.digest);
         cell.title = d.digest;
         cell.classList.remove('muted');
@@ -240,7 +261,7 @@
     const t0 = performance.now();
     const [journal, diff] = await Promise.all([
       journalPage(name, null),
-      api(`session/${enc(name)}/diff`),
+      api(['session', name, 'diff']),
     ]);
     if (gen !== state.gen) return;
     const t1 = performance.now();
@@ -271,7 +292,7 @@
     const from = after === null ? '' : `&after=${enc(after)}`;
     if (!state.journalWhole) {
       try {
-        const page = await api(`session/${enc(name)}/journal?limit=${JOURNAL_PAGE}${from}`);
+        const page = await api(['session', name, 'journal'], { query: `limit=${JOURNAL_PAGE}${from}` });
         page.limit = JOURNAL_PAGE;
         return page;
       } catch (err) {
@@ -279,7 +300,7 @@
         state.journalWhole = true;
       }
     }
-    return api(`session/${enc(name)}/journal?${from.slice(1)}`);
+    return api(['session', name, 'journal'], { query: from.slice(1) });
   }
 
   function addJournal(page) {
@@ -335,7 +356,7 @@
     const row = $('journal').querySelector(`tr[data-index="${index}"]`);
     if (row) row.classList.add('selected');
     const after = index > 0 ? `&after=${index - 1}` : '';
-    const har = await api(`session/${enc(state.session)}/journal?format=har&limit=1${after}`);
+    const har = await api(['session', state.session, 'journal'], { query: `format=har&limit=1${after}` });
     if (gen !== state.gen || state.selected !== index) return;
     const entry = ((har.log && har.log.entries) || []).find((e) => e._wraith && e._wraith.index === index);
     $('exchange').hidden = false;
@@ -423,8 +444,8 @@
     });
   }
 
-  async function download(path, filename) {
-    const res = await api(path, { raw: true });
+  async function download(segments, query, filename) {
+    const res = await api(segments, { raw: true, query });
     const url = URL.createObjectURL(await res.blob());
     const a = el('a');
     a.href = url;
@@ -475,7 +496,7 @@
     const name = state.session;
     const ok = await confirmAction(`Reset session ${name} to just-provisioned? Its entities, ids, clock and journal go back to the start.`, 'Reset');
     if (!ok) return;
-    await api(`session/${enc(name)}/reset`, { method: 'POST' });
+    await api(['session', name, 'reset'], { method: 'POST' });
     await showSession(name);
     setStatus(`Session ${name} was reset.`);
   }
@@ -484,7 +505,7 @@
     const name = state.session;
     const to = await confirmAction(`Fork session ${name}: the new session starts as a copy of its world and goes on independently.`, 'Fork', name + '-fork');
     if (!to) return;
-    const res = await api(`session/${enc(name)}/fork`, { method: 'POST', body: { session: to } });
+    const res = await api(['session', name, 'fork'], { method: 'POST', body: { session: to } });
     $('filter').value = '';
     if (location.hash === '#/') await showSessions();
     else location.hash = '#/';
@@ -496,7 +517,7 @@
   async function showCoverage() {
     const gen = ++state.gen;
     show('view-coverage');
-    const cov = await api('coverage');
+    const cov = await api(['coverage']);
     if (gen !== state.gen) return;
     const misses = document.createDocumentFragment();
     for (const m of cov.misses || []) {
@@ -527,7 +548,9 @@
   function route() {
     const h = location.hash;
     let p;
-    if (h.startsWith('#/s/')) p = showSession(decodeURIComponent(h.slice(4)));
+    // Decoded inside the promise: a malformed escape (#/s/%E0) is shown
+    // as an error, not thrown out of the event handler.
+    if (h.startsWith('#/s/')) p = Promise.resolve().then(() => showSession(decodeURIComponent(h.slice(4))));
     else if (h === '#/coverage') p = showCoverage();
     else p = showSessions();
     p.catch(fail);
@@ -552,8 +575,8 @@
     on('sessions-more', 'click', moreSessions);
     on('sessions-refresh', 'click', showSessions);
     on('journal-more', 'click', moreJournal);
-    on('download-har', 'click', () => download(`session/${enc(state.session)}/journal?format=har`, `${state.session}.har`));
-    on('download-snapshot', 'click', () => download(`session/${enc(state.session)}/snapshot`, `${state.session}.snapshot.json`));
+    on('download-har', 'click', () => download(['session', state.session, 'journal'], 'format=har', `${state.session}.har`));
+    on('download-snapshot', 'click', () => download(['session', state.session, 'snapshot'], '', `${state.session}.snapshot.json`));
     on('action-reset', 'click', resetSession);
     on('action-fork', 'click', forkSession);
     $('journal').tBodies[0].addEventListener('click', (ev) => {
@@ -565,7 +588,7 @@
       if (tr && ev.key === 'Enter') showExchange(Number(tr.dataset.index)).catch(fail);
     });
     window.addEventListener('hashchange', route);
-    api('info').then((i) => {
+    api(['info']).then((i) => {
       $('twin').textContent = `${i.twin} · ${shortDigest(i.digest)} · wraith ${i.wraith_version || ''}`;
     }, () => {});
     route();
