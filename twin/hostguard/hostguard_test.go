@@ -28,6 +28,9 @@ func TestCheck(t *testing.T) {
 		{"no Host", "-", nil, LoopbackOrigins, ForeignHost, "Host"},
 		{"cross-site form", "", map[string]string{"Origin": "https://attacker.example"}, LoopbackOrigins, ForeignOrigin, "Origin"},
 		{"null origin", "", map[string]string{"Origin": "null"}, SameOriginOnly, ForeignOrigin, "Origin"},
+		// What a page the twin replays under its sandbox sends: an opaque
+		// origin, though its URL (the Referer) is the twin's own.
+		{"sandboxed page", "", map[string]string{"Origin": "null", "Referer": "http://127.0.0.1:1234/search?q=x", "Sec-Fetch-Site": "cross-site"}, LoopbackOrigins, ForeignOrigin, "Origin"},
 		{"cross-site Referer", "", map[string]string{"Referer": "https://attacker.example/page"}, LoopbackOrigins, ForeignOrigin, "Referer"},
 		{"loopback Origin", "", map[string]string{"Origin": "http://localhost:5173", "Sec-Fetch-Site": "cross-site"}, LoopbackOrigins, 0, ""},
 		{"loopback Origin, strict", "", map[string]string{"Origin": "http://localhost:5173", "Sec-Fetch-Site": "cross-site"}, SameOriginOnly, ForeignOrigin, "Sec-Fetch-Site"},
