@@ -120,7 +120,9 @@ func keyEncodings(key string) map[string]string {
 }
 
 // carriers are the places of an answer the provider puts an encoding in.
-var carriers = []string{"text", "html", "json", "json-raw", "form", "location", "cookie", "header"}
+// A JSON member name is never rewritten, so an exchange with the key
+// there is refused rather than scrubbed.
+var carriers = []string{"text", "html", "json", "json-raw", "json-name", "form", "location", "cookie", "header"}
 
 // echoEncodings is a provider that answers /enc/{encoding}/{carrier} with
 // the injected key, encoded so, in that carrier.
@@ -147,6 +149,10 @@ func echoEncodings(tb testing.TB) *httptest.Server {
 		case "json-raw":
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"echo":"%s"}`, enc) // as sent: "\u0073…" is a JSON escape here
+		case "json-name":
+			w.Header().Set("Content-Type", "application/json")
+			q, _ := json.Marshal(enc)
+			fmt.Fprintf(w, `{%s:true}`, q)
 		case "form":
 			w.Header().Set("Content-Type", "application/x-www-form-urlencoded")
 			fmt.Fprintf(w, "echo=%s&scope=read", enc)
@@ -234,6 +240,9 @@ func TestRecordNeverWritesEncodedKey(t *testing.T) {
 		t.Fatalf("record: exit %d:\n%s", code, rec.stderr)
 	}
 	t.Logf("%d encodings, %d exchanges recorded scrubbed, %d refused with record-failed", len(encodings), recorded, refused)
+	if recorded == 0 || refused == 0 {
+		t.Errorf("want both scrubbed and refused exchanges (the key as a JSON member name is refused), have %d and %d", recorded, refused)
+	}
 
 	// Every form the test generated, as sent and as JSON would write it:
 	// the files are JSON.

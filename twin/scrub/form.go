@@ -41,7 +41,11 @@ func (p *Pass) ResponseForm(body string) string { return p.pairs(body, false, fa
 // EchoPairs replaces, in the decoded values of a scrubbed query or form,
 // every value this pass has removed or tokenized so far. It scrubs as
 // ResponseForm does, which changes nothing already scrubbed.
-func (p *Pass) EchoPairs(raw string) string { return p.pairs(raw, false, true) }
+//
+// The live credential is first searched for in raw as a whole: in a form
+// its "+" reads as a space once decoded, and an HTML-entity form of it
+// ("&#115;&#107;…") is split at every "&" into pairs of its own.
+func (p *Pass) EchoPairs(raw string) string { return p.pairs(p.echoLive(raw), false, true) }
 
 type action uint8
 

@@ -133,3 +133,23 @@ func TestEchoReplacesEncodedLive(t *testing.T) {
 		})
 	}
 }
+
+// TestEchoPairsLive: in a form, the live key is found before the form is
+// split and decoded: its "+" would read as a space, and an HTML-entity
+// form of it would be split at every "&".
+func TestEchoPairsLive(t *testing.T) {
+	s := New([]byte("live-test-key-0123456789"), Policy{})
+	for name, enc := range liveEncodings(liveKey) {
+		t.Run(name, func(t *testing.T) {
+			p := s.NewPass()
+			p.Secret(liveKey)
+			have := p.EchoPairs("echo=" + enc + "&scope=read")
+			if ContainsLive([]byte(have), liveKey) {
+				t.Errorf("EchoPairs(echo=%s) = %q: still holds the key", enc, have)
+			}
+			if !strings.HasSuffix(have, "&scope=read") {
+				t.Errorf("EchoPairs(echo=%s) = %q: want the other pair kept", enc, have)
+			}
+		})
+	}
+}

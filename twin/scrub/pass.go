@@ -129,7 +129,11 @@ func (p *Pass) Echo(v string) string {
 	if p == nil || len(p.found) == 0 || v == "" {
 		return v
 	}
-	v = p.replacer().Replace(v)
+	return p.echoLive(p.replacer().Replace(v))
+}
+
+// echoLive replaces the live credentials in v, in any form findLive finds.
+func (p *Pass) echoLive(v string) string {
 	for _, l := range p.live {
 		v = replaceLive(v, l.needles, l.token)
 	}
