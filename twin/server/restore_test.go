@@ -135,6 +135,11 @@ func TestRestoreRefusesDoctoredState(t *testing.T) {
 	if resp, body := do(t, base, call{method: "POST", path: "/v1/customers/cus_123", form: "description=changed", session: "src"}); resp.StatusCode != 200 {
 		t.Fatalf("update cus_123: %d %s", resp.StatusCode, body)
 	}
+	// What a request may name, a session holds and a snapshot carries: a
+	// key and an id beyond ASCII.
+	if resp, body := do(t, base, call{method: "POST", path: "/v1/customers/cus_cl%C3%A9", form: "description=utf8", session: "src", header: map[string]string{"Idempotency-Key": "clé"}}); resp.StatusCode != 200 {
+		t.Fatalf("update cus_clé: %d %s", resp.StatusCode, body)
+	}
 	// A delete of an id the twin never held leaves a tombstone of no
 	// provenance: a snapshot holds it, and restores it.
 	if resp, body := do(t, base, call{method: "DELETE", path: "/v1/customers/cus_never", session: "src"}); resp.StatusCode != 200 {
@@ -237,7 +242,7 @@ func TestRestoreRefusesDoctoredState(t *testing.T) {
 	if want := mustBase64(t, created); resp.StatusCode != 200 || string(body) != want || resp.Header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("replay after restore: want 200 %s, have %d %s", want, resp.StatusCode, body)
 	}
-	for _, path := range []string{"/v1/customers/cus_never", "/v1/customers/cus_123", "/v1/customers/" + createdID} {
+	for _, path := range []string{"/v1/customers/cus_never", "/v1/customers/cus_123", "/v1/customers/" + createdID, "/v1/customers/cus_cl%C3%A9"} {
 		if want, have := answer(t, base, call{path: path, session: "src"}), answer(t, base, call{path: path, session: "good"}); want != have {
 			t.Errorf("GET %s after restore:\nwant %s\nhave %s", path, want, have)
 		}

@@ -19,12 +19,15 @@ import (
 // every value that later reaches a header, a metrics label, a map key or a
 // status line is held to what this twin could have written itself.
 const (
-	// MaxIdempotencyKey is the longest Idempotency-Key a snapshot may
-	// remember, the length Stripe accepts.
+	// MaxIdempotencyKey is the longest Idempotency-Key a session
+	// remembers, the length Stripe accepts: the engine refuses longer
+	// ones, and a snapshot may not carry one.
 	MaxIdempotencyKey = 255
 	// MaxSnapshotText bounds the other strings a snapshot names an entity
 	// or a counter by: ids, addresses, scopes, exchanges and counter names.
-	MaxSnapshotText = 1024
+	// They come from request paths, which the server's MaxHeaderBytes
+	// (64 KiB) bounds, so no session made a longer one.
+	MaxSnapshotText = 64 << 10
 	// MaxFaultRules bounds fault_counts: a fault profile with more rules
 	// than this is no profile a twin would be served with.
 	MaxFaultRules = 1024
@@ -96,8 +99,8 @@ func validReplay(key string, r *Replay) *apierr.Error {
 	switch {
 	case key == "" || len(key) > MaxIdempotencyKey:
 		return invalid(p, "an Idempotency-Key of %d bytes: want 1 to %d", len(key), MaxIdempotencyKey)
-	case !printable(key):
-		return invalid(p, "the key holds control or non-ASCII bytes: an Idempotency-Key is a header value")
+	case !headerSafe(key):
+		return invalid(p, "the key holds control bytes: an Idempotency-Key is a header value, which cannot")
 	case r == nil:
 		return invalid(p, "null: want the remembered answer, an object with Fingerprint, Status, Body and Provenance")
 	case len(r.Fingerprint) != 64 || !isHex(r.Fingerprint):
@@ -106,7 +109,7 @@ func validReplay(key string, r *Replay) *apierr.Error {
 		return invalid(p+".Status", "%d: want an HTTP status from 100 to 599", r.Status)
 	case prov.Index(r.Provenance) < 0:
 		return invalid(p+".Provenance", "%q: want one of %v", r.Provenance, prov.All)
-	case len(r.Route) > MaxSnapshotText || !printable(r.Route):
+	case len(r.Route) > MaxSnapshotText || !headerSafe(r.Route):
 		return invalid(p+".Route", "want a route such as \"POST /v1/customers\", or none")
 	case len(r.Body) > 0 && !json.Valid(r.Body):
 		return invalid(p+".Body", "the remembered body is not JSON: want the answer's bytes, base64-encoded as a snapshot writes them")
@@ -119,17 +122,17 @@ func validReplay(key string, r *Replay) *apierr.Error {
 func (ed *EntityDoc) validate(i int, seq uint64) *apierr.Error {
 	p := fmt.Sprintf("entities[%d]", i)
 	switch {
-	case ed.ID == "" || len(ed.ID) > MaxSnapshotText || !printable(ed.ID):
-		return invalid(p+".id", "%q: want the entity's id or address, 1 to %d printable ASCII bytes", ed.ID, MaxSnapshotText)
+	case ed.ID == "" || len(ed.ID) > MaxSnapshotText:
+		return invalid(p+".id", "an id of %d bytes: want the entity's id or address, 1 to %d bytes", len(ed.ID), MaxSnapshotText)
 	case ed.Object == "" || len(ed.Object) > MaxSnapshotText:
 		return invalid(p+".object", "%q: want the name of one of the twin's resources", ed.Object)
 	case !slices.Contains(entityProvenances[:], ed.Provenance) && (ed.Provenance != "" || !ed.Deleted):
 		// A tombstone of an entity the twin synthesized (a delete of an
 		// id it never held) has none.
 		return invalid(p+".provenance", "%q: want one of %v (or none, for a deleted entity)", ed.Provenance, entityProvenances)
-	case len(ed.Exchange) > MaxSnapshotText || !printable(ed.Exchange):
+	case len(ed.Exchange) > MaxSnapshotText || !headerSafe(ed.Exchange): // X-Wraith-Exchange carries it
 		return invalid(p+".exchange", "want a recorded exchange such as \"charges/3\", or none")
-	case len(ed.Scope) > MaxSnapshotText || !printable(ed.Scope):
+	case len(ed.Scope) > MaxSnapshotText:
 		return invalid(p+".scope", "want the entity's parents joined by /, such as \"octocat/hello\", or none")
 	case ed.Created < 0 || ed.Created > MaxEpoch:
 		return invalid(p+".created", "%d is outside 0 to %d (the end of 2199, in unix seconds)", ed.Created, int64(MaxEpoch))
@@ -171,11 +174,12 @@ func describeJSON(b []byte) string {
 	}
 }
 
-// printable reports whether s is printable ASCII: what a header value, a
-// label or a log line may carry unescaped.
-func printable(s string) bool {
+// headerSafe reports whether s holds no control bytes but tab: what a
+// header value may carry (a request's own Idempotency-Key cannot hold one,
+// so neither can a key remembered from it).
+func headerSafe(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
+		if c := s[i]; (c < 0x20 && c != '\t') || c == 0x7f {
 			return false
 		}
 	}
