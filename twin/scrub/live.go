@@ -64,6 +64,9 @@ func findLive(text []byte, needles [][]byte, spans bool) (liveSpan, bool) {
 	for _, n := range needles {
 		shortest = min(shortest, len(n))
 	}
+	if len(text) < shortest {
+		return liveSpan{}, false // no layer makes text longer
+	}
 	cur := text
 	var maps [][]int32 // maps[k][j]: where byte j of layer k+1 came from in layer k
 	for layer := 0; layer <= liveLayers; layer++ {
@@ -74,6 +77,8 @@ func findLive(text []byte, needles [][]byte, spans bool) (liveSpan, bool) {
 			// Layer 0 is the text lowercased only: a key that holds "%41"
 			// itself must be found before it is decoded away.
 			next, from = lowerOnly(cur, spans)
+		} else if bytes.IndexAny(cur, "%\\&\x00") < 0 {
+			break // nothing to decode: most text
 		} else {
 			next, from, changed = unescapeLayer(cur, spans)
 		}
@@ -110,9 +115,6 @@ func findLive(text []byte, needles [][]byte, spans bool) (liveSpan, bool) {
 				}
 			}
 			return liveSpan{from, to}, true
-		}
-		if layer > 0 && !bytes.ContainsAny(cur, `%\&`) {
-			break // nothing left to decode
 		}
 	}
 	return liveSpan{}, false

@@ -153,3 +153,22 @@ func TestEchoPairsLive(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkContainsLive: the last check's cost on a 1 MiB body that holds
+// no key, plain and full of escapes (every layer then decodes).
+func BenchmarkContainsLive(b *testing.B) {
+	for _, tc := range []struct{ name, unit string }{
+		{"plain", "the quick brown fox jumps over the lazy dog. "},
+		{"escapes", `%2541&#x41;\u0041&amp;\\x41 `},
+	} {
+		text := []byte(strings.Repeat(tc.unit, (1<<20)/len(tc.unit)))
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for i := 0; i < b.N; i++ {
+				if ContainsLive(text, liveKey) {
+					b.Fatal("found a key that is not there")
+				}
+			}
+		})
+	}
+}
