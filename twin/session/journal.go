@@ -427,7 +427,7 @@ func (j *Journal) Begin(e *Entry, h http.Header, limit int) (over bool) {
 	e.cost = cost
 	e.Index = j.next
 	if j.n == len(j.ring) {
-		j.grow(limit)
+		j.resize(min(max(2*len(j.ring), 4), limit))
 	}
 	j.ring[j.next%int64(len(j.ring))] = e
 	j.n++
@@ -441,9 +441,11 @@ func (j *Journal) Begin(e *Entry, h http.Header, limit int) (over bool) {
 	return over
 }
 
-// grow makes room for one more entry: the ring doubles, up to limit.
-func (j *Journal) grow(limit int) {
-	size := min(max(2*len(j.ring), 4), limit)
+// resize moves the kept entries to a ring of size slots (at least j.n):
+// it doubles, up to the limit, as a journal fills, and halves when a
+// sweep leaves it mostly empty, so that its slots stay within a small
+// factor of the entries charged for them (entryBase counts one each).
+func (j *Journal) resize(size int) {
 	ring := make([]*Entry, size)
 	for i := j.next - int64(j.n); i < j.next; i++ {
 		ring[i%int64(size)] = j.ring[i%int64(len(j.ring))]

@@ -187,6 +187,9 @@ func (j *Journal) dropUpTo(expect, bound, need int64) (int64, bool) {
 		j.ring = nil // a journal of an idle session holds nothing
 		return 0, false
 	}
+	if len(j.ring) > 16 && j.n <= len(j.ring)/4 {
+		j.resize(max(2*j.n, 4))
+	}
 	return seq(), true
 }
 

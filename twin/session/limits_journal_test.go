@@ -211,3 +211,32 @@ func TestJournalHeaderExcerpt(t *testing.T) {
 		})
 	}
 }
+
+// TestJournalSweepShrinksRing: a journal a sweep leaves mostly empty
+// gives back its ring's slots, so what its slots cost stays within a
+// small factor of the entries charged for them.
+func TestJournalSweepShrinksRing(t *testing.T) {
+	st := NewStore(0)
+	st.SetJournalMemory(512 << 10)
+	quiet, _, _ := st.GetOrCreate("quiet", func() *Session { return New("quiet", Settings{}, nil, false) })
+	for range 500 {
+		st.Begin(quiet, &Entry{Method: "GET", Path: "/x"}, nil)
+	}
+	busy, _, _ := st.GetOrCreate("busy", func() *Session { return New("busy", Settings{}, nil, false) })
+	for k := 0; ; k++ {
+		j := quiet.Journal()
+		j.mu.Lock()
+		n, slots := j.n, len(j.ring)
+		j.mu.Unlock()
+		if n < 500 && n > 0 && n <= 100 {
+			if slots > max(4*n, 16) {
+				t.Errorf("a journal swept down to %d entries keeps %d slots, want at most %d", n, slots, max(4*n, 16))
+			}
+			return
+		}
+		if n == 0 || k > 10000 {
+			t.Fatalf("after %d busy entries the quiet journal holds %d entries", k, n)
+		}
+		st.Begin(busy, &Entry{Method: "GET", Path: "/y"}, bigHeader(fmt.Sprint(k, ":"), 2000))
+	}
+}
