@@ -126,7 +126,8 @@ func TestImportInterrupted(t *testing.T) {
 const badPathSpec = `{"openapi":"3.0.3","info":{"title":"Files","version":"2026-08-26.files"},
 "paths":{
  "/files/{id}.json":{"get":{"parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}},
- "/ping":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","required":["ok"],"properties":{"ok":{"type":"boolean"}}}}}}}}}}}`
+ "/ping":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","required":["ok"],"properties":{"ok":{"type":"boolean"}}}}}}}}}},
+"components":{}}`
 
 // TestImportServeAgree imports a description holding a path the router
 // cannot serve, then serves the folder and the description itself as real

@@ -92,14 +92,6 @@ func Load(fsys fs.FS, where string) (*Twin, error) {
 	if len(probs) > 0 {
 		return nil, probs
 	}
-	// The route table is compiled here, as the engine compiles it when it
-	// serves, so that a twin that loads is a twin that serves: `wraith
-	// import` loads what it imports before writing it, and would otherwise
-	// write a twin serve refuses (a parameter that is not a whole segment).
-	if _, err := t.Routes(); err != nil {
-		probs.addf("%s/twin.toml: %v", where, err)
-		return nil, probs
-	}
 	digest, err := Digest(fsys)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)

@@ -188,11 +188,15 @@ func ImportContext(ctx context.Context, spec []byte, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	// The twin is loaded as serve loads it (format.Load compiles its route
-	// table as the engine does), so an import either gives a twin serve
-	// serves or fails here, before anything is written.
+	// The twin is loaded and its route table compiled as serve does both
+	// (format.Load, then Twin.Routes, the table the engine compiles), so
+	// an import either gives a twin serve serves or fails here, before
+	// anything is written.
 	if res.Twin, err = format.Load(res.FS(), "the imported twin"); err != nil {
 		return nil, fmt.Errorf("the imported twin does not load, so it could not be served (a bug in the importer; please report it): %w", err)
+	}
+	if _, err := res.Twin.Routes(); err != nil {
+		return nil, fmt.Errorf("the imported twin's routes do not compile, so it could not be served (a bug in the importer; please report it): %w", err)
 	}
 	return res, nil
 }
