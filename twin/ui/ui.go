@@ -7,9 +7,12 @@
 // The page is three embedded files (HTML, JavaScript, CSS) with no build
 // step and no outside fetches, sent under a strict Content-Security-Policy:
 // everything from the page's own origin, no inline scripts or styles, no
-// framing. The control plane's guard applies to these paths as to every
-// control path (Host and Origin checks on loopback); only the bearer token
-// is not asked for them (see [Public]).
+// framing. It names a session in a control URL as one encoded path segment
+// and calls nothing for a dot segment, which a URL would resolve away
+// ("session/../reset" is the reset of every session). The control plane's
+// guard applies to these paths as to every control path (Host and Origin
+// checks on loopback); only the bearer token is not asked for them (see
+// [Public]).
 package ui
 
 import (
