@@ -191,7 +191,6 @@ func TestRestoreRefusesDoctoredState(t *testing.T) {
 		}},
 		{"entity provenance invented", "entities[{old}].provenance", func(d map[string]any) { entityOf(t, d, "cus_123")["provenance"] = "made-up" }},
 		{"entity provenance of an answer", "entities[{old}].provenance", func(d map[string]any) { entityOf(t, d, "cus_123")["provenance"] = "miss" }},
-		{"entity created negative", "entities[{old}].created", func(d map[string]any) { entityOf(t, d, "cus_123")["created"] = -1 }},
 		{"entity seq past the session's", "entities[{old}].seq", func(d map[string]any) { entityOf(t, d, "cus_123")["seq"] = 1 << 40 }},
 		{"entity exchange with a newline", "entities[{old}].exchange", func(d map[string]any) { entityOf(t, d, "cus_123")["exchange"] = "a\r\nSet-Cookie: x" }},
 		{"entity id empty", "entities[{old}].id", func(d map[string]any) { entityOf(t, d, "cus_123")["id"] = "" }},

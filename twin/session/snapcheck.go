@@ -118,7 +118,9 @@ func validReplay(key string, r *Replay) *apierr.Error {
 }
 
 // validate checks an entity's bookkeeping; i is its index in entities and
-// seq the session's sequence, which no entity's may pass.
+// seq the session's sequence, which no entity's may pass. created is not
+// held to a range: it is only a sort key, and a recorded entity's comes
+// from its recorded body, which may count in milliseconds.
 func (ed *EntityDoc) validate(i int, seq uint64) *apierr.Error {
 	p := fmt.Sprintf("entities[%d]", i)
 	switch {
@@ -134,8 +136,6 @@ func (ed *EntityDoc) validate(i int, seq uint64) *apierr.Error {
 		return invalid(p+".exchange", "want a recorded exchange such as \"charges/3\", or none")
 	case len(ed.Scope) > MaxSnapshotText:
 		return invalid(p+".scope", "want the entity's parents joined by /, such as \"octocat/hello\", or none")
-	case ed.Created < 0 || ed.Created > MaxEpoch:
-		return invalid(p+".created", "%d is outside 0 to %d (the end of 2199, in unix seconds)", ed.Created, int64(MaxEpoch))
 	case ed.Seq > seq:
 		return invalid(p+".seq", "%d is past the session's seq %d: every entity's sequence number was handed out before the snapshot", ed.Seq, seq)
 	}
