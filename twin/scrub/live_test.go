@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -171,4 +172,35 @@ func BenchmarkContainsLive(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzEchoLive: whatever text surrounds an encoded key, Echo leaves no
+// form of it that ContainsLive finds, and never touches text without one.
+func FuzzEchoLive(f *testing.F) {
+	encs := liveEncodings(liveKey)
+	names := make([]string, 0, len(encs))
+	for n := range encs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	f.Add("a ", " b", uint8(0), uint8(1))
+	f.Add("%", "%25", uint8(3), uint8(7))
+	f.Add("&#", ";\\", uint8(9), uint8(200))
+	s := New([]byte("live-test-key-0123456789"), Policy{})
+	f.Fuzz(func(t *testing.T, before, after string, a, b uint8) {
+		text := before + encs[names[int(a)%len(names)]] + after
+		if b%2 == 0 {
+			text += encs[names[int(b)%len(names)]]
+		}
+		p := s.NewPass()
+		p.Secret(liveKey)
+		if have := p.Echo(text); ContainsLive([]byte(have), liveKey) {
+			t.Errorf("Echo(%q) = %q: still holds the key", text, have)
+		}
+		if !ContainsLive([]byte(before), liveKey) {
+			if have := p.Echo(before); have != before {
+				t.Errorf("Echo(%q) = %q: changed text without the key", before, have)
+			}
+		}
+	})
 }
