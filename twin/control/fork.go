@@ -194,7 +194,7 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case doc.Format != SnapshotFormat:
 		apierr.Write(w, apierr.Errorf(apierr.InvalidSnapshot,
-			"snapshot format %d: this build reads format %d; take the snapshot with the same wraith version", doc.Format, SnapshotFormat))
+			"format: snapshot format %d: this build reads format %d; take the snapshot with the same wraith version", doc.Format, SnapshotFormat).With("path", "format"))
 		return
 	case doc.TwinDigest != in.Digest:
 		apierr.Write(w, apierr.Errorf(apierr.SnapshotTwinMismatch,
@@ -203,7 +203,11 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
 	}
 	set, err := doc.Settings.settings()
 	if err != nil {
-		apierr.Write(w, apierr.New(apierr.InvalidSnapshot, err.Error()))
+		path := "settings"
+		if se := (*settingsError)(nil); errors.As(err, &se) {
+			path = se.path
+		}
+		apierr.Write(w, apierr.New(apierr.InvalidSnapshot, err.Error()).With("path", path))
 		return
 	}
 	if err := set.Validate(); err != nil { // the rules provisioning goes through
@@ -253,13 +257,13 @@ func (s snapshotSettings) settings() (session.Settings, error) {
 	if s.ClockStep != "" {
 		step, err := time.ParseDuration(s.ClockStep)
 		if err != nil {
-			return set, fmt.Errorf("settings.clock_step %q: want a duration such as 1s", s.ClockStep)
+			return set, &settingsError{"settings.clock_step", fmt.Sprintf("%q: want a duration such as 1s", s.ClockStep)}
 		}
 		set.Clock.Step = step
 	}
 	var err error
 	if set.RateLimit, err = rate.Parse(s.RateLimit); err != nil {
-		return set, fmt.Errorf("settings.rate_limit: %w", err)
+		return set, &settingsError{"settings.rate_limit", err.Error()}
 	}
 	set.PIIVerbatim = s.PIIVerbatim
 	if fields, err := session.PIIFields(s.PIIVerbatim); err == nil {
@@ -267,6 +271,12 @@ func (s snapshotSettings) settings() (session.Settings, error) {
 	}
 	return set, nil
 }
+
+// settingsError is a snapshot setting that does not read, at its JSON
+// path.
+type settingsError struct{ path, problem string }
+
+func (e *settingsError) Error() string { return e.path + ": " + e.problem }
 
 // stepString is a clock's step as a snapshot carries it: only a
 // deterministic clock steps; the others carry none ("").

@@ -54,10 +54,10 @@ func (e *Engine) Restore(name string, set session.Settings, d *session.StateDoc)
 func (e *Engine) checkSnapshot(d *session.StateDoc) error {
 	if max := e.opts.MaxEntities; max > 0 {
 		if len(d.Entities) > max {
-			return apierr.Errorf(apierr.InvalidSnapshot, "the snapshot holds %d entities of its own, past this twin's --max-entities %d: restore it into a twin served with a larger --max-entities", len(d.Entities), max).With("limit", max)
+			return apierr.Errorf(apierr.InvalidSnapshot, "entities: the snapshot holds %d entities of its own, past this twin's --max-entities %d: restore it into a twin served with a larger --max-entities", len(d.Entities), max).With("limit", max).With("path", "entities")
 		}
 		if len(d.Idempotency) > max {
-			return apierr.Errorf(apierr.InvalidSnapshot, "the snapshot remembers %d idempotency keys, past this twin's --max-entities %d: restore it into a twin served with a larger --max-entities", len(d.Idempotency), max).With("limit", max)
+			return apierr.Errorf(apierr.InvalidSnapshot, "idempotency: the snapshot remembers %d idempotency keys, past this twin's --max-entities %d: restore it into a twin served with a larger --max-entities", len(d.Idempotency), max).With("limit", max).With("path", "idempotency")
 		}
 	}
 	for i := range d.Entities {

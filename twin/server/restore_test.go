@@ -12,7 +12,8 @@ import (
 // TestRestoreValidates: a snapshot's settings go through the rules
 // provisioning does, and its entities through the twin's limits and
 // resources; each bad document is a 400 with the code provisioning would
-// answer, and nothing is stored.
+// answer, its message led by the JSON path of the bad value (also the
+// "path" detail), and nothing is stored.
 func TestRestoreValidates(t *testing.T) {
 	srv := startServer(t, "checkout", "--max-entities", "3")
 	base := srv.URL()
@@ -29,24 +30,27 @@ func TestRestoreValidates(t *testing.T) {
 		return map[string]any{"id": id, "object": object, "body": map[string]any{"id": id, "object": object}, "created": 1700000000, "seq": 1, "provenance": "handler"}
 	}
 	for _, tc := range []struct {
-		name, code string
-		edit       func(doc map[string]any)
+		name, code, path string
+		edit             func(doc map[string]any)
 	}{
-		{"negative epoch", "invalid-clock", func(d map[string]any) { settings(d)["clock_epoch"] = -1 }},
-		{"epoch past 2199", "invalid-clock", func(d map[string]any) { settings(d)["clock_epoch"] = 7258118400 }},
-		{"unknown clock", "invalid-clock", func(d map[string]any) { settings(d)["clock"] = "sundial" }},
-		{"step 0s", "invalid-clock", func(d map[string]any) { settings(d)["clock_step"] = "0s" }},
-		{"step over 24h", "invalid-clock", func(d map[string]any) { settings(d)["clock_step"] = "25h" }},
-		{"step on a fixed clock", "invalid-clock", func(d map[string]any) { settings(d)["clock"] = "fixed" }},
-		{"pii_verbatim bad name", "invalid-pii-verbatim", func(d map[string]any) { settings(d)["pii_verbatim"] = []string{"bad name"} }},
-		{"more entities than --max-entities", "invalid-snapshot", func(d map[string]any) {
+		{"negative epoch", "invalid-clock", "settings.clock_epoch", func(d map[string]any) { settings(d)["clock_epoch"] = -1 }},
+		{"epoch past 2199", "invalid-clock", "settings.clock_epoch", func(d map[string]any) { settings(d)["clock_epoch"] = 7258118400 }},
+		{"unknown clock", "invalid-clock", "settings.clock", func(d map[string]any) { settings(d)["clock"] = "sundial" }},
+		{"step 0s", "invalid-clock", "settings.clock_step", func(d map[string]any) { settings(d)["clock_step"] = "0s" }},
+		{"step over 24h", "invalid-clock", "settings.clock_step", func(d map[string]any) { settings(d)["clock_step"] = "25h" }},
+		{"step not a duration", "invalid-snapshot", "settings.clock_step", func(d map[string]any) { settings(d)["clock_step"] = "soon" }},
+		{"step on a fixed clock", "invalid-clock", "settings.clock_step", func(d map[string]any) { settings(d)["clock"] = "fixed" }},
+		{"rate limit unreadable", "invalid-snapshot", "settings.rate_limit", func(d map[string]any) { settings(d)["rate_limit"] = "lots" }},
+		{"pii_verbatim bad name", "invalid-pii-verbatim", "settings.pii_verbatim", func(d map[string]any) { settings(d)["pii_verbatim"] = []string{"bad name"} }},
+		{"another format", "invalid-snapshot", "format", func(d map[string]any) { d["format"] = 2 }},
+		{"more entities than --max-entities", "invalid-snapshot", "entities", func(d map[string]any) {
 			var ents []any
 			for i := range 4 {
 				ents = append(ents, entity(fmt.Sprintf("cus_x%d", i), "customer"))
 			}
 			d["entities"] = ents
 		}},
-		{"an object that is no resource", "invalid-snapshot", func(d map[string]any) {
+		{"an object that is no resource", "invalid-snapshot", "entities[0].object", func(d map[string]any) {
 			d["entities"] = []any{entity("zz_1", "zeppelin")}
 		}},
 	} {
@@ -58,8 +62,12 @@ func TestRestoreValidates(t *testing.T) {
 			tc.edit(doc)
 			b, _ := json.Marshal(doc)
 			resp, body := do(t, base, call{method: "PUT", path: "/__wraith/session/bad/snapshot", json: string(b)})
-			if resp.StatusCode != 400 || errorCode(body) != tc.code {
-				t.Errorf("want 400 %s, have %d %s", tc.code, resp.StatusCode, body)
+			var e struct {
+				Error struct{ Code, Message, Path string }
+			}
+			json.Unmarshal(body, &e)
+			if resp.StatusCode != 400 || e.Error.Code != tc.code || e.Error.Path != tc.path || !strings.HasPrefix(e.Error.Message, tc.path) {
+				t.Errorf("want 400 %s at %q, have %d %s", tc.code, tc.path, resp.StatusCode, body)
 			}
 			if srv.Engine().Store().Get("bad") != nil {
 				t.Errorf("a refused snapshot was stored")
