@@ -58,12 +58,14 @@ type Entry struct {
 	Replayed bool        // an idempotent replay
 	Answered bool        // an answer was sent (not a reset connection, nor a client gone)
 
-	// The journal's accounting (see Journal): the estimate of the bytes
-	// the entry holds, which shared values it is charged for, and its
-	// place in the order of all entries of the store, oldest first.
-	cost int64
-	seq  int64
+	// The journal's accounting (see Journal): which shared values the
+	// entry is charged for, the estimate of the bytes it holds, and its
+	// place in the order of all entries of the store, oldest first. In
+	// this order they fill the struct's padding after the bools, so an
+	// entry stays a 288-byte allocation.
 	owns uint8
+	cost int32 // an entry holds at most some 90 KiB: bodies and headers are excerpts
+	seq  int64
 }
 
 // Extra is what only some answers' headers carry, kept apart so that an
@@ -98,16 +100,11 @@ type Body struct {
 	// sum is the sha256 of the whole body, set only when Truncated (a
 	// pointer: most bodies have none, and an entry stays small).
 	sum *[sha256.Size]byte
-	// shared says the twin holds Bytes anyway (a recorded answer), so
-	// keeping it costs the journal nothing.
-	shared bool
 }
 
-// cost is the estimate of what the journal holds for b.
+// cost is the estimate of what the journal holds for b, when the twin
+// does not hold its bytes anyway.
 func (b Body) cost() int64 {
-	if b.shared {
-		return 0
-	}
 	c := int64(cap(b.Bytes))
 	if b.sum != nil {
 		c += sha256.Size
@@ -135,7 +132,7 @@ func (b Body) Truncated() bool { return len(b.Bytes) < b.Size }
 // copy of its start, so the request's buffer can be freed.
 func KeepBody(body []byte, shared bool) Body {
 	if shared || len(body) <= BodyExcerpt {
-		return Body{Bytes: body, Size: len(body), shared: shared}
+		return Body{Bytes: body, Size: len(body)}
 	}
 	sum := sha256.Sum256(body)
 	return Body{Bytes: append([]byte(nil), body[:BodyExcerpt]...), Size: len(body), sum: &sum}
@@ -364,9 +361,15 @@ func share(s, last *string) bool {
 const entryBase = int64(unsafe.Sizeof(Entry{})) + 8
 
 // ownCost returns the estimate of what e holds beside shared values:
-// its method, bodies the twin does not hold anyway, and its extras.
+// its method, bodies the twin does not hold anyway, and its extras. An
+// answer from a recording (Exchange set) is the recording's own bytes,
+// shared by every entry that served it (see KeepBody), so it costs
+// nothing here.
 func ownCost(e *Entry) int64 {
-	c := entryBase + int64(len(e.Method)) + e.ReqBody.cost() + e.RespBody.cost()
+	c := entryBase + int64(len(e.Method)) + e.ReqBody.cost()
+	if e.Exchange == "" {
+		c += e.RespBody.cost()
+	}
 	if x := e.Extra; x != nil {
 		c += int64(unsafe.Sizeof(*x)) + int64(len(x.Fault)+len(x.Link)+len(x.Ignored)+len(x.Limit))
 	}
@@ -424,7 +427,7 @@ func (j *Journal) Begin(e *Entry, h http.Header, limit int) (over bool) {
 		j.bytes -= r
 		j.resid[f] = 0
 	}
-	e.cost = cost
+	e.cost = int32(cost)
 	e.Index = j.next
 	if j.n == len(j.ring) {
 		j.resize(min(max(2*len(j.ring), 4), limit))
@@ -462,7 +465,7 @@ func (j *Journal) dropOldest() int64 {
 	old := j.ring[i]
 	j.ring[i] = nil
 	j.n--
-	freed := old.cost
+	freed := int64(old.cost)
 	var succ *Entry
 	if j.n > 0 {
 		succ = j.ring[(i+1)%int64(len(j.ring))]
@@ -476,7 +479,7 @@ func (j *Journal) dropOldest() int64 {
 		switch {
 		case succ != nil && succ != old && succ.owns&bit == 0:
 			succ.owns |= bit
-			succ.cost += size
+			succ.cost += int32(size)
 			freed -= size
 		case succ == nil && j.lastHolds(f, old):
 			j.resid[f] = int32(size)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // bigHeader is a request's headers with one value of n bytes that starts
@@ -130,7 +131,7 @@ func TestJournalAccountsExactly(t *testing.T) {
 			j.mu.Lock()
 			own := int64(0)
 			for i := j.next - int64(j.n); i < j.next; i++ {
-				own += j.ring[i%int64(len(j.ring))].cost
+				own += int64(j.ring[i%int64(len(j.ring))].cost)
 			}
 			for _, r := range j.resid {
 				own += int64(r)
@@ -238,5 +239,14 @@ func TestJournalSweepShrinksRing(t *testing.T) {
 			t.Fatalf("after %d busy entries the quiet journal holds %d entries", k, n)
 		}
 		st.Begin(busy, &Entry{Method: "GET", Path: "/y"}, bigHeader(fmt.Sprint(k, ":"), 2000))
+	}
+}
+
+// TestEntryStaysSmall: the journal's accounting fields fill the entry's
+// padding, so an entry is still one 288-byte allocation (a GET's
+// allocation count and bytes do not grow with the budget).
+func TestEntryStaysSmall(t *testing.T) {
+	if have := unsafe.Sizeof(Entry{}); have > 288 {
+		t.Errorf("an Entry is %d bytes, past the 288-byte size class", have)
 	}
 }
