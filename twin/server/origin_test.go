@@ -58,12 +58,14 @@ const script = `<script>fetch('/__wraith/reset', {method: 'POST'})</script>`
 // (HTML, XHTML, SVG, XML, one without a Content-Type, which net/http
 // sniffs as HTML) also carry Content-Security-Policy: sandbox, beside the
 // policy the provider sent. The recorded headers are kept otherwise, and
-// the journal's HAR shows what was sent. The viewer keeps its own policy.
+// the journal's HAR shows what was sent; --no-control-headers, which drops
+// Wraith's X-Wraith-* headers, keeps these. The viewer keeps its own policy.
 // Before, the HTML page went out with neither header.
 func TestAnswersGuardBrowsers(t *testing.T) {
 	ct := func(v string) map[string][]string { return map[string][]string{"Content-Type": {v}} }
 	pages := srvPages(ct)
 	pagesSrv := startServer(t, pagesTwin(t, pages))
+	bare := startServer(t, pagesTwin(t, pages), "--no-control-headers")
 	stripe := startServer(t, "checkout", "--max-body", "1KiB")
 	limited := startServer(t, "checkout", "--rate-limit", "1/m")
 	do(t, limited.URL(), call{path: "/v1/balance", session: "r1"}) // the minute's one request
@@ -77,6 +79,7 @@ func TestAnswersGuardBrowsers(t *testing.T) {
 		harPath string // the journal's entry to check, in the session of call
 	}{
 		{"html", pagesSrv, call{path: "/search", session: "p1"}, 200, []string{"sandbox"}, map[string]string{"Content-Type": "text/html; charset=utf-8"}, "/search"},
+		{"html, --no-control-headers", bare, call{path: "/search"}, 200, []string{"sandbox"}, nil, ""},
 		{"html, upper case", pagesSrv, call{path: "/upper"}, 200, []string{"sandbox"}, nil, ""},
 		{"xhtml", pagesSrv, call{path: "/page.xhtml"}, 200, []string{"sandbox"}, nil, ""},
 		{"svg", pagesSrv, call{path: "/badge.svg"}, 200, []string{"sandbox"}, map[string]string{"Content-Type": "image/svg+xml"}, ""},
