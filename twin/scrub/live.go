@@ -289,10 +289,10 @@ func entity(s []byte) (int, rune, bool) {
 	return 0, 0, false
 }
 
-func hexRun(s []byte, max int) (rune, int) {
+func hexRun(s []byte, limit int) (rune, int) {
 	var r rune
 	n := 0
-	for n < len(s) && n < max && isHex(s[n]) {
+	for n < len(s) && n < limit && isHex(s[n]) {
 		r = r<<4 | rune(unhex(s[n]))
 		n++
 	}

@@ -227,8 +227,15 @@ func toLower(c byte) byte {
 // "session_state"), a token exchange "grant_type", "redirect_uri" and
 // PKCE's "code_verifier". "code" alone is too common a name (an error
 // code, a country code) to remove everywhere.
-var oauthNames = map[string]bool{
-	"state": true, "session_state": true, "grant_type": true, "redirect_uri": true, "code_verifier": true,
+var oauthNames = []string{"state", "session_state", "grant_type", "redirect_uri", "code_verifier"}
+
+func isOAuthName[T string | []byte](name T) bool {
+	for _, n := range oauthNames {
+		if len(name) == len(n) && strings.EqualFold(string(name), n) {
+			return true
+		}
+	}
+	return false
 }
 
 // oauthPairs reports whether a raw query or form names an OAuth callback
@@ -238,7 +245,7 @@ func oauthPairs(raw string) bool {
 		var pair string
 		pair, rest, _ = strings.Cut(rest, "&")
 		key, _, _ := strings.Cut(pair, "=")
-		if oauthNames[strings.ToLower(key)] {
+		if isOAuthName(key) {
 			return true
 		}
 	}
@@ -248,8 +255,8 @@ func oauthPairs(raw string) bool {
 // oauthJSON is oauthPairs for a JSON document: a member name in
 // oauthNames anywhere in it.
 func oauthJSON(body []byte) bool {
-	for name := range oauthNames {
-		if bytes.Contains(body, []byte(`"`+name+`"`)) {
+	for _, name := range oauthNames {
+		if i := bytes.Index(body, []byte(name)); i > 0 && i+len(name) < len(body) && body[i-1] == '"' && body[i+len(name)] == '"' {
 			return true
 		}
 	}
