@@ -99,7 +99,7 @@ func TestOAuthCodes(t *testing.T) {
 		})
 	}
 	p := s.NewPass()
-	body, err := p.RequestJSON([]byte(`{"grant_type":"authorization_code","code":"` + code + `","client_id":"app"}`))
+	body, err := p.RequestJSON([]byte(`{"note":"grant_type first in a string","code":"` + code + `","client_id":"app","grant_type":"authorization_code"}`))
 	if err != nil || strings.Contains(string(body), code) || !strings.Contains(string(body), `"client_id":"app"`) {
 		t.Errorf("JSON token exchange: want code removed and client_id kept, have %s (%v)", body, err)
 	}

@@ -256,8 +256,15 @@ func oauthPairs(raw string) bool {
 // oauthNames anywhere in it.
 func oauthJSON(body []byte) bool {
 	for _, name := range oauthNames {
-		if i := bytes.Index(body, []byte(name)); i > 0 && i+len(name) < len(body) && body[i-1] == '"' && body[i+len(name)] == '"' {
-			return true
+		for rest := body; ; {
+			i := bytes.Index(rest, []byte(name))
+			if i < 0 {
+				break
+			}
+			if i > 0 && i+len(name) < len(rest) && rest[i-1] == '"' && rest[i+len(name)] == '"' {
+				return true
+			}
+			rest = rest[i+len(name):]
 		}
 	}
 	return false
