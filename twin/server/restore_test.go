@@ -178,7 +178,6 @@ func TestRestoreRefusesDoctoredState(t *testing.T) {
 		{"replay provenance invented", `idempotency."k1".Provenance`, func(d map[string]any) { replayOf(d, "k1")["Provenance"] = "made-up-0001" }},
 		{"replay fingerprint not hex", `idempotency."k1".Fingerprint`, func(d map[string]any) { replayOf(d, "k1")["Fingerprint"] = "zz" }},
 		{"replay null", `idempotency."k1"`, func(d map[string]any) { d["idempotency"].(map[string]any)["k1"] = nil }},
-		{"replay body not JSON", `idempotency."k1".Body`, func(d map[string]any) { replayOf(d, "k1")["Body"] = "bm90IGpzb24=" }},
 		{"idempotency key of 256 bytes", `idempotency."` + long + `"`, func(d map[string]any) {
 			d["idempotency"].(map[string]any)[long] = copyDoc(t, replayOf(d, "k1"))
 		}},
