@@ -129,9 +129,10 @@ func entityOf(tb testing.TB, doc map[string]any, id string) map[string]any {
 // is checked before any of it is used. Each doctored document is a 400
 // invalid-snapshot whose message and "path" detail name the JSON path of
 // the bad value; nothing is stored, and the twin still answers. The old
-// code accepted all of these but the generator and duplicate rows (and a
-// replay status of 0, 1000 or -5 then panicked the handler on every
-// replay of its key).
+// code accepted 23 of these 27 (it refused the generator, the empty id,
+// the duplicate and the negative clock, naming no path), and a replay
+// status of 0, 1000 or -5 then panicked the handler on every replay of
+// its key.
 func TestRestoreRefusesDoctoredState(t *testing.T) {
 	srv := startServer(t, "checkout")
 	base := srv.URL()
