@@ -248,7 +248,11 @@ func settingsProblem(err *apierr.Error) *apierr.Error {
 	case err.Code == apierr.InvalidPIIVerbatim:
 		p = "settings.pii_verbatim"
 	}
-	return apierr.New(err.Code, p+": "+err.Message).With("path", p).With("snapshot_field", "settings")
+	out := apierr.New(err.Code, p+": "+err.Message)
+	for k, v := range err.Details { // provisioning's own details ("field") stay
+		out.With(k, v)
+	}
+	return out.With("path", p).With("snapshot_field", "settings")
 }
 
 func (s snapshotSettings) settings() (session.Settings, error) {
