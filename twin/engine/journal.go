@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -100,7 +101,7 @@ func (e *Engine) refused(name string, r *http.Request, ep *endpoint, status int,
 // reports it as refused does, under the route and session it named.
 func (e *Engine) Refuse(w http.ResponseWriter, r *http.Request, fail *apierr.Error) {
 	start := time.Now()
-	w.Header()["X-Content-Type-Options"] = nosniffVal // as on every application answer
+	hostguard.NoSniff(w.Header()) // as on every application answer
 	apierr.Write(w, fail)
 	name, path, bad := sessionOf(r)
 	if bad != nil {

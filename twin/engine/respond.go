@@ -9,6 +9,7 @@ import (
 
 	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -114,7 +115,7 @@ func (e *Engine) setHeader(h http.Header, hd *head) {
 		h["Content-Type"] = jsonType
 		setLength(h, hd.size)
 	}
-	guardBrowser(h, hd.recorded)
+	hostguard.GuardAnswer(h, hd.recorded)
 	if hd.link != nil {
 		h["Link"] = hd.link
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/route"
 	"github.com/wraithdev/wraith/twin/session"
@@ -49,7 +50,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	// Set before anything can be written: the refusals below are answers
 	// too (setHeader sets it on the rest, with the sandbox where needed).
-	w.Header()["X-Content-Type-Options"] = nosniffVal
+	hostguard.NoSniff(w.Header())
 	name, path, bad := sessionOf(r)
 	if bad != nil {
 		apierr.Write(w, bad)

@@ -383,6 +383,11 @@ func (r *Recorder) record(resp *http.Response) error {
 	if c == nil {
 		return &recordError{errors.New("record: request without a capture")}
 	}
+	// The client gets the provider's page on the recorder's loopback
+	// origin, where a script in it could send requests that carry the
+	// live credential: sandboxed, as a twin's answers are. Deferred, so
+	// the exchange keeps the headers the provider sent.
+	defer hostguard.GuardAnswer(resp.Header, resp.Header)
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		// An upgraded connection (WebSocket) is a stream both ways that
 		// format 1 cannot hold: hand it over untouched, or the read below

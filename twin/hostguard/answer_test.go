@@ -1,4 +1,4 @@
-package engine
+package hostguard
 
 import (
 	"net/http"
@@ -48,17 +48,17 @@ func TestMayRender(t *testing.T) {
 		{[]string{"video/mp4"}, false},
 		{[]string{"text/event-stream"}, false},
 	} {
-		if have := mayRender(tc.ctype); have != tc.want {
-			t.Errorf("mayRender(%q): want %v, have %v", tc.ctype, tc.want, have)
+		if have := MayRender(tc.ctype); have != tc.want {
+			t.Errorf("MayRender(%q): want %v, have %v", tc.ctype, tc.want, have)
 		}
 	}
 }
 
-// TestGuardBrowser: nosniff on every answer, the sandbox beside a recorded
+// TestGuardAnswer: nosniff on every answer, the sandbox beside a recorded
 // policy, and the recorded headers, which every session shares, left as
 // they were.
-func TestGuardBrowser(t *testing.T) {
-	own := make([]string, 1, 4) // room to append into: guardBrowser must not
+func TestGuardAnswer(t *testing.T) {
+	own := make([]string, 1, 4) // room to append into: GuardAnswer must not
 	own[0] = "default-src 'self'"
 	for _, tc := range []struct {
 		name     string
@@ -76,7 +76,7 @@ func TestGuardBrowser(t *testing.T) {
 			for k, v := range tc.recorded {
 				h[k] = v
 			}
-			guardBrowser(h, tc.recorded)
+			GuardAnswer(h, tc.recorded)
 			if want, have := "nosniff", h.Get("X-Content-Type-Options"); have != want {
 				t.Errorf("X-Content-Type-Options: want %q, have %q", want, have)
 			}

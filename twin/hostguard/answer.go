@@ -1,31 +1,38 @@
-package engine
+package hostguard
 
 import (
 	"net/http"
 	"strings"
 )
 
-// A twin answers on the same origin as its control plane, and it replays
-// what a provider sent, pages included: a recorded search page that echoes
-// its query is a script on the twin's origin. The guard admits the twin's
-// own (loopback) origin, so such a script could list every session and
-// reset them. Application answers are therefore sent with
+// A twin answers on the same origin as its control plane, and the recorder
+// on its own loopback origin, and both hand on what a provider sent, pages
+// included: a recorded search page that echoes its query is a script on a
+// loopback origin. [Check] admits loopback origins, so such a script could
+// list and reset every session, or (through the recorder) send requests
+// with the live credential. Answers from a provider are therefore sent with
 // X-Content-Type-Options: nosniff, so a browser renders an answer only as
 // the type it names, and those a browser would render as a document with
 // Content-Security-Policy: sandbox: the document runs no script, and
 // anything it loads goes out from an opaque origin ("Origin: null"), which
-// the guard refuses. The viewer's own page is a control path and is not
-// served here; it has its own policy (package ui).
+// Check refuses. The viewer's own page is a control path with a policy of
+// its own (package ui).
 var (
 	nosniffVal = []string{"nosniff"}
 	sandboxVal = []string{"sandbox"}
 )
 
-// guardBrowser sets the headers above on h, the headers of an answer
-// whose recorded headers (nil for Wraith's own JSON) are recorded.
-func guardBrowser(h, recorded http.Header) {
-	h["X-Content-Type-Options"] = nosniffVal
-	if recorded == nil || !mayRender(recorded["Content-Type"]) {
+// NoSniff sets X-Content-Type-Options: nosniff on h, for an answer of
+// Wraith's own (an error, a refusal) that GuardAnswer does not write.
+func NoSniff(h http.Header) { h["X-Content-Type-Options"] = nosniffVal }
+
+// GuardAnswer sets the headers above on h, the headers of an answer whose
+// provider headers (nil for Wraith's own JSON) are recorded; h may be
+// recorded itself. A policy already in recorded is kept, never changed in
+// place: recorded may be shared by every session.
+func GuardAnswer(h, recorded http.Header) {
+	NoSniff(h)
+	if recorded == nil || !MayRender(recorded["Content-Type"]) {
 		return
 	}
 	own := recorded["Content-Security-Policy"]
@@ -39,12 +46,12 @@ func guardBrowser(h, recorded http.Header) {
 	h["Content-Security-Policy"] = append(own[:len(own):len(own)], sandboxVal[0])
 }
 
-// mayRender reports whether a browser could run an answer of content type
+// MayRender reports whether a browser could run an answer of content type
 // ctype as a document. Only types known to be shown as data are not:
 // anything else, an unknown type, a missing one or two of them, fails
 // closed, since sandboxing an answer that was never a document costs it
 // nothing.
-func mayRender(ctype []string) bool {
+func MayRender(ctype []string) bool {
 	if len(ctype) != 1 {
 		return true
 	}
