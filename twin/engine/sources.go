@@ -40,7 +40,7 @@ func sessionOf(r *http.Request) (name, path string, fail *apierr.Error) {
 	var from string
 	take := func(src, v string) bool {
 		if err := session.ValidateName(v); err != nil {
-			fail = apierr.New(apierr.InvalidSession, err.Error()+" (from the "+src+"): a session name is 1 to 128 characters of A-Z a-z 0-9 . _ : -")
+			fail = apierr.New(apierr.InvalidSession, err.Error()+" (from the "+src+"): a session name is 1 to 128 characters of A-Z a-z 0-9 . _ : -, other than . and ..")
 			return false
 		}
 		if name != "" && v != name {
