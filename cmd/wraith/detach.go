@@ -52,7 +52,8 @@ func startBackground(exe string, args []string, dir string, env []string, log *o
 // line arrives or the pipe closes, which the process's exit does (it holds
 // the only write end). If read fails or anything else comes first, the
 // process is stopped (SIGTERM, then SIGKILL after grace) and the error
-// carries the end of its log. On success the process is left running,
+// carries the end of its log; it is a usage error (exit 2) when the
+// process exited 2 itself. On success the process is left running,
 // released.
 func (b *background) wait(ctx context.Context, timeout, grace time.Duration, read func(*os.File) error) error {
 	defer b.ready.Close() // also ends a read still blocked
@@ -88,5 +89,11 @@ func (b *background) wait(ctx context.Context, timeout, grace time.Duration, rea
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	return fmt.Errorf("%v; its log (%s) ends with:\n%s", err, b.log, logTail(b.log, 30))
+	err = fmt.Errorf("%v; its log (%s) ends with:\n%s", err, b.log, logTail(b.log, 30))
+	if b.cmd.ProcessState.ExitCode() == exitUsage {
+		// The background process refused how it was called, as it does in
+		// the foreground: the same exit code either way.
+		return &usageError{err}
+	}
+	return err
 }
