@@ -267,3 +267,28 @@ func TestServeHelpListsEmbeddedTwins(t *testing.T) {
 		}
 	}
 }
+
+// TestServeAndRecordShareTheHMACKeyRule: a WRAITH_HMAC_KEY that record
+// refuses, serve refuses too, with the same message and exit 2, and the
+// twin a project's `wraith up` starts (wraith-twin) refuses it as well.
+// Real processes: the old serve took the key and served on.
+func TestServeAndRecordShareTheHMACKeyRule(t *testing.T) {
+	for _, key := range []string{"x", "0123456789abcde"} {
+		t.Run(fmt.Sprintf("%d bytes", len(key)), func(t *testing.T) {
+			want := fmt.Sprintf("WRAITH_HMAC_KEY is %d bytes, want at least 16", len(key))
+			p := newProject(t, oneTwin, "WRAITH_HMAC_KEY="+key)
+			for _, args := range [][]string{
+				{"record", "t", "--upstream", "https://x.test"},
+				{"serve", "checkout", "--port", "0"},
+				{"serve", "checkout", "--port", "0", "--detach"},
+			} {
+				if _, errOut, code := p.wraith(t, args...); code != exitUsage || !strings.Contains(errOut, want) {
+					t.Errorf("wraith %s: want exit %d and %q, have %d %q", strings.Join(args, " "), exitUsage, want, code, errOut)
+				}
+			}
+			if _, errOut, code := p.wraith(t, "up", "--foreground"); code == 0 || !strings.Contains(errOut, want) {
+				t.Errorf("wraith up: want a failure naming %q, have %d:\n%s", want, code, errOut)
+			}
+		})
+	}
+}

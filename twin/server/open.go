@@ -66,10 +66,10 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	if cfg.Digest != "" && cfg.Digest != t.Digest {
 		return nil, fmt.Errorf("twin %s has digest %s, but --digest pins %s: the twin changed; re-pin it or serve the pinned twin", t.Name(), t.Digest, cfg.Digest)
 	}
-	if w := scrub.ShortKeyWarning(deps.Getenv); w != "" {
-		log.Warn(w)
+	key, err := scrubKey(deps.Getenv, t.Digest)
+	if err != nil {
+		return nil, err
 	}
-	key := scrubKey(deps.Getenv, t.Digest)
 	// --pii-verbatim adds to the twin's own policy, so an embedded twin
 	// needs no unpacking (and keeps its digest) to serve a field as is.
 	verbatim := append(slices.Clip(t.Manifest.PII.Verbatim), cfg.PIIVerbatim...)
@@ -187,11 +187,18 @@ func checkInputs(cfg Config, deps Deps) error {
 	return nil
 }
 
-// scrubKey is WRAITH_HMAC_KEY when set; otherwise a key derived from the
-// twin's digest, so served tokens are the same in every process.
-func scrubKey(getenv func(string) string, digest string) []byte {
-	if k := getenv("WRAITH_HMAC_KEY"); k != "" {
-		return []byte(k)
+// scrubKey is WRAITH_HMAC_KEY when set, under the one rule `wraith record`
+// keys by too (scrub.KeyFromEnv: at least 16 bytes, else a usage error): a
+// short key is easy to guess, and whoever guesses it can test candidate
+// values against served tokens. Unset, the key is derived from the twin's
+// digest, so served tokens are the same in every process.
+func scrubKey(getenv func(string) string, digest string) ([]byte, error) {
+	if getenv("WRAITH_HMAC_KEY") == "" {
+		return scrub.DeriveKey([]byte(digest)), nil
 	}
-	return scrub.DeriveKey([]byte(digest))
+	key, _, err := scrub.KeyFromEnv(getenv)
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	return key, nil
 }

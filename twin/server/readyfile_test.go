@@ -3,13 +3,12 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/go-hclog"
 )
 
 // TestReadyFileLifecycle: a ready document an earlier run left is gone
@@ -69,23 +68,22 @@ func TestReadyFileKeptWhenReplaced(t *testing.T) {
 	}
 }
 
-// TestShortHMACKeyWarns: a WRAITH_HMAC_KEY under 16 bytes is served with a
-// warning naming the variable and how to make a good key.
-func TestShortHMACKeyWarns(t *testing.T) {
+// TestShortHMACKeyRefused: a WRAITH_HMAC_KEY under 16 bytes is a usage
+// error naming the variable and how to make a good key, as `wraith record`
+// refuses it (one rule, scrub.KeyFromEnv); 16 bytes, or none, serves.
+func TestShortHMACKeyRefused(t *testing.T) {
 	for _, tc := range []struct {
-		key  string
-		warn bool
+		key    string
+		refuse bool
 	}{{"x", true}, {"0123456789abcde", true}, {"0123456789abcdef", false}, {"", false}} {
-		var out bytes.Buffer
-		log := hclog.New(&hclog.LoggerOptions{Output: &out, Level: hclog.Info})
-		srv, err := openWith(t, map[string]string{"WRAITH_HMAC_KEY": tc.key}, log)
-		if err != nil {
-			t.Fatal(err)
+		srv, err := openWith(t, map[string]string{"WRAITH_HMAC_KEY": tc.key}, nil)
+		if err == nil {
+			srv.ln.Close()
 		}
-		srv.ln.Close()
-		have := strings.Contains(out.String(), "WRAITH_HMAC_KEY is only") && strings.Contains(out.String(), "openssl rand")
-		if have != tc.warn {
-			t.Errorf("key of %d bytes: want warning %v, have log %q", len(tc.key), tc.warn, out.String())
+		var ue *UsageError
+		refused := errors.As(err, &ue) && strings.Contains(err.Error(), "WRAITH_HMAC_KEY is") && strings.Contains(err.Error(), "openssl rand")
+		if refused != tc.refuse || !tc.refuse && err != nil {
+			t.Errorf("key of %d bytes: want refused %v, have %v", len(tc.key), tc.refuse, err)
 		}
 	}
 }
