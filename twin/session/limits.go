@@ -102,9 +102,20 @@ func (st *Store) SetJournalMemory(n int64) {
 
 // Begin journals e, a request of s with headers h, and keeps the store's
 // journals within their budget. Call it under s's lock, as Journal.Begin.
+//
+// A request that finds the budget passed while another sweeps goes on;
+// the sweeper looks again once done, so what such requests charged is
+// swept too: once requests stop, the journals are within the budget.
 func (st *Store) Begin(s *Session, e *Entry, h http.Header) {
-	if s.journal.Begin(e, h, st.JournalLimit()) {
-		st.sweep()
+	if !s.journal.Begin(e, h, st.JournalLimit()) {
+		return
+	}
+	for st.mem.over() && st.mem.sweeping.TryLock() {
+		dropped := st.sweep()
+		st.mem.sweeping.Unlock()
+		if !dropped {
+			return // nothing left to drop: what is over is not the journals'
+		}
 	}
 }
 
@@ -114,12 +125,9 @@ func (st *Store) Begin(s *Session, e *Entry, h http.Header) {
 // most once per eighth of the budget written. It takes each journal's
 // lock in turn, never two at once, and no session's lock; while one
 // sweep runs, requests that find the budget passed do not wait for it.
-func (st *Store) sweep() {
+// The caller holds m.sweeping. It reports whether it dropped anything.
+func (st *Store) sweep() bool {
 	m := &st.mem
-	if !m.sweeping.TryLock() {
-		return
-	}
-	defer m.sweeping.Unlock()
 	room := m.room()
 	target := room - room/8
 	var h heads
@@ -131,10 +139,11 @@ func (st *Store) sweep() {
 		return true
 	})
 	heap.Init(&h)
+	swept := m.swept.Load()
 	for h.Len() > 0 {
 		need := m.Journal() - target
 		if need <= 0 {
-			return
+			break
 		}
 		top := heap.Pop(&h).(head)
 		bound := int64(math.MaxInt64)
@@ -145,6 +154,7 @@ func (st *Store) sweep() {
 			heap.Push(&h, head{seq, top.j})
 		}
 	}
+	return m.swept.Load() != swept
 }
 
 // oldest returns the order (Entry.seq) of the journal's oldest entry.

@@ -1,10 +1,12 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -248,5 +250,50 @@ func TestJournalSweepShrinksRing(t *testing.T) {
 func TestEntryStaysSmall(t *testing.T) {
 	if have := unsafe.Sizeof(Entry{}); have > 288 {
 		t.Errorf("an Entry is %d bytes, past the 288-byte size class", have)
+	}
+}
+
+// TestJournalBudgetConcurrent: requests of many sessions journal at once
+// while sweeps run, sessions are reset and deleted and journals read;
+// under -race nothing races, and once all is done the store's account is
+// exactly what the journals left hold, and within the budget.
+func TestJournalBudgetConcurrent(t *testing.T) {
+	const budget = 256 << 10
+	st := NewStore(0)
+	st.SetJournalMemory(budget)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 400 {
+				name := fmt.Sprint("s", (w*7+k)%24)
+				s, _, err := st.GetOrCreate(name, func() *Session { return New(name, Settings{}, nil, false) })
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				switch k % 50 {
+				case 17:
+					s.Reset()
+				case 33:
+					st.Delete(name)
+				case 41:
+					s.Journal().Entries()
+				default:
+					s.ReadContext(context.Background(), func(*State) {
+						st.Begin(s, &Entry{Method: "GET", Path: "/x"}, bigHeader(fmt.Sprint(w, ".", k, ":"), 3000))
+					})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var sum int64
+	for _, s := range st.All() {
+		sum += s.Journal().Bytes()
+	}
+	if have := st.Memory().Journal(); have != sum || have > budget {
+		t.Errorf("after the storm: the journals hold %d bytes and the account says %d, want equal and at most %d", sum, have, budget)
 	}
 }
