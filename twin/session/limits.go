@@ -1,7 +1,6 @@
 package session
 
 import (
-	"container/heap"
 	"math"
 	"net/http"
 	"sync"
@@ -34,6 +33,7 @@ type Memory struct {
 	idem     atomic.Int64
 	swept    atomic.Int64 // entries dropped to fit the budget
 	sweeping sync.Mutex   // one sweep at a time; the others go on serving
+	heads    heads        // the sweeps' heap, under sweeping
 }
 
 // charge accounts an entry of cost bytes, and freed bytes of entries it
@@ -130,7 +130,8 @@ func (st *Store) sweep() bool {
 	m := &st.mem
 	room := m.room()
 	target := room - room/8
-	var h heads
+	h := m.heads[:0]                                      // reused: sweeps are one at a time
+	defer func() { clear(h[:cap(h)]); m.heads = h[:0] }() // holds no journal of a deleted session
 	st.m.Range(func(_, v any) bool {
 		j := &v.(*Session).journal
 		if seq, ok := j.oldest(); ok {
@@ -138,21 +139,28 @@ func (st *Store) sweep() bool {
 		}
 		return true
 	})
-	heap.Init(&h)
+	h.init()
 	swept := m.swept.Load()
-	for h.Len() > 0 {
+	for len(h) > 0 {
 		need := m.Journal() - target
 		if need <= 0 {
 			break
 		}
-		top := heap.Pop(&h).(head)
+		top := h[0]
 		bound := int64(math.MaxInt64)
-		if h.Len() > 0 {
-			bound = h[0].seq
+		if len(h) > 1 {
+			bound = min(h[1].seq, bound)
+			if len(h) > 2 {
+				bound = min(h[2].seq, bound)
+			}
 		}
 		if seq, ok := top.j.dropUpTo(top.seq, bound, need); ok {
-			heap.Push(&h, head{seq, top.j})
+			h[0].seq = seq
+		} else {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
 		}
+		h.down(0)
 	}
 	return m.swept.Load() != swept
 }
@@ -194,7 +202,9 @@ func (j *Journal) dropUpTo(expect, bound, need int64) (int64, bool) {
 		j.mem.release(j.bytes) // the residue of the last values
 		j.bytes, j.resid = 0, [nShared]int32{}
 		j.header, j.path, j.query, j.host = nil, "", "", ""
-		j.ring = nil // a journal of an idle session holds nothing
+		if len(j.ring) > 16 {
+			j.ring = nil // an idle session's journal keeps no large ring
+		}
 		return 0, false
 	}
 	if len(j.ring) > 16 && j.n <= len(j.ring)/4 {
@@ -209,15 +219,31 @@ type head struct {
 	j   *Journal
 }
 
+// heads is a min-heap of journals by the order of their oldest entry,
+// kept by hand rather than through container/heap, whose interface would
+// box every head a sweep pushes.
 type heads []head
 
-func (h heads) Len() int           { return len(h) }
-func (h heads) Less(a, b int) bool { return h[a].seq < h[b].seq }
-func (h heads) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
-func (h *heads) Push(x any)        { *h = append(*h, x.(head)) }
-func (h *heads) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h heads) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h heads) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(h) && h[r].seq < h[l].seq {
+			c = r
+		}
+		if h[i].seq <= h[c].seq {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
