@@ -26,7 +26,10 @@ type serveOptions struct {
 	// serves; Args are the flags it was given, to pass on.
 	Detach bool
 	Args   []string
-	f      *factory
+	// DetachedLog, set by serve --detach on the server it starts, is the
+	// name its log was created under; a clean exit removes the log.
+	DetachedLog string
+	f           *factory
 	// executable is the program to start in the background.
 	executable func() (string, error)
 }
@@ -48,7 +51,9 @@ and exit 0.
 
 With --detach, serve starts the server in the background and returns once
 it serves, printing its URL; its log goes to .wraith/serve-PID.log
-and kill PID (the ready document's serve.pid) stops it.`,
+and kill PID (the ready document's serve.pid) stops it. A clean exit
+removes that log; the next serve --detach removes the logs of servers
+that are gone.`,
 		Example: `  wraith serve checkout --port 0 --ready-json /tmp/ready.json \
     --unknown-entity not_found --fixture baseline --seed 42 \
     --clock deterministic --clock-epoch 1700000000 --detach`,
@@ -61,7 +66,7 @@ and kill PID (the ready document's serve.pid) stops it.`,
 				}
 				opts.Args = []string{"serve", args[0]}
 				cmd.Flags().Visit(func(fl *pflag.Flag) {
-					if fl.Name != "detach" {
+					if fl.Name != "detach" && fl.Name != "detached-log" {
 						opts.Args = append(opts.Args, "--"+fl.Name+"="+fl.Value.String())
 					}
 				})
@@ -74,6 +79,8 @@ and kill PID (the ready document's serve.pid) stops it.`,
 	}
 	cmd.Flags().AddGoFlagSet(gofs)
 	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "start in the background and return once serving, printing the URL (log: .wraith/serve-PID.log)")
+	cmd.Flags().StringVar(&opts.DetachedLog, "detached-log", "", "set by --detach on the server it starts: the log to remove on a clean exit")
+	cmd.Flags().MarkHidden("detached-log")
 	return cmd
 }
 
@@ -97,7 +104,13 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		}
 		return err
 	}
-	return serve.Run(ctx, srv, f.Getenv)
+	if err := serve.Run(ctx, srv, f.Getenv); err != nil {
+		return err
+	}
+	if opts.DetachedLog != "" {
+		removeOwnLog(f, opts.DetachedLog)
+	}
+	return nil
 }
 
 // serveStartTimeout bounds how long `serve --detach` waits for the
@@ -127,13 +140,14 @@ func runServeDetached(ctx context.Context, opts *serveOptions) error {
 	if err := supervisor.EnsureStateDir(logs); err != nil {
 		return err
 	}
+	pruneServeLogs(logs)
 	// Named after the server's pid once it runs.
 	log, err := os.CreateTemp(logs, "serve-starting-*.log")
 	if err != nil {
 		return fmt.Errorf("create the server's log: %w", err)
 	}
 	defer log.Close()
-	bg, err := startBackground(exe, append(opts.Args, "--ready-fd=3"), dir, os.Environ(), log)
+	bg, err := startBackground(exe, append(opts.Args, "--ready-fd=3", "--detached-log="+log.Name()), dir, os.Environ(), log)
 	if err != nil {
 		os.Remove(log.Name())
 		return err
