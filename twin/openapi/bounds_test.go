@@ -84,6 +84,22 @@ func TestImportBoundsFanOut(t *testing.T) {
 	}
 }
 
+// TestImportBoundsWholeImport: operations each within the sample budget
+// but together past the import's (20 samples of 56,000 nodes, past
+// 1,000,000) are refused, since all of them end up in twin.toml.
+func TestImportBoundsWholeImport(t *testing.T) {
+	one := string(fanOut(6, 6, false, ""))
+	var paths []string
+	for i := 0; i < 20; i++ {
+		paths = append(paths, fmt.Sprintf(`"/r%d":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/A0"}}}}}}}`, i))
+	}
+	spec := strings.Replace(one, `"paths":{`, `"paths":{`+strings.Join(paths, ",")+",", 1)
+	_, err := openapi.Import([]byte(spec), openapi.Options{})
+	if want := "the description's samples would pass 1000000 nodes in all"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("want an error saying %q, have %v", want, err)
+	}
+}
+
 // TestImportContextCanceled: an import whose context has ended stops with
 // the context's error, which the command maps to its exit code.
 func TestImportContextCanceled(t *testing.T) {
