@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,5 +171,36 @@ func TestLogsReadsTurnedOverFiles(t *testing.T) {
 	if i < 0 || j < i || strings.Count(out, "last of the old file") != 1 || strings.Count(out, "first of the new file") != 1 ||
 		strings.Count(out, "before the turn") != 1 {
 		t.Errorf("wraith logs -f: want the old file's lines once, then the new file's once, have:\n%s", out)
+	}
+}
+
+// TestUpLogIsTurnedOver: the background supervisor writes .wraith/up.log
+// through a log that turns over by size (supervisor.LogFile), as the
+// twins' logs are: an earlier run's turned-over up.log.1 and up.log.2 are
+// gone once up starts, and up.log has this run's lines, its own and the
+// twins' it re-logs.
+func TestUpLogIsTurnedOver(t *testing.T) {
+	p := newProject(t, oneTwin)
+	upLog := filepath.Join(p.dir, supervisor.StateDir, "up.log")
+	if err := os.MkdirAll(filepath.Dir(upLog), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i <= 2; i++ {
+		if err := os.WriteFile(supervisor.RotatedLogPath(upLog, i), []byte("an earlier run\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, errOut, code := p.wraith(t, "up"); code != 0 {
+		t.Fatalf("wraith up: exit %d\n%s%s", code, out, errOut)
+	}
+	if want, have := []string{upLog}, supervisor.LogFiles(upLog); !slices.Equal(want, have) {
+		t.Errorf("want only %s, have %q", upLog, have)
+	}
+	if _, errOut, code := p.wraith(t, "down"); code != 0 {
+		t.Fatalf("wraith down: exit %d %s", code, errOut)
+	}
+	b, _ := os.ReadFile(upLog)
+	if strings.Contains(string(b), "an earlier run") || !strings.Contains(string(b), "wraith.billing: serving") || !strings.Contains(string(b), "every twin stopped") {
+		t.Errorf("up.log: want this run's lines only, the twin's and up's own, have:\n%s", b)
 	}
 }

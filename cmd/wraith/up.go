@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wraithdev/wraith/internal/serve"
 	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/manifest"
 	"github.com/wraithdev/wraith/supervisor"
@@ -32,6 +33,10 @@ type upOptions struct {
 	// background: the project's ready line (ipc.Project) on it says every
 	// twin is ready.
 	ReadyFD int
+	// LogFile is set by `up` on the supervisor it starts in the
+	// background: its log (.wraith/up.log), which, like the twins' logs,
+	// turns over by size instead of growing without end.
+	LogFile string
 
 	f          *factory
 	executable func() (string, error)
@@ -83,6 +88,8 @@ stop every twin and exit 0. See docs/up.md for the manifest keys.`,
 	fl.StringVar(&opts.LogLevel, "log-level", "info", "log level: trace, debug, info, warn or error")
 	fl.IntVar(&opts.ReadyFD, "ready-fd", -1, "descriptor `FD` on which the background supervisor reports that every twin is ready")
 	fl.MarkHidden("ready-fd")
+	fl.StringVar(&opts.LogFile, "log-file", "", "write up's log to `PATH`, turned over at 10 MiB as the twins' logs are")
+	fl.MarkHidden("log-file")
 	return cmd
 }
 
@@ -195,6 +202,14 @@ func runUp(ctx context.Context, opts *upOptions) error {
 	}
 	f, proj := opts.f, plan.project
 	log := newLogger(f, "wraith", opts.LogFormat, opts.LogLevel, false)
+	if opts.LogFile != "" {
+		lf, err := supervisor.OpenLogFile(opts.LogFile, 0, 0)
+		if err != nil {
+			return fmt.Errorf("--log-file: %w", err)
+		}
+		defer lf.Close()
+		log = serve.NewLogger("wraith", lf, opts.LogFormat, opts.LogLevel, false)
+	}
 	var ready *os.File
 	if opts.ReadyFD >= 0 {
 		var err error
@@ -332,13 +347,16 @@ func runDetached(ctx context.Context, opts *upOptions, plan *upPlan) error {
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return err
 	}
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	// Appended to: the background supervisor writes its log to the same
+	// file through a supervisor.LogFile of its own (--log-file), and what
+	// reaches its stderr must land after that, not over it.
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", logPath, err)
 	}
 	defer logFile.Close()
 	args := []string{"up", "--foreground", "--file", proj.File, "--start-timeout", opts.StartTimeout.String(),
-		"--log-format", opts.LogFormat, "--log-level", opts.LogLevel, "--ready-fd", "3"}
+		"--log-format", opts.LogFormat, "--log-level", opts.LogLevel, "--ready-fd", "3", "--log-file", logPath}
 	if opts.ReadyJSON != "" {
 		args = append(args, "--ready-json", opts.ReadyJSON) // absolute: see plan
 	}
