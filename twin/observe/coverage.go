@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -107,12 +109,43 @@ func splitRoute(r string) (string, string) {
 
 // AccountTo tells m what the coverage report holds, from now on: the
 // store's one budget for what clients grow (session.Memory) counts it.
+// The metrics show that budget: wraith_client_memory_bytes by kind
+// (journal, coverage, idempotency) beside wraith_client_memory_budget_bytes,
+// and wraith_journal_swept_total, the entries dropped to keep within it.
 func (o *Observer) AccountTo(m *session.Memory) {
 	c := o.cov
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.mem = m
 	m.AddCoverage(c.bytes)
+	c.mu.Unlock()
+	held := prometheus.NewDesc("wraith_client_memory_bytes",
+		"Bytes, by estimate, of what clients grow that the journal budget bounds, by kind.", []string{"kind"}, nil)
+	o.reg.MustRegister(memoryCollector{m, held},
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "wraith_client_memory_budget_bytes",
+			Help: "The journal budget: what journals, coverage misses and idempotency caches may hold together (--journal-memory).",
+		}, func() float64 { return float64(m.Budget()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "wraith_journal_swept_total",
+			Help: "Journal entries dropped, oldest of any session first, to keep within the journal budget.",
+		}, func() float64 { return float64(m.Swept()) }))
+}
+
+// memoryCollector reads the three kinds of the store's account at once.
+type memoryCollector struct {
+	m    *session.Memory
+	desc *prometheus.Desc
+}
+
+func (mc memoryCollector) Describe(ch chan<- *prometheus.Desc) { ch <- mc.desc }
+
+func (mc memoryCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, k := range []struct {
+		kind string
+		n    int64
+	}{{"journal", mc.m.Journal()}, {"coverage", mc.m.Coverage()}, {"idempotency", mc.m.Idempotency()}} {
+		ch <- prometheus.MustNewConstMetric(mc.desc, prometheus.GaugeValue, float64(k.n), k.kind)
+	}
 }
 
 func (c *Coverage) missed(name string, e *session.Entry) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -83,6 +84,34 @@ func TestJournalWithinMaxMemory(t *testing.T) {
 	if have := mem.Swept(); have != dropped {
 		t.Errorf("entries the budget dropped: want %d (the sessions' dropped counts), have %d", dropped, have)
 	}
+	// And the metrics say as much.
+	_, metrics := do(t, base, call{path: "/__wraith/metrics"})
+	for _, m := range []struct {
+		name string
+		want func(float64) bool
+		say  string
+	}{
+		{"wraith_journal_swept_total", func(v float64) bool { return int64(v) == dropped }, fmt.Sprint(dropped)},
+		{`wraith_client_memory_bytes{kind="journal"}`, func(v float64) bool { return v > 0 && v <= budget }, fmt.Sprint("1 to ", budget)},
+		{"wraith_client_memory_budget_bytes", func(v float64) bool { return v == budget }, fmt.Sprint(budget)},
+	} {
+		v, ok := metricValue(string(metrics), m.name)
+		if !ok || !m.want(v) {
+			t.Errorf("metric %s: want %s, have %v (found: %v)", m.name, m.say, v, ok)
+		}
+	}
+}
+
+// metricValue finds the sample named name (with its labels, as the text
+// exposition writes them) in a metrics page.
+func metricValue(page, name string) (float64, bool) {
+	for _, line := range strings.Split(page, "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
 }
 
 // harHeaderBytes sums the request header names and values of a session's
