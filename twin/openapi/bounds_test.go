@@ -186,3 +186,33 @@ func TestImportBoundsRefChain(t *testing.T) {
 		})
 	}
 }
+
+// TestImportBoundsValidation: a GitHub-style description whose example
+// would cost the validator w^d steps (oneOfs six wide and eight deep: 3 s
+// and 528 MiB; nine deep, minutes) answers the sampler's output instead,
+// without validating the example.
+func TestImportBoundsValidation(t *testing.T) {
+	const width, depth = 6, 9
+	var schemas []string
+	for l := 0; l < depth; l++ {
+		var branches []string
+		for i := 0; i < width; i++ {
+			branches = append(branches, fmt.Sprintf(`{"type":"object","title":"b%d","required":["x"],"properties":{"x":{"$ref":"#/components/schemas/N%d"}}}`, i, l+1))
+		}
+		schemas = append(schemas, fmt.Sprintf(`"N%d":{"oneOf":[%s]}`, l, strings.Join(branches, ",")))
+	}
+	schemas = append(schemas, fmt.Sprintf(`"N%d":{"type":"string"}`, depth))
+	example := `"s"`
+	for l := 0; l < depth; l++ {
+		example = `{"x":` + example + `}`
+	}
+	spec := `{"openapi":"3.0.3","info":{"title":"G","version":"1"},"paths":{"/g":{"get":{"x-github":{},"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/N0"},"example":` +
+		example + `}}}}}}},"components":{"schemas":{` + strings.Join(schemas, ",") + `}}}`
+	res, err := openapi.Import([]byte(spec), openapi.Options{Overlay: []byte("[twin]\nname = \"g\"\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := string(res.Files["twin.toml"]); strings.Contains(body, `"s"`) {
+		t.Errorf("twin.toml: want the sampler's answer, not the unvalidated example:\n%s", body)
+	}
+}

@@ -172,7 +172,7 @@ func (g *ghImporter) routes() []tomlRoute {
 // twin must answer what the description allows.
 func exampleOr(sp *sampler, s *openapi3.SchemaRef, mt *openapi3.MediaType) any {
 	for _, ex := range examplesOf(mt) {
-		if s.Value.VisitJSON(ex) == nil {
+		if validates(s, ex) {
 			return normalize(ex)
 		}
 	}
