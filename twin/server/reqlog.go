@@ -144,14 +144,19 @@ func cutFields(args []any) []any {
 }
 
 // cut returns s cut to at most limit bytes, at a character boundary, and
-// s's length when it was cut (0 when not).
+// s's length when it was cut (0 when not). It looks back at most one
+// character's length for the boundary, so bytes that are not UTF-8 (a run
+// of continuation bytes) are cut at the limit, not to nothing.
 func cut(s string, limit int) (string, int) {
 	if len(s) <= limit {
 		return s, 0
 	}
 	i := limit
-	for i > 0 && !utf8.RuneStart(s[i]) {
+	for i > limit-utf8.UTFMax && i > 0 && !utf8.RuneStart(s[i]) {
 		i--
+	}
+	if !utf8.RuneStart(s[i]) {
+		i = limit
 	}
 	return s[:i], len(s)
 }

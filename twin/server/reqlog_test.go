@@ -253,3 +253,26 @@ func TestRequestLogCutsAtDebug(t *testing.T) {
 			maxLogPath, len(path), len(cutPath), cutPath, m["path_len"])
 	}
 }
+
+// TestCut: a logged field is cut at a character boundary within one
+// character of the limit, and bytes that are not UTF-8 at the limit itself.
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		name, s  string
+		limit    int
+		want     string
+		wantSize int
+	}{
+		{"short", "GET", 16, "GET", 0},
+		{"ascii", strings.Repeat("a", 20), 16, strings.Repeat("a", 16), 20},
+		{"inside a character", strings.Repeat("a", 15) + "é", 16, strings.Repeat("a", 15), 17},
+		{"not UTF-8", strings.Repeat("\x80", 20), 16, strings.Repeat("\x80", 16), 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			have, size := cut(tc.s, tc.limit)
+			if have != tc.want || size != tc.wantSize {
+				t.Errorf("cut(%q, %d): want %q, %d; have %q, %d", tc.s, tc.limit, tc.want, tc.wantSize, have, size)
+			}
+		})
+	}
+}
