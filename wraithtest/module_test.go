@@ -37,14 +37,15 @@ func TestAgainstTheTwin(t *testing.T) {
 // copy would), and runs go vet and go test in it.
 //
 // The harness module's graph is not this module's: seen from a dependant,
-// the go.mod files of every version an unpruned dependency names are read
-// (fatih/color@v1.13.0 names go-colorable@v0.1.9, which this module's own
-// build never fetches). So the harness fetches its modules first (go list -deps -test), through
-// the environment's module proxy as a user's module would, and only then
-// builds with GOPROXY=off: the build proves it needs nothing more. Offline,
-// the download fails and the test skips, unless CI=true. `make
-// fresh-modules` runs this test with an empty module cache, which is how a
-// warm cache once hid the missing download.
+// the go.mod of every version an unpruned dependency names is read
+// (hclog's colour library at v1.13.0 names go-colorable@v0.1.9, which
+// this module's own build never fetches). So the harness fetches its
+// modules first (go list -deps -test), through the environment's module
+// proxy as a user's module would, and only then builds with GOPROXY=off:
+// the build proves it needs nothing more. Offline, the fetch fails and the
+// test skips, unless CI=true. `make fresh-modules` runs this test with an
+// empty module cache, which is how a warm cache once hid the missing
+// download.
 func TestExternalModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module with the go command; skipped with -short")
