@@ -44,16 +44,3 @@ func DeriveKey(seed []byte) []byte {
 	h.Write(seed)
 	return h.Sum(nil)
 }
-
-// ShortKeyWarning returns a warning when WRAITH_HMAC_KEY is set but shorter
-// than 16 bytes, and "" otherwise. Serving accepts such a key, since its
-// tokens only need to be stable, but a short key is easy to guess, and
-// whoever guesses it can test candidate values against served tokens.
-func ShortKeyWarning(getenv func(string) string) string {
-	v := getenv(keyEnv)
-	if v == "" || len(v) >= minKey {
-		return ""
-	}
-	return fmt.Sprintf("%s is only %d bytes; use at least %d random bytes, e.g. export %s=$(openssl rand -hex 32)",
-		keyEnv, len(v), minKey, keyEnv)
-}
