@@ -1,23 +1,20 @@
 package main
 
 import (
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"unicode/utf16"
 
 	"github.com/wraithdev/wraith/twin/scrub"
+	"github.com/wraithdev/wraith/twin/scrub/scrubtest"
 )
 
 // encodedKey is a live key with the characters providers escape ("/",
@@ -25,99 +22,6 @@ import (
 // (sk_live_ needs ten letters or digits in a row), so that only the
 // recorder's search for the injected key stands between it and the disk.
 const encodedKey = "sk_live_Ab/Cd+Ef=Gh_51HxYzQ9"
-
-// perByte encodes every byte of v with f.
-func perByte(v string, f func(c byte) string) string {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		b.WriteString(f(v[i]))
-	}
-	return b.String()
-}
-
-func utf16Of(v string, bigEndian bool) string {
-	var b strings.Builder
-	for _, u := range utf16.Encode([]rune(v)) {
-		if bigEndian {
-			b.WriteByte(byte(u >> 8))
-			b.WriteByte(byte(u))
-		} else {
-			b.WriteByte(byte(u))
-			b.WriteByte(byte(u >> 8))
-		}
-	}
-	return b.String()
-}
-
-// keyEncodings are the forms in which a provider can send key back, by a
-// name fit for a path segment.
-func keyEncodings(key string) map[string]string {
-	pct := func(c byte) string { return fmt.Sprintf("%%%02X", c) }
-	named := map[byte]string{'/': "&sol;", '+': "&plus;", '=': "&equals;", '_': "&lowbar;"}
-	entityOr := func(c byte, f string) string {
-		if n, ok := named[c]; ok {
-			return n
-		}
-		return fmt.Sprintf(f, c)
-	}
-	b64 := func(enc *base64.Encoding, v string) string { return enc.EncodeToString([]byte(v)) }
-	return map[string]string{
-		"raw":            key,
-		"upper":          strings.ToUpper(key),
-		"json-u":         perByte(key, func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }),
-		"json-u-upper":   perByte(key, func(c byte) string { return fmt.Sprintf(`\u%04X`, c) }),
-		"json-u-first":   `\u0073` + key[1:],
-		"php-slash":      strings.ReplaceAll(key, "/", `\/`),
-		"pct":            url.QueryEscape(key),
-		"pct-lower":      strings.NewReplacer("%2F", "%2f", "%2B", "%2b", "%3D", "%3d").Replace(url.QueryEscape(key)),
-		"pct-path":       url.PathEscape(key),
-		"pct-all":        perByte(key, pct),
-		"pct-all-lower":  strings.ToLower(perByte(key, pct)),
-		"pct-double":     strings.ReplaceAll(url.QueryEscape(key), "%", "%25"),
-		"b64-std":        b64(base64.StdEncoding, key),
-		"b64-url":        b64(base64.URLEncoding, key),
-		"b64-raw":        b64(base64.RawStdEncoding, key),
-		"b64-raw-url":    b64(base64.RawURLEncoding, key),
-		"b64-basic":      b64(base64.StdEncoding, key+":"),
-		"b64-bearer":     b64(base64.StdEncoding, "Authorization: Bearer "+key),
-		"hex":            hex.EncodeToString([]byte(key)),
-		"hex-upper":      strings.ToUpper(hex.EncodeToString([]byte(key))),
-		"html-dec":       perByte(key, func(c byte) string { return fmt.Sprintf("&#%d;", c) }),
-		"html-dec-zeros": perByte(key, func(c byte) string { return fmt.Sprintf("&#00%d", c) }),
-		"html-hex":       perByte(key, func(c byte) string { return fmt.Sprintf("&#x%x;", c) }),
-		"html-hex-upper": perByte(key, func(c byte) string { return fmt.Sprintf("&#X%X;", c) }),
-		"html-named":     perByte(key, func(c byte) string { return entityOr(c, "%c") }),
-		"html-mixed": perByte(key, func(c byte) string {
-			switch c % 3 {
-			case 0:
-				return fmt.Sprintf("&#%d;", c)
-			case 1:
-				return entityOr(c, "&#x%x;")
-			}
-			return string(c)
-		}),
-		"mixed-all": perByte(key, func(c byte) string {
-			switch c % 5 {
-			case 0:
-				return fmt.Sprintf("&#%d;", c)
-			case 1:
-				return fmt.Sprintf("%%%02x", c)
-			case 2:
-				return fmt.Sprintf(`\u%04X`, c)
-			case 3:
-				return entityOr(c, "&#x%x;")
-			}
-			return string(c)
-		}),
-		"x-escape":   perByte(key, func(c byte) string { return fmt.Sprintf(`\x%02x`, c) }),
-		"u-brace":    perByte(key, func(c byte) string { return fmt.Sprintf(`\u{%x}`, c) }),
-		"markdown":   strings.ReplaceAll(key, "_", `\_`),
-		"utf16le":    utf16Of(key, false),
-		"utf16be":    utf16Of(key, true),
-		"utf16-bom":  "\xff\xfe" + utf16Of(key, false),
-		"utf16-json": perByte(utf16Of(key, false), func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }),
-	}
-}
 
 // carriers are the places of an answer the provider puts an encoding in.
 // A JSON member name is never rewritten, so an exchange with the key
@@ -131,7 +35,7 @@ func echoEncodings(tb testing.TB) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/enc/"), "/")
-		enc, ok := keyEncodings(key)[parts[0]]
+		enc, ok := scrubtest.LiveEncodings(key)[parts[0]]
 		if !ok || len(parts) != 2 {
 			http.NotFound(w, r)
 			return
@@ -209,7 +113,7 @@ func TestRecordNeverWritesEncodedKey(t *testing.T) {
 	env := map[string]string{"WRAITH_HMAC_KEY": recordKey, "PROVIDER_KEY": encodedKey}
 	rec := startRecord(t, dir, env, "enc", "--upstream", provider.URL, "--auth-env", "PROVIDER_KEY", "--name", "flow")
 
-	encodings := keyEncodings(encodedKey)
+	encodings := scrubtest.LiveEncodings(encodedKey)
 	names := make([]string, 0, len(encodings))
 	for n := range encodings {
 		names = append(names, n)

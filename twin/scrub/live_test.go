@@ -1,103 +1,20 @@
 package scrub
 
 import (
-	"encoding/base64"
-	"encoding/hex"
-	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 	"testing"
-	"unicode/utf16"
+
+	"github.com/wraithdev/wraith/twin/scrub/scrubtest"
 )
 
 // liveKey has the characters a provider escapes: "/", "+", "=" and "_".
 const liveKey = "sk_live_Ab/Cd+Ef=Gh_51HxYz"
 
-// each encodes every byte of v with f.
-func each(v string, f func(c byte) string) string {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		b.WriteString(f(v[i]))
-	}
-	return b.String()
-}
-
-func utf16Bytes(v string, bigEndian bool) string {
-	var b strings.Builder
-	for _, u := range utf16.Encode([]rune(v)) {
-		hi, lo := byte(u>>8), byte(u)
-		if bigEndian {
-			b.WriteByte(hi)
-			b.WriteByte(lo)
-		} else {
-			b.WriteByte(lo)
-			b.WriteByte(hi)
-		}
-	}
-	return b.String()
-}
-
-// liveEncodings are the forms of v a provider can write back.
-func liveEncodings(v string) map[string]string {
-	pct := func(c byte) string { return fmt.Sprintf("%%%02X", c) }
-	named := map[byte]string{'/': "&sol;", '+': "&plus;", '=': "&equals;", '_': "&lowbar;"}
-	return map[string]string{
-		"raw":                    v,
-		"upper case":             strings.ToUpper(v),
-		"query escape":           url.QueryEscape(v),
-		"query escape lower hex": strings.NewReplacer("%2F", "%2f", "%2B", "%2b", "%3D", "%3d").Replace(url.QueryEscape(v)),
-		"all percent":            each(v, pct),
-		"all percent lower":      strings.ToLower(each(v, pct)),
-		"double percent":         strings.ReplaceAll(url.QueryEscape(v), "%", "%25"),
-		"php slash":              strings.ReplaceAll(v, "/", `\/`),
-		"all u":                  each(v, func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }),
-		"all u upper":            each(v, func(c byte) string { return fmt.Sprintf(`\u%04X`, c) }),
-		"u braces":               each(v, func(c byte) string { return fmt.Sprintf(`\u{%x}`, c) }),
-		"x escapes":              each(v, func(c byte) string { return fmt.Sprintf(`\x%02x`, c) }),
-		"json in json":           each(v, func(c byte) string { return fmt.Sprintf(`\\u%04x`, c) }),
-		"html decimal":           each(v, func(c byte) string { return fmt.Sprintf("&#%d;", c) }),
-		"html decimal zeros":     each(v, func(c byte) string { return fmt.Sprintf("&#000%d", c) }),
-		"html hex":               each(v, func(c byte) string { return fmt.Sprintf("&#x%x;", c) }),
-		"html hex upper X":       each(v, func(c byte) string { return fmt.Sprintf("&#X%X;", c) }),
-		"html named":             each(v, func(c byte) string { return or(named[c], string(c)) }),
-		"mixed": each(v, func(c byte) string {
-			switch c % 5 {
-			case 0:
-				return fmt.Sprintf("&#%d;", c)
-			case 1:
-				return fmt.Sprintf("%%%02x", c)
-			case 2:
-				return fmt.Sprintf(`\u%04X`, c)
-			case 3:
-				return or(named[c], fmt.Sprintf("&#x%x;", c))
-			}
-			return string(c)
-		}),
-		"utf-16le":       utf16Bytes(v, false),
-		"utf-16be":       utf16Bytes(v, true),
-		"utf-16le bom":   "\xff\xfe" + utf16Bytes(v, false),
-		"utf-16 json":    each(utf16Bytes(v, false), func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }),
-		"base64":         base64.StdEncoding.EncodeToString([]byte(v)),
-		"base64 url raw": base64.RawURLEncoding.EncodeToString([]byte(v)),
-		"base64 escaped": url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(v))),
-		"hex":            hex.EncodeToString([]byte(v)),
-		"hex upper":      strings.ToUpper(hex.EncodeToString([]byte(v))),
-		"markdown":       strings.ReplaceAll(v, "_", `\_`),
-	}
-}
-
-func or(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // TestContainsLive: every encoding of the key is found inside other text,
 // and text without it is not.
 func TestContainsLive(t *testing.T) {
-	for name, enc := range liveEncodings(liveKey) {
+	for name, enc := range scrubtest.LiveEncodings(liveKey) {
 		t.Run(name, func(t *testing.T) {
 			text := "before " + enc + " after"
 			if !ContainsLive([]byte(text), liveKey) {
@@ -117,7 +34,7 @@ func TestContainsLive(t *testing.T) {
 func TestEchoReplacesEncodedLive(t *testing.T) {
 	s := New([]byte("live-test-key-0123456789"), Policy{})
 	tok := s.SecretToken(liveKey)
-	for name, enc := range liveEncodings(liveKey) {
+	for name, enc := range scrubtest.LiveEncodings(liveKey) {
 		t.Run(name, func(t *testing.T) {
 			p := s.NewPass()
 			p.Secret(liveKey)
@@ -140,7 +57,7 @@ func TestEchoReplacesEncodedLive(t *testing.T) {
 // form of it would be split at every "&".
 func TestEchoPairsLive(t *testing.T) {
 	s := New([]byte("live-test-key-0123456789"), Policy{})
-	for name, enc := range liveEncodings(liveKey) {
+	for name, enc := range scrubtest.LiveEncodings(liveKey) {
 		t.Run(name, func(t *testing.T) {
 			p := s.NewPass()
 			p.Secret(liveKey)
@@ -177,7 +94,7 @@ func BenchmarkContainsLive(b *testing.B) {
 // FuzzEchoLive: whatever text surrounds an encoded key, Echo leaves no
 // form of it that ContainsLive finds, and never touches text without one.
 func FuzzEchoLive(f *testing.F) {
-	encs := liveEncodings(liveKey)
+	encs := scrubtest.LiveEncodings(liveKey)
 	names := make([]string, 0, len(encs))
 	for n := range encs {
 		names = append(names, n)
