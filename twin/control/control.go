@@ -66,19 +66,7 @@ func New(eng *engine.Engine, opts Options) *Handler {
 		opts.Now = time.Now
 	}
 	h := &Handler{eng: eng, opts: opts, log: opts.Logger, now: opts.Now, mux: http.NewServeMux()}
-	h.mux.HandleFunc("GET /__wraith/health", h.health)
-	h.mux.HandleFunc("GET /__wraith/ready", h.readyz)
-	h.mux.HandleFunc("GET /__wraith/info", h.info)
-	h.mux.HandleFunc("GET /__wraith/session", h.listSessions)
-	h.mux.HandleFunc("POST /__wraith/session", h.provision)
-	h.mux.HandleFunc("POST /__wraith/session/{session}", h.provision)
-	h.mux.HandleFunc("DELETE /__wraith/session/{session}", h.deleteSession)
-	h.mux.HandleFunc("POST /__wraith/session/{session}/reset", h.resetSession)
-	h.mux.HandleFunc("GET /__wraith/session/{session}/state", h.state)
-	h.mux.HandleFunc("POST /__wraith/session/{session}/clock", h.clock)
-	h.mux.HandleFunc("POST /__wraith/reset", h.resetAll)
-	h.observe()
-	h.mux.HandleFunc("/__wraith/", h.unknown)
+	h.register()
 	return h
 }
 
@@ -91,26 +79,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// Exempt reports whether a control path is served without authentication.
-func Exempt(path string) bool {
-	return path == "/__wraith/health" || path == "/__wraith/ready" || path == "/__wraith/info"
+func (h *Handler) health(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 }
 
-func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
-}
-
-func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) error {
 	if !h.ready.Load() {
-		apierr.Write(w, apierr.New(apierr.NotReady, "the twin is starting or draining"))
-		return
+		return apierr.New(apierr.NotReady, "the twin is starting or draining")
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ready": true})
+	return writeJSON(w, http.StatusOK, map[string]any{"ready": true})
 }
 
-func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) info(w http.ResponseWriter, r *http.Request) error {
 	in := h.eng.Info()
-	writeJSON(w, http.StatusOK, map[string]any{
+	return writeJSON(w, http.StatusOK, map[string]any{
 		"twin":           in.Twin,
 		"provider":       in.Provider,
 		"digest":         in.Digest,
@@ -125,15 +107,14 @@ func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) error {
 	if allow := h.allowed(r); len(allow) > 0 {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		apierr.Write(w, apierr.Errorf(apierr.MethodNotAllowed,
-			"%s %s: this control endpoint takes %s", r.Method, r.URL.Path, strings.Join(allow, " or ")).With("allow", allow))
-		return
+		return apierr.Errorf(apierr.MethodNotAllowed,
+			"%s %s: this control endpoint takes %s", r.Method, r.URL.Path, strings.Join(allow, " or ")).With("allow", allow)
 	}
-	apierr.Write(w, apierr.Errorf(apierr.ControlNotFound,
-		"no control endpoint %s %s; see the control paths in the ready JSON", r.Method, r.URL.Path))
+	return apierr.Errorf(apierr.ControlNotFound,
+		"no control endpoint %s %s; see the control paths in the ready JSON", r.Method, r.URL.Path)
 }
 
 // allowed returns the methods some endpoint serves r's path with.
@@ -149,60 +130,56 @@ func (h *Handler) allowed(r *http.Request) []string {
 	return out
 }
 
-// writeJSON writes v with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON writes v with status; when v does not encode nothing is
+// written and the error is returned for the caller to answer.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		apierr.Write(w, apierr.New(apierr.Internal, err.Error()))
-		return
+		return apierr.New(apierr.Internal, err.Error())
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
+	return nil
 }
 
 // decode reads a JSON body strictly into v: unknown fields, wrong types
 // and trailing data are 400 invalid-json, with a message naming the field
 // at fault. An empty body leaves v as it is.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	return decodeMax(w, r, v, MaxBody)
 }
 
 // decodeMax is decode for bodies of up to max bytes.
-func decodeMax(w http.ResponseWriter, r *http.Request, v any, max int64) bool {
+func decodeMax(w http.ResponseWriter, r *http.Request, v any, max int64) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			apierr.Write(w, apierr.Errorf(apierr.BodyTooLarge, "this control body is limited to %d bytes", max))
-			return false
+			return apierr.Errorf(apierr.BodyTooLarge, "this control body is limited to %d bytes", max)
 		}
-		apierr.Write(w, apierr.New(apierr.BodyUnreadable, err.Error()))
-		return false
+		return apierr.New(apierr.BodyUnreadable, err.Error())
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return true
+		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		msg, details := jsonProblem(err, v)
-		apierr.Write(w, &apierr.Error{Code: apierr.InvalidJSON, Message: msg, Details: details})
-		return false
+		return &apierr.Error{Code: apierr.InvalidJSON, Message: msg, Details: details}
 	}
 	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
-		apierr.Write(w, apierr.New(apierr.InvalidJSON, "the body has data after its JSON object: send one object"))
-		return false
+		return apierr.New(apierr.InvalidJSON, "the body has data after its JSON object: send one object")
 	}
-	return true
+	return nil
 }
 
 // sessionName validates the {session} path value.
-func sessionName(w http.ResponseWriter, r *http.Request) (string, bool) {
+func sessionName(r *http.Request) (string, error) {
 	name := r.PathValue("session")
 	if err := session.ValidateName(name); err != nil {
-		apierr.Write(w, apierr.New(apierr.InvalidSession, err.Error()))
-		return "", false
+		return "", apierr.New(apierr.InvalidSession, err.Error())
 	}
-	return name, true
+	return name, nil
 }

@@ -1,7 +1,6 @@
 package control
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,20 +9,19 @@ import (
 
 	"github.com/wraithdev/wraith/internal/rate"
 	"github.com/wraithdev/wraith/twin/apierr"
-	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
 )
 
-func (h *Handler) digest(w http.ResponseWriter, r *http.Request) {
-	s, ok := h.lookup(w, r)
-	if !ok {
-		return
+func (h *Handler) digest(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.lookup(r)
+	if err != nil {
+		return err
 	}
 	var d string
 	var n int
 	s.Do(func(st *session.State) { d, n = st.Digest() })
-	writeJSON(w, http.StatusOK, map[string]any{"session": s.Name(), "digest": d, "entities": n})
+	return writeJSON(w, http.StatusOK, map[string]any{"session": s.Name(), "digest": d, "entities": n})
 }
 
 // entityJSON is an entity as digest, diff and snapshot show it: its body.
@@ -41,10 +39,10 @@ type deletedView struct {
 	Object string `json:"object"`
 }
 
-func (h *Handler) diff(w http.ResponseWriter, r *http.Request) {
-	s, ok := h.lookup(w, r)
-	if !ok {
-		return
+func (h *Handler) diff(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.lookup(r)
+	if err != nil {
+		return err
 	}
 	out := struct {
 		Session string            `json:"session"`
@@ -64,60 +62,30 @@ func (h *Handler) diff(w http.ResponseWriter, r *http.Request) {
 			out.Deleted = append(out.Deleted, deletedView{ID: e.ID, Object: e.Resource})
 		}
 	})
-	writeJSON(w, http.StatusOK, out)
+	return writeJSON(w, http.StatusOK, out)
 }
 
-func (h *Handler) fork(w http.ResponseWriter, r *http.Request) {
-	src, ok := h.lookup(w, r)
-	if !ok {
-		return
+func (h *Handler) fork(w http.ResponseWriter, r *http.Request) error {
+	src, err := h.lookup(r)
+	if err != nil {
+		return err
 	}
 	var body struct {
 		Session string `json:"session"`
 	}
-	if !decode(w, r, &body) {
-		return
+	if err := decode(w, r, &body); err != nil {
+		return err
 	}
 	if err := session.ValidateName(body.Session); err != nil {
-		apierr.Write(w, apierr.New(apierr.InvalidSession, `the body's "session" names the new session: `+err.Error()))
-		return
+		return apierr.New(apierr.InvalidSession, `the body's "session" names the new session: `+err.Error())
 	}
 	f, err := h.eng.Store().Fork(r.Context(), src, body.Session)
-	if !h.stored(w, body.Session, err) {
-		return
+	if err != nil {
+		return err
 	}
 	n := f.Entities()
 	h.log.Info("session forked", "session", body.Session, "from", src.Name(), "entities", n)
-	writeJSON(w, http.StatusCreated, map[string]any{"session": body.Session, "from": src.Name(), "entities": n})
-}
-
-// stored answers the errors of storing a new session; true when there
-// were none.
-func (h *Handler) stored(w http.ResponseWriter, name string, err error) bool {
-	var fe *engine.FixtureError
-	var pe *engine.ProfileError
-	var ae *apierr.Error
-	switch {
-	case err == nil:
-		return true
-	case errors.As(err, &pe):
-		apierr.Write(w, apierr.New(apierr.FaultProfileNotFound,
-			pe.Error()).With("fault_profile", pe.Name).With("available", pe.Available))
-	case errors.Is(err, session.ErrExists):
-		apierr.Write(w, apierr.Errorf(apierr.SessionExists,
-			"session %q already exists: delete it first (DELETE /__wraith/session/%s) or pick another name", name, name).With("session", name))
-	case errors.Is(err, session.ErrLimit):
-		apierr.Write(w, apierr.New(apierr.SessionLimit, err.Error()))
-	case errors.As(err, &ae):
-		apierr.Write(w, ae)
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		apierr.Write(w, apierr.New(apierr.RequestCanceled, "the request ended before the session to fork was free: "+err.Error()))
-	case errors.As(err, &fe):
-		apierr.Write(w, apierr.New(apierr.FixtureNotFound, fe.Error()).With("fixture", fe.Name).With("available", fe.Available))
-	default:
-		apierr.Write(w, apierr.New(apierr.InvalidSnapshot, "the snapshot cannot be restored: "+err.Error()))
-	}
-	return false
+	return writeJSON(w, http.StatusCreated, map[string]any{"session": body.Session, "from": src.Name(), "entities": n})
 }
 
 // SnapshotFormat is the version of snapshot documents.
@@ -147,10 +115,10 @@ type snapshotSettings struct {
 	PIIVerbatim []string `json:"pii_verbatim,omitempty"`
 }
 
-func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) {
-	s, ok := h.lookup(w, r)
-	if !ok {
-		return
+func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.lookup(r)
+	if err != nil {
+		return err
 	}
 	set, _ := s.Settings()
 	in := h.eng.Info()
@@ -162,16 +130,14 @@ func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) {
 			PIIVerbatim: set.PIIVerbatim,
 		},
 	}
-	var err error
 	s.Do(func(st *session.State) {
 		doc.Digest, _ = st.Digest()
 		doc.StateDoc, err = st.Doc()
 	})
 	if err != nil {
-		apierr.Write(w, apierr.New(apierr.Internal, err.Error()))
-		return
+		return apierr.New(apierr.Internal, err.Error())
 	}
-	writeJSON(w, http.StatusOK, doc)
+	return writeJSON(w, http.StatusOK, doc)
 }
 
 // MaxSnapshot bounds a PUT snapshot body, the one control body that may
@@ -181,25 +147,23 @@ func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) {
 // reads an answer of up to the same size.
 const MaxSnapshot = 1 << 30
 
-func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
-	name, ok := sessionName(w, r)
-	if !ok {
-		return
+func (h *Handler) restore(w http.ResponseWriter, r *http.Request) error {
+	name, err := sessionName(r)
+	if err != nil {
+		return err
 	}
 	var doc snapshotDoc
-	if !decodeMax(w, r, &doc, MaxSnapshot) {
-		return
+	if err := decodeMax(w, r, &doc, MaxSnapshot); err != nil {
+		return err
 	}
 	in := h.eng.Info()
 	switch {
 	case doc.Format != SnapshotFormat:
-		apierr.Write(w, apierr.Errorf(apierr.InvalidSnapshot,
-			"format: snapshot format %d: this build reads format %d; take the snapshot with the same wraith version", doc.Format, SnapshotFormat).With("path", "format"))
-		return
+		return apierr.Errorf(apierr.InvalidSnapshot,
+			"format: snapshot format %d: this build reads format %d; take the snapshot with the same wraith version", doc.Format, SnapshotFormat).With("path", "format")
 	case doc.TwinDigest != in.Digest:
-		apierr.Write(w, apierr.Errorf(apierr.SnapshotTwinMismatch,
-			"the snapshot is of twin %s %s, this process serves %s %s: restore it into a twin with the same digest", doc.Twin, doc.TwinDigest, in.Twin, in.Digest).With("snapshot_digest", doc.TwinDigest).With("twin_digest", in.Digest))
-		return
+		return apierr.Errorf(apierr.SnapshotTwinMismatch,
+			"the snapshot is of twin %s %s, this process serves %s %s: restore it into a twin with the same digest", doc.Twin, doc.TwinDigest, in.Twin, in.Digest).With("snapshot_digest", doc.TwinDigest).With("twin_digest", in.Digest)
 	}
 	set, err := doc.Settings.settings()
 	if err != nil {
@@ -207,29 +171,31 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
 		if se := (*settingsError)(nil); errors.As(err, &se) {
 			path = se.path
 		}
-		apierr.Write(w, apierr.New(apierr.InvalidSnapshot, err.Error()).With("path", path))
-		return
+		return apierr.New(apierr.InvalidSnapshot, err.Error()).With("path", path)
 	}
 	if err := set.Validate(); err != nil { // the rules provisioning goes through
-		apierr.Write(w, settingsProblem(err))
-		return
+		return settingsProblem(err)
 	}
 	// The state is checked whole before any of it is used: a value this
 	// twin would never have written (a replay status of 0, a provenance
 	// nobody names) would otherwise reach a status line or a metrics label.
 	if err := doc.StateDoc.Validate(); err != nil {
-		apierr.Write(w, err)
-		return
+		return err
 	}
 	s, err := h.eng.Restore(name, set, &doc.StateDoc)
-	if !h.stored(w, name, err) {
-		return
+	if err != nil {
+		if p := known(err); p != nil {
+			return p
+		}
+		// What no code names is the snapshot's fault: its state did
+		// not restore.
+		return apierr.New(apierr.InvalidSnapshot, "the snapshot cannot be restored: "+err.Error())
 	}
 	var d string
 	var n int
 	s.Do(func(st *session.State) { d, n = st.Digest() })
 	h.log.Info("session restored", "session", name, "entities", n)
-	writeJSON(w, http.StatusCreated, map[string]any{"session": name, "digest": d, "entities": n})
+	return writeJSON(w, http.StatusCreated, map[string]any{"session": name, "digest": d, "entities": n})
 }
 
 // settingsProblem is a settings error of Validate as a restore answers it:

@@ -84,15 +84,14 @@ func (f journalFilter) keep(e *session.Entry) bool {
 // rfc3339 formats a session clock reading.
 func rfc3339(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.RFC3339) }
 
-func (h *Handler) journal(w http.ResponseWriter, r *http.Request) {
-	s, ok := h.lookup(w, r)
-	if !ok {
-		return
+func (h *Handler) journal(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.lookup(r)
+	if err != nil {
+		return err
 	}
 	f, err := parseJournalFilter(r, h.eng.Store().JournalLimit())
 	if err != nil {
-		apierr.Write(w, apierr.New(apierr.InvalidQuery, err.Error()))
-		return
+		return apierr.New(apierr.InvalidQuery, err.Error())
 	}
 	all, dropped := s.Journal().Entries()
 	var picked []session.Entry
@@ -106,7 +105,7 @@ func (h *Handler) journal(w http.ResponseWriter, r *http.Request) {
 	}
 	if f.har {
 		h.writeHAR(w, s.Name(), picked)
-		return
+		return nil
 	}
 	out := journalView{Session: s.Name(), Entries: make([]entryView, 0, len(picked)), Dropped: dropped}
 	for i := range picked {
@@ -120,5 +119,5 @@ func (h *Handler) journal(w http.ResponseWriter, r *http.Request) {
 	if n := len(picked); n > 0 {
 		out.NextAfter = ptr(picked[n-1].Index)
 	}
-	writeJSON(w, http.StatusOK, out)
+	return writeJSON(w, http.StatusOK, out)
 }

@@ -2,7 +2,6 @@ package control
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -85,54 +84,32 @@ func clockOf(c session.Clock) clockView {
 
 func ptr[T any](v T) *T { return &v }
 
-func (h *Handler) provision(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) provision(w http.ResponseWriter, r *http.Request) error {
 	var body provisionBody
-	if !decode(w, r, &body) {
-		return
+	if err := decode(w, r, &body); err != nil {
+		return err
 	}
 	name := r.PathValue("session")
 	switch {
 	case name != "" && body.Session != "" && body.Session != name:
-		apierr.Write(w, apierr.Errorf(apierr.SessionMismatch,
-			"the path names session %q but the body names %q; send one", name, body.Session))
-		return
+		return apierr.Errorf(apierr.SessionMismatch,
+			"the path names session %q but the body names %q; send one", name, body.Session)
 	case name == "":
 		name = body.Session
 	}
 	if name == "" {
-		apierr.Write(w, apierr.New(apierr.InvalidSession, `the body needs "session": the session name to provision`))
-		return
+		return apierr.New(apierr.InvalidSession, `the body needs "session": the session name to provision`)
 	}
 	if err := session.ValidateName(name); err != nil {
-		apierr.Write(w, apierr.New(apierr.InvalidSession, err.Error()))
-		return
+		return apierr.New(apierr.InvalidSession, err.Error())
 	}
-	set, ok := h.settingsFrom(w, &body)
-	if !ok {
-		return
+	set, err := h.settingsFrom(&body)
+	if err != nil {
+		return err
 	}
 	p, err := h.eng.Provision(name, set)
-	var fe *engine.FixtureError
-	var ce *engine.ConflictError
-	var pe *engine.ProfileError
-	switch {
-	case errors.As(err, &fe):
-		apierr.Write(w, apierr.New(apierr.FixtureNotFound, fe.Error()).With("fixture", fe.Name).With("available", fe.Available))
-		return
-	case errors.As(err, &pe):
-		apierr.Write(w, apierr.New(apierr.FaultProfileNotFound,
-			pe.Error()).With("fault_profile", pe.Name).With("available", pe.Available))
-		return
-	case errors.As(err, &ce):
-		apierr.Write(w, &apierr.Error{Code: apierr.SessionProvisionConflict,
-			Message: ce.Error(), Details: apierr.Details{"session": name, "existing": viewOf(name, ce.Existing), "requested": viewOf(name, ce.Requested)}})
-		return
-	case errors.Is(err, session.ErrLimit):
-		apierr.Write(w, apierr.New(apierr.SessionLimit, err.Error()))
-		return
-	case err != nil:
-		apierr.Write(w, apierr.New(apierr.Internal, err.Error()))
-		return
+	if err != nil {
+		return err
 	}
 	status := http.StatusOK
 	if p.Created {
@@ -141,12 +118,12 @@ func (h *Handler) provision(w http.ResponseWriter, r *http.Request) {
 	}
 	out := viewOf(name, p.Settings)
 	out.EntitiesSeeded = ptr(p.Seeded)
-	writeJSON(w, status, out)
+	return writeJSON(w, status, out)
 }
 
 // settingsFrom fills omitted provisioning fields from the serve-wide
 // settings and validates the rest.
-func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session.Settings, bool) {
+func (h *Handler) settingsFrom(b *provisionBody) (session.Settings, error) {
 	set := h.eng.Defaults()
 	if b.Fixture != nil {
 		set.Fixture = *b.Fixture
@@ -154,9 +131,8 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 	if b.Seed != nil {
 		var seed uint64
 		if _, err := fmt.Sscan(b.Seed.String(), &seed); err != nil || b.Seed.String() != fmt.Sprint(seed) {
-			apierr.Write(w, apierr.Errorf(apierr.InvalidSeed,
-				"seed %s must be a whole number from 0 to 18446744073709551615", b.Seed))
-			return set, false
+			return set, apierr.Errorf(apierr.InvalidSeed,
+				"seed %s must be a whole number from 0 to 18446744073709551615", b.Seed)
 		}
 		set.Seed = seed
 	}
@@ -166,36 +142,31 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 	if b.RateLimit != nil {
 		lim, err := rate.Parse(*b.RateLimit)
 		if err != nil {
-			apierr.Write(w, apierr.New(apierr.InvalidRateLimit, "rate_limit: "+err.Error()+`, or "" for none`))
-			return set, false
+			return set, apierr.New(apierr.InvalidRateLimit, "rate_limit: "+err.Error()+`, or "" for none`)
 		}
 		set.RateLimit = lim
 	}
 	if b.PIIVerbatim != nil {
 		fields, err := session.PIIFields(*b.PIIVerbatim)
 		if err != nil {
-			apierr.Write(w, apierr.New(apierr.InvalidPIIVerbatim, "pii_verbatim: "+err.Error()+`; send a list of field names such as ["email","name"], or [] for none`))
-			return set, false
+			return set, apierr.New(apierr.InvalidPIIVerbatim, "pii_verbatim: "+err.Error()+`; send a list of field names such as ["email","name"], or [] for none`)
 		}
 		set.PIIVerbatim = fields
 	}
 	if c := b.Clock; c != nil {
 		if !session.ValidClockMode(c.Mode) {
-			apierr.Write(w, apierr.Errorf(apierr.InvalidClock, "clock.mode %q: want real, deterministic or fixed", c.Mode))
-			return set, false
+			return set, apierr.Errorf(apierr.InvalidClock, "clock.mode %q: want real, deterministic or fixed", c.Mode)
 		}
 		if c.Mode == session.ClockReal && (c.BaseEpoch != nil || c.BaseEpochSecs != nil) {
 			field := "clock.base_epoch"
 			if c.BaseEpoch == nil {
 				field = "clock.base_epoch_secs"
 			}
-			apierr.Write(w, apierr.New(apierr.InvalidClock,
-				field+` means nothing to a real clock, which reads the wall clock: drop it, or use "mode": "deterministic" or "fixed"`).With("field", field))
-			return set, false
+			return set, apierr.New(apierr.InvalidClock,
+				field+` means nothing to a real clock, which reads the wall clock: drop it, or use "mode": "deterministic" or "fixed"`).With("field", field)
 		}
 		if c.BaseEpoch != nil && c.BaseEpochSecs != nil && *c.BaseEpoch != *c.BaseEpochSecs {
-			apierr.Write(w, apierr.New(apierr.InvalidClock, "clock.base_epoch and clock.base_epoch_secs differ; send one"))
-			return set, false
+			return set, apierr.New(apierr.InvalidClock, "clock.base_epoch and clock.base_epoch_secs differ; send one")
 		}
 		set.Clock.Mode = c.Mode
 		switch {
@@ -207,13 +178,12 @@ func (h *Handler) settingsFrom(w http.ResponseWriter, b *provisionBody) (session
 	}
 	set.Clock.Step = session.StepOf(set.Clock.Mode, set.Clock.Step)
 	if err := set.Validate(); err != nil { // the rules a snapshot's settings go through too
-		apierr.Write(w, err)
-		return set, false
+		return set, err
 	}
-	return set, true
+	return set, nil
 }
 
-func (h *Handler) listSessions(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) listSessions(w http.ResponseWriter, r *http.Request) error {
 	all := h.eng.Store().All()
 	list := make([]sessionView, 0, len(all))
 	for _, s := range all {
@@ -222,55 +192,55 @@ func (h *Handler) listSessions(w http.ResponseWriter, r *http.Request) {
 		v.Provisioned, v.Requests, v.Entities = ptr(sum.Provisioned), ptr(sum.Requests), ptr(sum.Entities)
 		list = append(list, v)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": list})
+	return writeJSON(w, http.StatusOK, map[string]any{"sessions": list})
 }
 
-func (h *Handler) lookup(w http.ResponseWriter, r *http.Request) (*session.Session, bool) {
-	name, ok := sessionName(w, r)
-	if !ok {
-		return nil, false
+// lookup finds the session the {session} path value names.
+func (h *Handler) lookup(r *http.Request) (*session.Session, error) {
+	name, err := sessionName(r)
+	if err != nil {
+		return nil, err
 	}
 	s := h.eng.Store().Get(name)
 	if s == nil {
-		apierr.Write(w, apierr.Errorf(apierr.SessionNotFound, "no session %q in this process", name).With("session", name))
-		return nil, false
+		return nil, apierr.Errorf(apierr.SessionNotFound, "no session %q in this process", name).With("session", name)
 	}
-	return s, true
+	return s, nil
 }
 
-func (h *Handler) resetSession(w http.ResponseWriter, r *http.Request) {
-	s, ok := h.lookup(w, r)
-	if !ok {
-		return
+func (h *Handler) resetSession(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.lookup(r)
+	if err != nil {
+		return err
 	}
 	s.Reset()
 	h.log.Info("session reset", "session", s.Name())
 	set, _ := s.Settings()
 	out := viewOf(s.Name(), set)
 	out.Reset, out.EntitiesSeeded = true, ptr(h.eng.Seeded(set.Fixture))
-	writeJSON(w, http.StatusOK, out)
+	return writeJSON(w, http.StatusOK, out)
 }
 
-func (h *Handler) deleteSession(w http.ResponseWriter, r *http.Request) {
-	s, ok := h.lookup(w, r)
-	if !ok {
-		return
+func (h *Handler) deleteSession(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.lookup(r)
+	if err != nil {
+		return err
 	}
 	h.eng.Store().Delete(s.Name())
 	h.log.Info("session deleted", "session", s.Name())
 	set, _ := s.Settings()
 	out := viewOf(s.Name(), set)
 	out.Deleted = true
-	writeJSON(w, http.StatusOK, out)
+	return writeJSON(w, http.StatusOK, out)
 }
 
-func (h *Handler) resetAll(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) resetAll(w http.ResponseWriter, r *http.Request) error {
 	all := h.eng.Store().All()
 	for _, s := range all {
 		s.Reset()
 	}
 	h.log.Info("reset every session", "sessions", len(all))
-	writeJSON(w, http.StatusOK, map[string]any{"reset": true, "sessions": len(all)})
+	return writeJSON(w, http.StatusOK, map[string]any{"reset": true, "sessions": len(all)})
 }
 
 // stateView is the debug view of one session.
@@ -286,14 +256,12 @@ type changeView struct {
 	Body   json.RawMessage `json:"body"`
 }
 
-func (h *Handler) state(w http.ResponseWriter, r *http.Request) {
-	if !h.opts.Debug {
-		apierr.Write(w, apierr.New(apierr.DebugDisabled, "the session state endpoint needs wraith serve --debug"))
-		return
-	}
-	s, ok := h.lookup(w, r)
-	if !ok {
-		return
+// state is debug-only (its route says so): the table's adapter answers
+// debug-disabled before it runs.
+func (h *Handler) state(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.lookup(r)
+	if err != nil {
+		return err
 	}
 	set, prov := s.Settings()
 	out := stateView{sessionView: viewOf(s.Name(), set), Changes: []changeView{}}
@@ -313,7 +281,7 @@ func (h *Handler) state(w http.ResponseWriter, r *http.Request) {
 		out.Requests = ptr(st.Requests())
 	})
 	out.Entities = ptr(s.Summary().Entities)
-	writeJSON(w, http.StatusOK, out)
+	return writeJSON(w, http.StatusOK, out)
 }
 
 type clockMove struct {
@@ -321,23 +289,21 @@ type clockMove struct {
 	SetEpoch    *int64 `json:"set_epoch"`
 }
 
-func (h *Handler) clock(w http.ResponseWriter, r *http.Request) {
-	s, ok := h.lookup(w, r)
-	if !ok {
-		return
+func (h *Handler) clock(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.lookup(r)
+	if err != nil {
+		return err
 	}
 	var mv clockMove
-	if !decode(w, r, &mv) {
-		return
+	if err := decode(w, r, &mv); err != nil {
+		return err
 	}
 	if (mv.AdvanceSecs == nil) == (mv.SetEpoch == nil) {
-		apierr.Write(w, apierr.New(apierr.InvalidClock, `send exactly one of {"advance_secs": N} or {"set_epoch": SECS}`))
-		return
+		return apierr.New(apierr.InvalidClock, `send exactly one of {"advance_secs": N} or {"set_epoch": SECS}`)
 	}
 	if mv.AdvanceSecs != nil && *mv.AdvanceSecs < 0 || mv.SetEpoch != nil && (*mv.SetEpoch < 0 || *mv.SetEpoch > session.MaxEpoch) {
-		apierr.Write(w, apierr.Errorf(apierr.InvalidClock,
-			"a clock moves to times from 0 to %d (the end of 2199), and advance_secs must not be negative", session.MaxEpoch))
-		return
+		return apierr.Errorf(apierr.InvalidClock,
+			"a clock moves to times from 0 to %d (the end of 2199), and advance_secs must not be negative", session.MaxEpoch)
 	}
 	var mode string
 	var now int64
@@ -360,18 +326,16 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) {
 		now = st.Now(h.now)
 	})
 	if tooFar {
-		apierr.Write(w, apierr.Errorf(apierr.InvalidClock,
-			"advancing %d seconds from %d would pass %d (the end of 2199), the latest time a clock reaches", *mv.AdvanceSecs, now, session.MaxEpoch))
-		return
+		return apierr.Errorf(apierr.InvalidClock,
+			"advancing %d seconds from %d would pass %d (the end of 2199), the latest time a clock reaches", *mv.AdvanceSecs, now, session.MaxEpoch)
 	}
 	if mode == session.ClockReal {
-		apierr.Write(w, apierr.Errorf(apierr.ClockNotMovable,
-			"session %q uses the real clock; provision it with a deterministic or fixed clock to move time", s.Name()))
-		return
+		return apierr.Errorf(apierr.ClockNotMovable,
+			"session %q uses the real clock; provision it with a deterministic or fixed clock to move time", s.Name())
 	}
 	h.log.Info("session clock moved", "session", s.Name(), "now", now)
 	set, _ := s.Settings()
 	out := viewOf(s.Name(), set)
 	out.Clock.Now = &now
-	writeJSON(w, http.StatusOK, out)
+	return writeJSON(w, http.StatusOK, out)
 }

@@ -2,19 +2,15 @@ package server
 
 import (
 	"encoding/json"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
 	"net/http"
-	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wraithdev/wraith/ipc"
+	"github.com/wraithdev/wraith/twin/control"
 )
 
 // TestControlPathsPublished: the control paths of the ready document
@@ -30,7 +26,7 @@ func TestControlPathsPublished(t *testing.T) {
 			published[p] = true
 		}
 	}
-	routes := muxPatterns(t, filepath.Join("..", "control"))
+	routes := muxPatterns(t)
 	registered := map[string]bool{}
 	for _, r := range routes {
 		registered[r.path] = true
@@ -69,52 +65,21 @@ func TestControlPathsPublished(t *testing.T) {
 // route is one pattern of the control mux.
 type route struct{ method, path string }
 
-// muxPatterns reads, from the control package's source, every pattern
-// given to h.mux.HandleFunc or h.mux.Handle, but the catch-all.
-func muxPatterns(tb testing.TB, dir string) []route {
+// muxPatterns returns every route the control plane's table gives its mux
+// (the table, control.Routes, replaced the literal patterns this test
+// once read from the source), the viewer's row left out: the test adds
+// the viewer itself.
+func muxPatterns(tb testing.TB) []route {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var out []route
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
+	for _, rt := range control.Routes() {
+		if rt.Path == "/__wraith/ui" {
 			continue
 		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) == 0 {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || (sel.Sel.Name != "HandleFunc" && sel.Sel.Name != "Handle") {
-				return true
-			}
-			if x, ok := sel.X.(*ast.SelectorExpr); !ok || x.Sel.Name != "mux" {
-				return true
-			}
-			lit, ok := call.Args[0].(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				tb.Errorf("%s: a mux pattern that is not a string literal; this test reads them from the source", fset.Position(call.Pos()))
-				return true
-			}
-			pattern, _ := strconv.Unquote(lit.Value)
-			method, path, ok := strings.Cut(pattern, " ")
-			if !ok {
-				return true // the catch-all, which answers control-not-found
-			}
-			out = append(out, route{method, path})
-			return true
-		})
+		out = append(out, route{rt.Method, rt.Path})
 	}
 	if len(out) < 10 {
-		tb.Fatalf("found %d mux patterns in %s; want every control endpoint", len(out), dir)
+		tb.Fatalf("found %d routes in the control table; want every control endpoint", len(out))
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/control"
 	"github.com/wraithdev/wraith/twin/embedded"
 	"github.com/wraithdev/wraith/twin/engine"
@@ -107,13 +108,13 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		Logger:       log.Named("engine"),
 	})
 	if err != nil {
-		var fe *engine.FixtureError
-		if errors.As(err, &fe) {
-			return nil, usagef("--fixture %q: %v", cfg.Fixture, fe)
-		}
-		var pe *engine.ProfileError
-		if errors.As(err, &pe) {
-			return nil, usagef("--fault-profile %q: %v", cfg.FaultProfile, pe)
+		// The serve-wide defaults are the flags': the control plane's
+		// map of the engine's errors says which flag is at fault.
+		switch p := control.Problem(err); p.Code {
+		case apierr.FixtureNotFound:
+			return nil, usagef("--fixture %q: %s", cfg.Fixture, p.Message)
+		case apierr.FaultProfileNotFound:
+			return nil, usagef("--fault-profile %q: %s", cfg.FaultProfile, p.Message)
 		}
 		return nil, err
 	}

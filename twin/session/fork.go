@@ -3,13 +3,23 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 )
 
-// ErrExists is returned when a fork or a restore names a session that
-// already exists.
+// ErrExists is what an *ExistsError is: errors.Is(err, ErrExists) holds
+// for every fork or restore that names a session that already exists.
 var ErrExists = errors.New("session exists")
+
+// ExistsError says a fork or a restore names a session that already
+// exists; it carries the name so the answer can say which.
+type ExistsError struct{ Name string }
+
+func (e *ExistsError) Error() string { return fmt.Sprintf("session %q exists", e.Name) }
+
+// Is makes an *ExistsError match ErrExists.
+func (e *ExistsError) Is(target error) bool { return target == ErrExists }
 
 // Fork returns a new session named name that holds a copy of everything
 // stateful in s: its changes, id generator, sequence, clock, counters,
@@ -51,7 +61,7 @@ func (s *Session) forkLocked(name string) *Session {
 // session never holds up other sessions' creations and deletions.
 func (st *Store) Fork(ctx context.Context, src *Session, name string) (*Session, error) {
 	if st.Get(name) != nil {
-		return nil, ErrExists
+		return nil, &ExistsError{Name: name}
 	}
 	f, err := src.ForkContext(ctx, name)
 	if err != nil {
@@ -67,7 +77,7 @@ func (st *Store) add(name string, s *Session) (*Session, error) {
 		return nil, err
 	}
 	if !created || stored != s {
-		return nil, ErrExists
+		return nil, &ExistsError{Name: name}
 	}
 	return s, nil
 }
