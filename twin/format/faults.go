@@ -1,7 +1,9 @@
 package format
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -13,9 +15,10 @@ import (
 )
 
 // FaultProfile is one [[fault_profiles]] entry: named rules that make a
-// session's answers fail the way the provider's do, reproducibly. The
-// engine also has built-in profiles (none, flaky, slow); a twin's profile
-// of the same name replaces a built-in one, except none.
+// session's answers fail the way the provider's do, reproducibly. Every
+// twin also has built-in profiles, none and those of twin/fault's
+// builtin.toml (flaky, slow), written in this same syntax; a twin's
+// profile of the same name replaces a built-in one, except none.
 type FaultProfile struct {
 	Name        string      `toml:"name"`
 	Description string      `toml:"description"`
@@ -185,9 +188,6 @@ func isErrorKey(k string) bool {
 	return false
 }
 
-// BuiltinProfiles are the profile names every twin has.
-var BuiltinProfiles = []string{"none", "flaky", "slow"}
-
 func validateFaults(m *Manifest, file string, probs *Problems) {
 	for name, a := range m.Errors.Extra {
 		validateAnswer(a, "errors."+name, probs, file)
@@ -212,6 +212,12 @@ func validateFaults(m *Manifest, file string, probs *Problems) {
 			check(r.OnDelete.Rules, "on_delete")
 		}
 	}
+	validateFaultProfiles(m, file, probs)
+}
+
+// validateFaultProfiles checks m's [[fault_profiles]]; their effects may
+// name m's [errors.*] tables.
+func validateFaultProfiles(m *Manifest, file string, probs *Problems) {
 	seen := map[string]bool{}
 	for i, p := range m.FaultProfiles {
 		at := fmt.Sprintf("%s: fault_profiles[%d] (%s)", file, i, p.Name)
@@ -229,6 +235,41 @@ func validateFaults(m *Manifest, file string, probs *Problems) {
 			validateFaultRule(m, r, fmt.Sprintf("%s rules[%d] (%s)", at, j, r.Name), rules, probs)
 		}
 	}
+}
+
+// ParseFaultProfiles reads a document that holds [[fault_profiles]] and
+// nothing else, in the syntax of twin.toml's, and checks them as Load
+// checks a twin's own, with no [errors.*] tables beside them (so an effect
+// may name only "api_error"). The built-in profiles are written so (see
+// twin/fault). file names the document in messages.
+func ParseFaultProfiles(raw []byte, file string) ([]FaultProfile, error) {
+	var doc struct {
+		FaultProfiles []FaultProfile `toml:"fault_profiles"`
+	}
+	dec := toml.NewDecoder(bytes.NewReader(raw)).DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		var strict *toml.StrictMissingError
+		var de *toml.DecodeError
+		switch {
+		case errors.As(err, &strict):
+			var msgs []string
+			for _, e := range strict.Errors {
+				row, col := e.Position()
+				msgs = append(msgs, fmt.Sprintf("line %d col %d: unknown key %q", row, col, strings.Join(e.Key(), ".")))
+			}
+			return nil, fmt.Errorf("%s: %s (a fault profile document has [[fault_profiles]] only)", file, strings.Join(msgs, "; "))
+		case errors.As(err, &de):
+			row, col := de.Position()
+			return nil, fmt.Errorf("%s: line %d col %d: %v (key %q)", file, row, col, de, strings.Join(de.Key(), "."))
+		}
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	var probs Problems
+	validateFaultProfiles(&Manifest{FaultProfiles: doc.FaultProfiles}, file, &probs)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	return doc.FaultProfiles, nil
 }
 
 func validateFaultRule(m *Manifest, r FaultRule, at string, seen map[string]bool, probs *Problems) {
