@@ -67,17 +67,18 @@ func (st *Store) Fork(ctx context.Context, src *Session, name string) (*Session,
 	if err != nil {
 		return nil, err
 	}
-	return st.add(name, f)
+	return st.add(name, f, Forked)
 }
 
-// add stores s under name, unless name is taken.
-func (st *Store) add(name string, s *Session) (*Session, error) {
-	stored, created, err := st.GetOrCreate(name, func() *Session { return s })
+// add stores s under name, unless name is taken, and reports it as c.
+func (st *Store) add(name string, s *Session, c Change) (*Session, error) {
+	stored, created, err := st.getOrCreate(name, func() *Session { return s })
 	if err != nil {
 		return nil, err
 	}
 	if !created || stored != s {
 		return nil, &ExistsError{Name: name}
 	}
+	s.report(c)
 	return s, nil
 }

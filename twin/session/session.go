@@ -25,6 +25,7 @@ type Session struct {
 	provisioned atomic.Bool
 	st          State
 	journal     Journal
+	persist     Persister // the store's; nil outside a store
 }
 
 // New returns a session starting from w.
@@ -53,9 +54,17 @@ func (s *Session) Name() string { return s.name }
 // Do runs fn with the session's state, holding its lock exclusive.
 func (s *Session) Do(fn func(st *State)) {
 	s.mu.Lock()
+	s.report(s.locked(fn))
+}
+
+// locked runs fn holding s's lock, which the caller took exclusive, and
+// releases it, even if fn panics; it returns what fn changed, for the
+// caller to report once the lock is free.
+func (s *Session) locked(fn func(st *State)) (c Change) {
 	defer s.mu.Unlock(true)
-	defer s.publish()
+	defer func() { c = s.settle() }()
 	fn(&s.st)
+	return
 }
 
 // DoContext is Do for a request: while another request holds the lock it
@@ -66,9 +75,7 @@ func (s *Session) DoContext(ctx context.Context, fn func(st *State)) error {
 	if err := s.lockContext(ctx, true); err != nil {
 		return err
 	}
-	defer s.mu.Unlock(true)
-	defer s.publish()
-	fn(&s.st)
+	s.report(s.locked(fn))
 	return nil
 }
 
@@ -136,25 +143,31 @@ func (s *Session) Settings() (Settings, bool) {
 
 // MarkProvisioned records that a provisioning call named this session with
 // its current settings.
-func (s *Session) MarkProvisioned() { s.provisioned.Store(true) }
+func (s *Session) MarkProvisioned() {
+	if !s.provisioned.Swap(true) {
+		s.report(Provisioned)
+	}
+}
 
 // Reset returns the session to its just-provisioned state: overlay and
 // caches dropped, id generator reseeded, clock rewound.
 func (s *Session) Reset() {
 	s.mu.Lock()
-	defer s.mu.Unlock(true)
 	mem := s.st.mem
 	s.st.releaseReplays()
 	s.st.init(s.settings, s.st.world, &s.mu)
 	s.st.mem = mem
 	s.publish()
 	s.journal.clear()
+	s.mu.Unlock(true)
+	s.report(Reset)
 }
 
 // attach makes mem the account of what the session's journal and
 // idempotency cache hold: the store calls it once, before the session is
 // visible, so a fork's or a restored session's cache is counted too.
-func (s *Session) attach(mem *Memory) {
+func (s *Session) attach(mem *Memory, p Persister) {
+	s.persist = p
 	s.journal.mem = mem
 	s.st.mem = mem
 	for k, r := range s.st.idem {
@@ -223,6 +236,7 @@ type State struct {
 	verbatim  []string   // Settings.PIIVerbatim, read on the request path
 	mem       *Memory    // the store's account, which idem is charged to; nil outside a store
 	idemBytes int64      // what idem holds, by replayCost
+	changed   Change     // what the locked section changed, for the Persister (see mark)
 }
 
 // Replay is a cached response for an Idempotency-Key.
@@ -321,6 +335,7 @@ func (st *State) ClockMode() string { return st.clock.Mode }
 // at MaxEpoch.
 func (st *State) Advance(secs int64) {
 	st.mustOwn("Advance")
+	st.mark(ClockMoved)
 	if secs > MaxEpoch {
 		secs = MaxEpoch
 	}
@@ -330,6 +345,7 @@ func (st *State) Advance(secs int64) {
 // SetEpoch moves a deterministic or fixed clock to epoch, at most MaxEpoch.
 func (st *State) SetEpoch(epoch int64) {
 	st.mustOwn("SetEpoch")
+	st.mark(ClockMoved)
 	st.pos.Store(clampPos(0, min(epoch, MaxEpoch)*int64(time.Second)))
 }
 
@@ -370,6 +386,7 @@ func (st *State) Get(id string) *world.Entity {
 // (see world.Entity.Renew).
 func (st *State) Put(e *world.Entity) {
 	st.mustOwn("Put")
+	st.mark(Wrote)
 	prev, inOverlay := st.overlay.get(e.ID)
 	inWorld := st.world.Get(e.ID) != nil
 	switch {
@@ -387,6 +404,7 @@ func (st *State) Put(e *world.Entity) {
 // reads after delete answer as the provider does.
 func (st *State) Delete(e *world.Entity) {
 	st.mustOwn("Delete")
+	st.mark(Wrote)
 	prev, inOverlay := st.overlay.get(e.ID)
 	if inOverlay && prev.Deleted {
 		return
@@ -476,6 +494,7 @@ func (st *State) Replay(key string) *Replay { return st.idem[key] }
 // the store's memory account.
 func (st *State) Remember(key string, r *Replay) {
 	st.mustOwn("Remember")
+	st.mark(Wrote)
 	if st.idem == nil {
 		st.idem = map[string]*Replay{}
 	}

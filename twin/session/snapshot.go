@@ -108,5 +108,5 @@ func (st *Store) Restore(name string, set Settings, w *world.World, d *StateDoc)
 	if err != nil {
 		return nil, err
 	}
-	return st.add(name, s)
+	return st.add(name, s, Restored)
 }

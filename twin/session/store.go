@@ -24,6 +24,34 @@ type Store struct {
 	journalLimit int
 	mem          Memory // see limits.go
 	onEntry      func(session string, e *Entry)
+	persist      Persister
+}
+
+// StoreOptions configure a store.
+type StoreOptions struct {
+	// MaxSessions bounds the live sessions (0: no limit).
+	MaxSessions int
+	// JournalLimit bounds each session's journal in entries (0:
+	// DefaultJournalLimit).
+	JournalLimit int
+	// JournalMemory is the bytes journals, coverage and idempotency
+	// caches may hold together (0: DefaultJournalMemory; negative: no
+	// bound).
+	JournalMemory int64
+	// Persister is told of every change to a session; nil is
+	// NopPersister.
+	Persister Persister
+}
+
+// NewStoreWith returns a store configured by o.
+func NewStoreWith(o StoreOptions) *Store {
+	st := NewStore(o.MaxSessions)
+	st.SetJournalLimit(o.JournalLimit)
+	st.SetJournalMemory(o.JournalMemory)
+	if o.Persister != nil {
+		st.persist = o.Persister
+	}
+	return st
 }
 
 // SetJournalLimit bounds each session's journal to n entries (0 means
@@ -53,7 +81,7 @@ func (st *Store) Finished(session string, e *Entry) {
 
 // NewStore returns a store that holds at most max sessions (0 = no limit).
 func NewStore(max int) *Store {
-	st := &Store{max: int64(max)}
+	st := &Store{max: int64(max), persist: NopPersister{}}
 	st.mem.max = DefaultJournalMemory
 	return st
 }
@@ -73,6 +101,16 @@ func (st *Store) GetOrCreate(name string, mk func() *Session) (s *Session, creat
 	if s := st.Get(name); s != nil {
 		return s, false, nil
 	}
+	s, created, err = st.getOrCreate(name, mk)
+	if created {
+		s.report(Created) // outside the store's mutex
+	}
+	return s, created, err
+}
+
+// getOrCreate is GetOrCreate without reporting the creation, for the
+// callers that report it as what it is (a fork, a restore).
+func (st *Store) getOrCreate(name string, mk func() *Session) (s *Session, created bool, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if s := st.Get(name); s != nil {
@@ -82,7 +120,7 @@ func (st *Store) GetOrCreate(name string, mk func() *Session) (s *Session, creat
 		return nil, false, fmt.Errorf("%w: %d sessions are alive (raise --max-sessions, or delete sessions you no longer need)", ErrLimit, st.max)
 	}
 	s = mk()
-	s.attach(&st.mem)
+	s.attach(&st.mem, st.persist)
 	st.m.Store(name, s)
 	st.count.Add(1)
 	return s, true, nil
@@ -99,7 +137,9 @@ func (st *Store) Delete(name string) bool {
 	}
 	st.mu.Unlock()
 	if ok {
-		v.(*Session).detach() // outside the store's mutex: it waits for the session's lock
+		s := v.(*Session)
+		s.detach() // outside the store's mutex: it waits for the session's lock
+		st.persist.Persist(s, Deleted)
 	}
 	return ok
 }

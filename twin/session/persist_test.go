@@ -1,0 +1,126 @@
+package session
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// recorder is a Persister that keeps what it was told.
+type recorder struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (r *recorder) Persist(s *Session, c Change) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen = append(r.seen, s.Name()+" "+c.String())
+}
+
+// take returns what r was told since the last take.
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.seen
+	r.seen = nil
+	return out
+}
+
+// TestPersisterSeesEveryChange: a store's Persister is told of each kind
+// of change, with the session's name, once, and of nothing that only
+// reads.
+func TestPersisterSeesEveryChange(t *testing.T) {
+	rec := &recorder{}
+	st := NewStoreWith(StoreOptions{Persister: rec})
+	set := Settings{Seed: 1, Clock: Clock{Mode: ClockDeterministic, BaseEpoch: 1700000000, Step: time.Second}}
+	var a *Session
+	put := func(st *State) {
+		e := &world.Entity{ID: st.NewID("cus_", 14), Resource: "customer", Seq: st.NextSeq(), Provenance: world.Handler}
+		e.SetBody([]byte(`{"id":"` + e.ID + `","object":"customer"}`))
+		st.Put(e)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T)
+		want   []string
+	}{
+		{"first request creates", func(t *testing.T) {
+			s, _, err := st.GetOrCreate("a", func() *Session { return New("a", set, nil, false) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			a = s
+		}, []string{"a created"}},
+		{"found again is no change", func(t *testing.T) {
+			st.GetOrCreate("a", func() *Session { t.Fatal("made a second session a"); return nil })
+		}, nil},
+		{"provisioned", func(t *testing.T) { a.MarkProvisioned() }, []string{"a provisioned"}},
+		{"provisioned again is no change", func(t *testing.T) { a.MarkProvisioned() }, nil},
+		{"write", func(t *testing.T) { a.Do(put) }, []string{"a wrote"}},
+		{"write under a request's context", func(t *testing.T) {
+			if err := a.DoContext(context.Background(), put); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"a wrote"}},
+		{"remembered answer", func(t *testing.T) {
+			a.Do(func(st *State) { st.Remember("k", &Replay{Status: 200, Body: []byte(`{}`)}) })
+		}, []string{"a wrote"}},
+		{"read", func(t *testing.T) {
+			a.Do(func(st *State) { st.Digest() })
+			if err := a.ReadContext(context.Background(), func(st *State) { st.Get("cus_x") }); err != nil {
+				t.Fatal(err)
+			}
+		}, nil},
+		{"clock move", func(t *testing.T) { a.Do(func(st *State) { st.Advance(60) }) }, []string{"a clock-moved"}},
+		{"clock set", func(t *testing.T) { a.Do(func(st *State) { st.SetEpoch(1800000000) }) }, []string{"a clock-moved"}},
+		{"clock move and write is a write", func(t *testing.T) {
+			a.Do(func(st *State) { st.Advance(1); put(st) })
+		}, []string{"a wrote"}},
+		{"reset", func(t *testing.T) { a.Reset() }, []string{"a reset"}},
+		{"fork", func(t *testing.T) {
+			if _, err := st.Fork(context.Background(), a, "b"); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"b forked"}},
+		{"fork onto a taken name is no change", func(t *testing.T) {
+			if _, err := st.Fork(context.Background(), a, "b"); err == nil {
+				t.Fatal("forked onto b twice")
+			}
+		}, nil},
+		{"restore", func(t *testing.T) {
+			var d StateDoc
+			a.Do(func(st *State) { d, _ = st.Doc() })
+			if _, err := st.Restore("c", set, nil, &d); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"c restored"}},
+		{"delete", func(t *testing.T) { st.Delete("b") }, []string{"b deleted"}},
+		{"delete of nothing is no change", func(t *testing.T) { st.Delete("nobody") }, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.change(t)
+			if have := rec.take(); !slices.Equal(have, tc.want) {
+				t.Errorf("want %q, have %q", tc.want, have)
+			}
+		})
+	}
+}
+
+// TestNopPersister: a store made without a Persister keeps working, and
+// a session outside any store reports to nobody.
+func TestNopPersister(t *testing.T) {
+	st := NewStore(0)
+	s, _, err := st.GetOrCreate("a", func() *Session { return New("a", Settings{}, nil, true) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Do(func(st *State) { st.Advance(1) })
+	s.Reset()
+	st.Delete("a")
+	New("loose", Settings{}, nil, true).Reset()
+}
