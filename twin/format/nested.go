@@ -23,9 +23,9 @@ type Nested struct {
 	// field of the resource's object), "$id:PREFIX" (a new id from the
 	// session's generator) and "$null" are computed when the default
 	// applies; "$$..." is a literal "$...".
-	NestedDefaults map[string]string `toml:"nested_defaults"`
+	NestedDefaults map[string]string `toml:"nested_defaults,omitzero"`
 	// Expand replaces ids by the entities they name.
-	Expand []Expand `toml:"expand"`
+	Expand []Expand `toml:"expand,omitzero"`
 }
 
 // Expand is a reference that the answer holds as the entity it names

@@ -21,53 +21,65 @@ import (
 const Version = 1
 
 // Manifest is twin.toml.
+//
+// These types are the format's one schema: the loader decodes into them
+// and WriteManifest encodes them, so a field's TOML key, its place in the
+// written file (declaration order; go-toml writes a table's plain keys
+// before its sub-tables) and whether it may be left out (omitzero: a
+// zero value is not written) are all declared here. Fields without
+// omitzero are always written. A nil list is left out while an empty one
+// is written as [], since for some fields (pii.fields, an action's params)
+// "none" and "not set" differ.
 type Manifest struct {
-	Format      int        `toml:"format"`
-	Name        string     `toml:"name"`
-	Provider    string     `toml:"provider"`
-	Upstream    string     `toml:"upstream"`
-	Description string     `toml:"description"`
-	RecordedAt  time.Time  `toml:"recorded_at"` // an imported twin's: the date of its description
-	PII         PII        `toml:"pii"`
-	Fixtures    Fixtures   `toml:"fixtures"`
-	Errors      Errors     `toml:"errors"`
-	Routes      []Route    `toml:"routes"`
-	Resources   []Resource `toml:"resources"`
+	Format      int       `toml:"format"`
+	Name        string    `toml:"name"`
+	Provider    string    `toml:"provider,omitzero"`
+	Upstream    string    `toml:"upstream,omitzero"`
+	Description string    `toml:"description,omitzero"`
+	RecordedAt  time.Time `toml:"recorded_at,omitzero"` // an imported twin's: the date of its description
+	PII         PII       `toml:"pii"`
+	Fixtures    Fixtures  `toml:"fixtures,omitzero"`
+	Errors      Errors    `toml:"errors"`
+	Routes      []Route   `toml:"routes,omitzero"`
+	// Resources are written after Routes, though the engine serves them
+	// first: the committed imported twins were written in this order.
+	Resources []Resource `toml:"resources,omitzero"`
 	// FaultProfiles are the twin's own fault profiles (see faults.go);
 	// optional.
-	FaultProfiles []FaultProfile `toml:"fault_profiles"`
+	FaultProfiles []FaultProfile `toml:"fault_profiles,omitzero"`
 }
 
 // PII is the twin's scrub policy: values under these field names are
 // tokenized, except those listed as verbatim.
 type PII struct {
 	// Fields replaces the default list of PII-shaped field names when set.
-	Fields []string `toml:"fields"`
+	Fields []string `toml:"fields,omitzero"`
 	// Verbatim names fields served as they are in synthesized answers.
-	Verbatim []string `toml:"verbatim"`
+	Verbatim []string `toml:"verbatim,omitzero"`
 }
 
 // Fixtures configures fixture sets beyond the twin's own fixtures folder.
 type Fixtures struct {
 	// Imports names other twins whose fixture sets this twin can load,
 	// as TWIN:SET.
-	Imports []string `toml:"imports"`
+	Imports []string `toml:"imports,omitzero"`
 }
 
 // Errors are provider-shaped error answers. Bodies are JSON text in which
 // {id}, {object}, {status}, {param}, {action} and {message} are replaced.
 type Errors struct {
-	NotFound       *Answer `toml:"not_found"`
-	InvalidRequest *Answer `toml:"invalid_request"`
+	NotFound       *Answer `toml:"not_found,omitzero"`
+	InvalidRequest *Answer `toml:"invalid_request,omitzero"`
 	// Validation answers a create missing a required field ({resource},
 	// {param}, {code} = "missing_field") or naming an item that exists
 	// ({code} = "already_exists"). Without it, InvalidRequest answers.
-	Validation      *Answer `toml:"validation"`
-	Idempotency     *Answer `toml:"idempotency"`
-	RateLimited     *Answer `toml:"rate_limited"`
-	UnexpectedState *Answer `toml:"unexpected_state"`
+	Validation      *Answer `toml:"validation,omitzero"`
+	Idempotency     *Answer `toml:"idempotency,omitzero"`
+	RateLimited     *Answer `toml:"rate_limited,omitzero"`
+	UnexpectedState *Answer `toml:"unexpected_state,omitzero"`
 	// Extra are the other [errors.*] tables (api_error, card_declined,
-	// ...), which fault effects and rule fails name.
+	// ...), which fault effects and rule fails name. The decoder fills it
+	// by hand (decodeExtraErrors) and WriteManifest writes it.
 	Extra map[string]*Answer `toml:"-"`
 }
 
@@ -82,57 +94,59 @@ type Answer struct {
 type Route struct {
 	Method string `toml:"method"`
 	Path   string `toml:"path"`
+	// Status is the template answer's status; default 200.
+	Status int `toml:"status,omitzero"`
 	// Body, when set, is the route's response shape (JSON): the template
 	// answer for requests no recording matches. Twins imported from an API
 	// description have no recordings to take a shape from. Optional.
-	Body string `toml:"body,omitempty"`
-	// Status is the template answer's status; default 200.
-	Status int `toml:"status,omitempty"`
+	Body string `toml:"body,omitzero"`
 }
 
 // Resource is a provider object type with create/read/update/delete/list
-// and actions.
+// and actions. Its fields are in the order twin.toml lists them (see
+// Manifest): the committed Stripe twin's order, with the fields it does
+// not use (Update, NotFound, Keys) where they fit.
 type Resource struct {
 	// Name is the provider's object type ("customer"), matched against the
 	// "object" field of recorded and fixture bodies.
 	Name       string `toml:"name"`
-	Collection string `toml:"collection"` // "/v1/customers"
-	Item       string `toml:"item"`       // "/v1/customers/{id}"
-	IDPrefix   string `toml:"id_prefix"`  // "cus_"
+	Collection string `toml:"collection,omitzero"` // "/v1/customers"
+	Item       string `toml:"item"`                // "/v1/customers/{id}"
+	IDPrefix   string `toml:"id_prefix,omitzero"`  // "cus_"
 	// Skeleton is the JSON body a newly created object starts from, before
 	// request parameters and create rules apply.
 	Skeleton string `toml:"skeleton"`
 	// Timestamps are fields set to the session clock on create.
-	Timestamps []string `toml:"timestamps"`
-	// Create lists rules applied after parameters on create; the first
-	// whose When holds applies.
-	Create []Rule `toml:"create"`
+	Timestamps []string `toml:"timestamps,omitzero"`
+	// Immutable names fields a parameter may not change (id, object...).
+	Immutable []string `toml:"immutable,omitzero"`
+	// Omit names collection operations the provider does not have: "list",
+	// "create", "update" (see omit.go). Optional; default none.
+	Omit []string `toml:"omit,omitzero"`
+	// ListURL is the "url" of the list envelope when it is not the
+	// collection path (Stripe lists some types under another path).
+	// Optional.
+	ListURL string `toml:"list_url,omitzero"`
 	// Update names the methods that update an item; default POST.
-	Update []string `toml:"update"`
+	Update []string `toml:"update,omitzero"`
 	// Delete is "not_found" (reads after delete answer the not-found
 	// shape), "tombstone" (reads answer DeletedBody with status 200),
 	// "none" (the resource cannot be deleted) or "action" (DELETE runs
 	// OnDelete and keeps the entity, as Stripe cancels a subscription).
 	// Default "not_found".
-	Delete      string `toml:"delete"`
-	DeletedBody string `toml:"deleted_body"`
+	Delete      string `toml:"delete,omitzero"`
+	DeletedBody string `toml:"deleted_body,omitzero"`
+	// Create lists rules applied after parameters on create; the first
+	// whose When holds applies.
+	Create  []Rule   `toml:"create,omitzero"`
+	Actions []Action `toml:"actions,omitzero"`
 	// OnDelete is the transition DELETE {item} runs when Delete is
 	// "action". Optional otherwise.
-	OnDelete *Action  `toml:"on_delete,omitempty"`
-	NotFound *Answer  `toml:"not_found"`
-	Actions  []Action `toml:"actions"`
-	// Immutable names fields a parameter may not change (id, object...).
-	Immutable []string `toml:"immutable"`
-	// Omit names collection operations the provider does not have: "list",
-	// "create", "update" (see omit.go). Optional; default none.
-	Omit []string `toml:"omit"`
-	// ListURL is the "url" of the list envelope when it is not the
-	// collection path (Stripe lists some types under another path).
-	// Optional.
-	ListURL string `toml:"list_url"`
+	OnDelete *Action `toml:"on_delete,omitzero"`
+	NotFound *Answer `toml:"not_found,omitzero"`
 
-	Keys
 	Nested
+	Keys
 }
 
 // Keys are the optional fields that address, scope, list and answer
@@ -142,77 +156,77 @@ type Resource struct {
 type Keys struct {
 	// Key is the field that the item path's last parameter names; "id"
 	// by default.
-	Key string `toml:"key"`
+	Key string `toml:"key,omitzero"`
 	// KeyPrefix is what the key field's value has before the path's value
 	// ("refs/" for git refs: the path says heads/main, the field
 	// refs/heads/main).
-	KeyPrefix string `toml:"key_prefix"`
+	KeyPrefix string `toml:"key_prefix,omitzero"`
 	// IDKind is how a create fills "id": "string" (id_prefix + random
 	// characters, the default), "integer" or "none".
-	IDKind string `toml:"id_kind"`
+	IDKind string `toml:"id_kind,omitzero"`
 	// Parents are path parameters that scope the entity: it belongs to
 	// their values, and lists under a parent show only its children.
-	Parents []string `toml:"parents"`
+	Parents []string `toml:"parents,omitzero"`
 	// ParentDefaults give parents that a create or list path does not
 	// carry (POST /user/repos creates in the configured owner's account).
-	ParentDefaults map[string]string `toml:"parent_defaults"`
+	ParentDefaults map[string]string `toml:"parent_defaults,omitzero"`
 	// Counter names a counter, one per parent scope, shared by every
 	// resource naming it, that numbers new entities in their key field.
-	Counter string `toml:"counter"`
+	Counter string `toml:"counter,omitzero"`
 	// CreatePaths and ListPaths add create (POST) and list (GET) paths
 	// beside Collection; ReadPaths add GET paths beside Item.
-	CreatePaths []string `toml:"create_paths"`
-	ListPaths   []string `toml:"list_paths"`
-	ReadPaths   []string `toml:"read_paths"`
+	CreatePaths []string `toml:"create_paths,omitzero"`
+	ListPaths   []string `toml:"list_paths,omitzero"`
+	ReadPaths   []string `toml:"read_paths,omitzero"`
 	// List is the list answer: "stripe" (the object:list envelope, the
 	// default) or "array" (a bare JSON array paged by page/per_page with
 	// a Link header).
-	List string `toml:"list"`
+	List string `toml:"list,omitzero"`
 	// ListDefaults filter lists on a field when the request does not name
 	// it ({state = "open"}); the value "all" lifts the filter.
-	ListDefaults map[string]string `toml:"list_defaults"`
+	ListDefaults map[string]string `toml:"list_defaults,omitzero"`
 	// CreateStatus and DeleteStatus are the statuses of a create (200 or
 	// 201) and of a delete (200, or 204 with no body).
-	CreateStatus int `toml:"create_status"`
-	DeleteStatus int `toml:"delete_status"`
+	CreateStatus int `toml:"create_status,omitzero"`
+	DeleteStatus int `toml:"delete_status,omitzero"`
 	// Required names create parameters that must be present.
-	Required []string `toml:"required"`
+	Required []string `toml:"required,omitzero"`
 	// Class is the resource's name in validation errors ("Issue").
-	Class string `toml:"class"`
+	Class string `toml:"class,omitzero"`
 	// TimeFormat is how timestamps and $now are written: "unix" (the
 	// default) or "rfc3339".
-	TimeFormat string `toml:"time_format"`
+	TimeFormat string `toml:"time_format,omitzero"`
 	// Computed fields are set on every write from a template of {base}
 	// (the request's scheme and host), parents and top-level fields. A
 	// dotted name sets a nested field ("owner.login").
-	Computed map[string]string `toml:"computed"`
+	Computed map[string]string `toml:"computed,omitzero"`
 	// UpdateRules apply after the parameters of an update, as Create
 	// rules do after a create's.
-	UpdateRules []Rule `toml:"update_rules"`
+	UpdateRules []Rule `toml:"update_rules,omitzero"`
 	// Members are sub-collections kept in an array field of the item.
-	Members []Member `toml:"members"`
+	Members []Member `toml:"members,omitzero"`
 }
 
 // Member is a sub-collection stored in an array field of its parent item:
 // POST {item}/{path} adds entities of another resource, by key, to it.
 type Member struct {
-	Path     string `toml:"path"`     // one segment: "labels"
-	Field    string `toml:"field"`    // the array field; Path by default
-	Resource string `toml:"resource"` // the member resource, found by key in the item's scope
-	Param    string `toml:"param"`    // the body field listing keys; a bare JSON array also works
+	Path     string `toml:"path"`           // one segment: "labels"
+	Field    string `toml:"field,omitzero"` // the array field; Path by default
+	Resource string `toml:"resource"`       // the member resource, found by key in the item's scope
+	Param    string `toml:"param,omitzero"` // the body field listing keys; a bare JSON array also works
 }
 
 // Action is a state-machine transition: POST (or Method) {Item}/{Name}.
 type Action struct {
 	Name string `toml:"name"`
 	// Method is the action's method: POST (default) or PUT.
-	Method string `toml:"method"`
+	Method string `toml:"method,omitzero"`
 	// From lists the statuses the action is allowed from; empty = any.
-	From []string `toml:"from"`
+	From []string `toml:"from,omitzero"`
 	// Rules apply in order; the first whose When holds applies.
-	Rules []Rule `toml:"rules"`
+	Rules []Rule `toml:"rules,omitzero"`
 	// Params names request parameters the action copies onto the object.
-	Params []string `toml:"params"`
+	Params []string `toml:"params,omitzero"`
 }
 
 // Rule sets fields when conditions hold. A When value of "*" means "present
@@ -220,15 +234,15 @@ type Action struct {
 // strings "$now", "$now+SECS", "$.field" (another field's value) or
 // "$$..." for a literal string starting with "$".
 type Rule struct {
-	When map[string]any `toml:"when"`
-	Set  map[string]any `toml:"set"`
+	When map[string]any `toml:"when,omitzero"`
+	Set  map[string]any `toml:"set,omitzero"`
 	// Fail, when set, names an [errors.*] table: the rule's Set still
 	// applies and is saved, and the answer is that error, its {code},
 	// {decline_code}, {message} and {doc_url} filled from FailWith and
 	// a "{entity}" string replaced by the updated object (a declined
 	// card leaves the payment intent changed and answers 402).
-	Fail     string            `toml:"fail"`
-	FailWith map[string]string `toml:"fail_with"`
+	Fail     string            `toml:"fail,omitzero"`
+	FailWith map[string]string `toml:"fail_with,omitzero"`
 }
 
 // Exchange is one recorded request and response.

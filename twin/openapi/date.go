@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wraithdev/wraith/twin/format"
 )
 
 // versionDate finds a date at the start of a description's info.version:
@@ -50,7 +52,7 @@ func parseDate(s string) (time.Time, error) {
 }
 
 // stamp sets m's recorded_at and reports where it came from.
-func stamp(m *tomlManifest, rep *Report, pinned string, info *openapi3.Info, modified time.Time) error {
+func stamp(m *format.Manifest, rep *Report, pinned string, info *openapi3.Info, modified time.Time) error {
 	t, from, err := recordedAt(pinned, info, modified)
 	if err != nil || t.IsZero() {
 		if err == nil {
@@ -58,7 +60,7 @@ func stamp(m *tomlManifest, rep *Report, pinned string, info *openapi3.Info, mod
 		}
 		return err
 	}
-	m.RecordedAt = &t
+	m.RecordedAt = t
 	rep.inferred("twin", "recorded_at", t.Format(time.RFC3339), from, 1)
 	return nil
 }

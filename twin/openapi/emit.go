@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
-
 	"github.com/wraithdev/wraith/twin/format"
 )
 
@@ -29,14 +27,14 @@ func (im *importer) emit() (*Result, error) {
 	}
 	trie.assign(map[string]bool{})
 
-	m := tomlManifest{
+	m := format.Manifest{
 		Format:      format.Version,
 		Name:        firstOf(im.opts.Name, im.ov.Twin.Name, "imported"),
 		Provider:    firstOf(im.opts.Provider, im.ov.Twin.Provider, slug(im.doc.Info.Title), "api"),
 		Upstream:    firstOf(im.ov.Twin.Upstream, im.server()),
 		Description: firstOf(im.ov.Twin.Description, strings.TrimSpace(fmt.Sprintf("imported from %s %s", im.doc.Info.Title, im.doc.Info.Version))),
-		Errors:      errorsTable(im.errorShapes(), im.ov.Errors),
-		PII:         tomlPII{Verbatim: im.verbatim()},
+		Errors:      withExtraErrors(im.errorShapes(), im.ov.Errors),
+		PII:         format.PII{Verbatim: im.verbatim()},
 	}
 	if v := m.PII.Verbatim; len(v) > 0 {
 		im.report.inferred("pii", "verbatim", strings.Join(v, ","), "PII-shaped names whose schema a token would break (enums, patterns)", 1)
@@ -47,12 +45,8 @@ func (im *importer) emit() (*Result, error) {
 	if err := stamp(&m, im.report, im.ov.Source.Date, im.doc.Info, im.opts.Modified); err != nil {
 		return nil, err
 	}
-	var resources []tomlResource
 	for _, r := range im.resources {
-		resources = append(resources, im.manifestResource(r))
-	}
-	if len(resources) > 0 {
-		m.Resources = resources
+		m.Resources = append(m.Resources, im.manifestResource(r))
 	}
 	rep := im.report
 	rep.Source = ReportSource{OpenAPI: im.doc.OpenAPI, Title: im.doc.Info.Title, Version: im.doc.Info.Version}
@@ -66,7 +60,7 @@ func (im *importer) emit() (*Result, error) {
 			rep.Counts.Stateful++
 			continue
 		}
-		rt := tomlRoute{Method: o.method, Path: trie.rename(o.path)}
+		rt := format.Route{Method: o.method, Path: trie.rename(o.path)}
 		if im.skipped(o, rt.Path) {
 			continue
 		}
@@ -86,9 +80,8 @@ func (im *importer) emit() (*Result, error) {
 		return nil, im.sp.err
 	}
 	var buf bytes.Buffer
-	enc := toml.NewEncoder(&buf)
-	if err := enc.Encode(m); err != nil {
-		return nil, fmt.Errorf("encode twin.toml: %w", err)
+	if err := format.WriteManifest(&buf, &m); err != nil {
+		return nil, err
 	}
 	files := map[string][]byte{"twin.toml": buf.Bytes()}
 	if set := im.baseline(); set != nil {
@@ -99,8 +92,8 @@ func (im *importer) emit() (*Result, error) {
 }
 
 // manifestResource is r as twin.toml declares it, the overlay merged in.
-func (im *importer) manifestResource(r *resource) tomlResource {
-	fr := tomlResource{
+func (im *importer) manifestResource(r *resource) format.Resource {
+	fr := format.Resource{
 		Name:       r.name,
 		Collection: r.collection,
 		Item:       r.collection + "/{id}",
@@ -143,7 +136,7 @@ func (im *importer) manifestResource(r *resource) tomlResource {
 			a = *o
 			delete(overridden, verb)
 		}
-		fr.Actions = append(fr.Actions, toAction(a))
+		fr.Actions = append(fr.Actions, a)
 	}
 	im.report.inferred(r.name, "routes", r.collection+" "+strings.Join(r.actions, ","), "collection/item pair", 1)
 	if ov == nil {
@@ -152,14 +145,11 @@ func (im *importer) manifestResource(r *resource) tomlResource {
 	for _, name := range slices.Sorted(maps.Keys(overridden)) {
 		im.report.unresolved(r.name, "overlay action "+name+" has no POST "+r.collection+"/{id}/"+name+" in the description: not served", "high")
 	}
-	fr.Create = toRules(ov.Create)
+	fr.Create = ov.Create
 	if ov.Delete != "" {
 		fr.Delete = ov.Delete
 	}
-	if ov.OnDelete != nil {
-		a := toAction(*ov.OnDelete)
-		fr.OnDelete = &a
-	}
+	fr.OnDelete = ov.OnDelete
 	fr.Immutable = mergeSorted(fr.Immutable, ov.Immutable)
 	fr.NestedDefaults, fr.Expand = ov.NestedDefaults, ov.Expand
 	return fr

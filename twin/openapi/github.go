@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/pelletier/go-toml/v2"
 
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/route"
@@ -66,13 +65,13 @@ func importGitHub(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 		}
 	}
 	g.names = newParamNames(g.ops)
-	m := tomlManifest{
+	m := format.Manifest{
 		Format:      format.Version,
 		Name:        firstOf(opts.Name, ov.Twin.Name, "imported"),
 		Provider:    firstOf(opts.Provider, ov.Twin.Provider, "github"),
 		Upstream:    firstOf(ov.Twin.Upstream, serverOf(doc)),
 		Description: firstOf(ov.Twin.Description, strings.TrimSpace(fmt.Sprintf("imported from %s %s", doc.Info.Title, doc.Info.Version))),
-		Errors:      errorsTable(g.errors(), nil),
+		Errors:      g.errors(),
 	}
 	if !format.ValidName(m.Name) {
 		return nil, fmt.Errorf("twin name %q must match %s: pass --name", m.Name, format.NamePattern)
@@ -80,16 +79,12 @@ func importGitHub(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 	if err := stamp(&m, g.report, ov.Source.Date, doc.Info, opts.Modified); err != nil {
 		return nil, err
 	}
-	var resources []ghResource
 	for i := range ov.Resources {
 		r, err := g.resource(&ov.Resources[i])
 		if err != nil {
 			return nil, err
 		}
-		resources = append(resources, r)
-	}
-	if len(resources) > 0 {
-		m.Resources = resources
+		m.Resources = append(m.Resources, r)
 	}
 	im := &importer{doc: doc, ov: &Overlay{}, report: g.report}
 	m.PII.Verbatim = mergeSorted(im.verbatim(), ov.PII.Verbatim)
@@ -101,10 +96,10 @@ func importGitHub(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 	rep := g.report
 	rep.Source = ReportSource{OpenAPI: doc.OpenAPI, Title: doc.Info.Title, Version: doc.Info.Version}
 	rep.Counts.Operations = len(g.ops)
-	rep.Counts.Resources = len(resources)
+	rep.Counts.Resources = len(m.Resources)
 	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(m); err != nil {
-		return nil, fmt.Errorf("encode twin.toml: %w", err)
+	if err := format.WriteManifest(&buf, &m); err != nil {
+		return nil, err
 	}
 	files := map[string][]byte{"twin.toml": buf.Bytes(), "import-report.json": rep.encode()}
 	return &Result{Files: files, Report: rep}, nil
@@ -113,8 +108,8 @@ func importGitHub(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 // routes declares every operation no resource serves: a template answer
 // of its first 2xx response, a bodiless 204, or, with no JSON answer to
 // serve, a declared route that answers a structured miss.
-func (g *ghImporter) routes() []tomlRoute {
-	var out []tomlRoute
+func (g *ghImporter) routes() []format.Route {
+	var out []format.Route
 	seen := map[string]string{}
 	c := &g.report.Counts
 	for _, o := range g.ops {
@@ -140,7 +135,7 @@ func (g *ghImporter) routes() []tomlRoute {
 			continue
 		}
 		seen[o.method+" "+path] = o.method + " " + o.path
-		rt := tomlRoute{Method: o.method, Path: path}
+		rt := format.Route{Method: o.method, Path: path}
 		status, s, mt := success(o.op)
 		switch {
 		case s != nil && s.Value != nil:

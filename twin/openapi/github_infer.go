@@ -32,10 +32,10 @@ import (
 //   - class from the schema's component name (issue-comment ->
 //     IssueComment); skeleton: the read's example, repaired against its
 //     schema, else a sample, then the overlay's merge patch.
-func (g *ghImporter) resource(ov *githubOverlayResource) (ghResource, error) {
+func (g *ghImporter) resource(ov *githubOverlayResource) (format.Resource, error) {
 	r := ov.Resource
-	fail := func(format string, args ...any) (ghResource, error) {
-		return ghResource{}, fmt.Errorf("github overlay: resource %s: %s", r.Name, fmt.Sprintf(format, args...))
+	fail := func(msg string, args ...any) (format.Resource, error) {
+		return format.Resource{}, fmt.Errorf("github overlay: resource %s: %s", r.Name, fmt.Sprintf(msg, args...))
 	}
 	get, ok := g.byID[ov.GetOp]
 	if !ok {
@@ -171,16 +171,20 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (ghResource, error) {
 	}
 	g.report.inferred(r.Name, "skeleton", from, ov.GetOp, confidenceOf(from))
 	g.report.inferred(r.Name, "routes", r.Item, "operations "+strings.Join(g.claimsOf(r.Name), ", "), 1)
-	return ghResource{
-		Name: r.Name, Class: r.Class, Collection: r.Collection, Item: r.Item,
-		CreatePaths: r.CreatePaths, ListPaths: r.ListPaths, ReadPaths: r.ReadPaths,
-		Key: r.Key, KeyPrefix: r.KeyPrefix, IDKind: r.IDKind, IDPrefix: r.IDPrefix,
-		Parents: r.Parents, ParentDefaults: r.ParentDefaults, Counter: r.Counter,
-		List: r.List, ListDefaults: r.ListDefaults, CreateStatus: r.CreateStatus,
-		Delete: r.Delete, DeleteStatus: r.DeleteStatus, Update: r.Update, Required: r.Required,
-		TimeFormat: r.TimeFormat, Timestamps: r.Timestamps, Immutable: r.Immutable,
-		Skeleton: compact(skel), Computed: r.Computed, UpdateRules: toRules(r.UpdateRules),
-		Members: toGHMembers(r.Members), Actions: toActions(r.Actions),
+	// The fields a GitHub-style import writes; the overlay's others
+	// (create rules, nested defaults, ...) are not written.
+	return format.Resource{
+		Name: r.Name, Collection: r.Collection, Item: r.Item, IDPrefix: r.IDPrefix,
+		Skeleton: compact(skel), Timestamps: r.Timestamps, Immutable: r.Immutable,
+		Update: r.Update, Delete: r.Delete, Actions: r.Actions,
+		Keys: format.Keys{
+			Class: r.Class, CreatePaths: r.CreatePaths, ListPaths: r.ListPaths, ReadPaths: r.ReadPaths,
+			Key: r.Key, KeyPrefix: r.KeyPrefix, IDKind: r.IDKind,
+			Parents: r.Parents, ParentDefaults: r.ParentDefaults, Counter: r.Counter,
+			List: r.List, ListDefaults: r.ListDefaults, CreateStatus: r.CreateStatus,
+			DeleteStatus: r.DeleteStatus, Required: r.Required, TimeFormat: r.TimeFormat,
+			Computed: r.Computed, UpdateRules: r.UpdateRules, Members: r.Members,
+		},
 	}, nil
 }
 

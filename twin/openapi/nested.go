@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wraithdev/wraith/twin/format"
 )
 
 // Nested collections: a collection under a parent's item
@@ -166,7 +168,7 @@ func pathParams(path string) []string {
 // entry: a nested resource's item keeps the description's parameter name;
 // a top-level resource with parents lists across them at its own
 // collection (parent_defaults of "").
-func (im *importer) nestedFields(r *resource, fr *tomlResource) {
+func (im *importer) nestedFields(r *resource, fr *format.Resource) {
 	if r.nested {
 		fr.Item = r.collection + "/{" + r.itemParam + "}"
 	}
