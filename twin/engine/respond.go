@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
@@ -134,7 +133,7 @@ func (e *Engine) setHeader(h http.Header, hd *head) {
 	}
 	h["X-Wraith-Twin-Age"] = hd.age
 	h["X-Wraith-Recorded-At"] = hd.at
-	h[ipc.SessionHeader] = hd.session
+	h[SessionHeader] = hd.session
 	if hd.ignoredCount > 0 {
 		h["X-Wraith-Ignored-Params"] = []string{hd.ignored}
 		h["X-Wraith-Ignored-Params-Count"] = []string{strconv.Itoa(hd.ignoredCount)}

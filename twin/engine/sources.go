@@ -7,10 +7,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/session"
 )
+
+// SessionHeader is the request header that names a session, and the
+// answer header that says which session served. It is the twin's: the
+// ready document publishes it (wraith_session_header), and
+// ipc.SessionHeader, for clients that read no ready document, is held
+// equal to it by a test (internal/serve, TestSessionHeaderAgrees).
+const SessionHeader = "X-Wraith-Session"
 
 // Where a request's session may come from (SPEC §10), in the order the
 // ready document lists them.
@@ -50,15 +56,15 @@ func sessionOf(r *http.Request) (name, path string, fail *apierr.Error) {
 		name, from = v, src
 		return true
 	}
-	if v := r.Header[ipc.SessionHeader]; len(v) > 0 {
+	if v := r.Header[SessionHeader]; len(v) > 0 {
 		for _, other := range v[1:] {
 			// Repeats of the same name are what some proxies produce and
 			// are harmless; two names would leave the session to chance.
 			if other != v[0] {
-				return "", "", apierr.New(apierr.InvalidSession, "the request names two sessions, "+strconv.Quote(v[0])+" and "+strconv.Quote(other)+", in "+ipc.SessionHeader+" headers: send one")
+				return "", "", apierr.New(apierr.InvalidSession, "the request names two sessions, "+strconv.Quote(v[0])+" and "+strconv.Quote(other)+", in "+SessionHeader+" headers: send one")
 			}
 		}
-		if !take(ipc.SessionHeader+" header", v[0]) {
+		if !take(SessionHeader+" header", v[0]) {
 			return "", "", fail
 		}
 	}
