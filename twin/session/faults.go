@@ -4,12 +4,14 @@ import (
 	"time"
 
 	"github.com/wraithdev/wraith/internal/rate"
+	"github.com/wraithdev/wraith/twin/fault"
 )
 
 // faultState is a session's fault and rate-limit state: which profile
 // and limit it runs under, and each fault rule's counters. It belongs to
 // the session like its ids, so one session's faults never move another's,
-// and a reset starts the counters over.
+// and a reset starts the counters over. Package fault decides what the
+// counters mean; the session only keeps them.
 type faultState struct {
 	seed    uint64
 	profile string
@@ -17,12 +19,9 @@ type faultState struct {
 	counts  []RuleCount
 }
 
-// RuleCount is one fault rule's counters in a session: how many requests
-// matched it and how often it fired.
-type RuleCount struct {
-	Matched uint64
-	Fired   uint64
-}
+// RuleCount is one fault rule's counters in a session, as a snapshot
+// keeps them; fault.Count is their home.
+type RuleCount = fault.Count
 
 // Seed returns the seed the session was provisioned with; fault rules
 // draw from it.
@@ -35,7 +34,7 @@ func (st *State) FaultProfile() string { return st.fault.profile }
 func (st *State) RateLimit() rate.Limit { return st.fault.rate }
 
 // RuleCounts returns the counters of the session's fault rules, n of
-// them; the engine indexes them by rule.
+// them, for fault.Profile.Decide, which indexes them by rule.
 func (st *State) RuleCounts(n int) []RuleCount {
 	st.mustOwn("RuleCounts")
 	if len(st.fault.counts) < n {
