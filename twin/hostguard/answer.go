@@ -52,7 +52,11 @@ func GuardAnswer(h, recorded http.Header) {
 // closed, since sandboxing an answer that was never a document costs it
 // nothing.
 func MayRender(ctype []string) bool {
-	if len(ctype) != 1 {
+	// A browser reads a Content-Type that lists types ("video/mp4,
+	// text/html", in one header or several) as the last valid one
+	// (Fetch's "extract a MIME type"), whatever the first says: any list
+	// is taken as a document.
+	if len(ctype) != 1 || strings.IndexByte(ctype[0], ',') >= 0 {
 		return true
 	}
 	t := ctype[0]

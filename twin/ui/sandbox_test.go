@@ -56,6 +56,8 @@ func pages() []page {
 		{"xhtml", "/page.xhtml", "application/xhtml+xml", `<html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head><body>` + cdata + `</body></html>`},
 		{"xml", "/feed.xml", "application/xml", `<feed xmlns:h="http://www.w3.org/1999/xhtml"><h:script><![CDATA[` + script + `]]></h:script></feed>`},
 		{"untyped", "/untyped", "", html},
+		// A browser takes the last type of a list: this is a page.
+		{"listed", "/listed", "video/mp4, text/html", html},
 	}
 }
 
