@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/wraithdev/wraith/twin/fault"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/route"
 	"github.com/wraithdev/wraith/twin/scrub"
@@ -44,7 +43,12 @@ type Options struct {
 	Scrubber *scrub.Scrubber
 	// Import loads a twin whose fixture sets this twin imports.
 	Import func(name string) (*format.Twin, error)
-	// MaxSessions bounds the number of live sessions (0 = no limit).
+	// Store holds the sessions; the caller configures it (limits,
+	// journals, persistence). Nil makes a store of MaxSessions sessions
+	// and defaults, for engines built outside a server.
+	Store *session.Store
+	// MaxSessions bounds the number of live sessions (0 = no limit) of
+	// the store New makes when Store is nil; a given Store has its own.
 	MaxSessions int
 	// MaxEntities bounds the entities a session creates, changes or
 	// deletes, and the idempotency keys it remembers (0 = no limit).
@@ -69,23 +73,24 @@ type Options struct {
 
 // Engine serves one twin's application routes.
 type Engine struct {
-	twin      *format.Twin
-	opts      Options
-	now       func() time.Time
-	log       hclog.Logger
-	scrub     *scrub.Scrubber
-	router    *route.Router[*endpoint]
-	resources map[string]*resource            // by name: how a restored entity must be keyed
-	recorded  map[string]map[string]*recorded // path -> request key -> answer
-	errors    errorShapes
-	worlds    map[string]*world.World // qualified fixture name -> world
-	fixtures  []string                // qualified names, sorted
-	store     *session.Store
-	defaults  session.Settings
-	age       ageHeader
-	faults    *fault.Set // compiled fault profiles; see faults.go
-	scratch   sync.Pool  // *[]byte buffers for encoding entities
-	heap      heapGauge
+	twin         *format.Twin
+	opts         Options
+	now          func() time.Time
+	log          hclog.Logger
+	scrub        *scrub.Scrubber
+	router       *route.Router[*endpoint]
+	resources    map[string]*resource            // by name: how a restored entity must be keyed
+	recorded     map[string]map[string]*recorded // path -> request key -> answer
+	errors       errorShapes
+	worlds       map[string]*world.World // qualified fixture name -> world
+	fixtures     []string                // qualified names, sorted
+	store        *session.Store
+	defaults     session.Settings
+	age          ageHeader
+	profiles     map[string]*faultProfile // "none" -> nil; see faults.go
+	profileNames []string
+	scratch      sync.Pool // *[]byte buffers for encoding entities
+	heap         heapGauge
 }
 
 // New builds an engine for t.
@@ -115,7 +120,10 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 		router:   route.New[*endpoint](),
 		recorded: map[string]map[string]*recorded{},
 		worlds:   map[string]*world.World{},
-		store:    session.NewStore(opts.MaxSessions),
+		store:    opts.Store,
+	}
+	if e.store == nil {
+		e.store = session.NewStore(opts.MaxSessions)
 	}
 	e.age.recordedAt = t.RecordedAt
 	if e.errors, err = compileErrorShapes(t.Manifest.Errors); err != nil {

@@ -86,6 +86,13 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 			defaults.Clock.BaseEpoch = 0
 		}
 	}
+	// The store is made here, configured whole, and handed to the engine:
+	// the observer and the request log watch it too.
+	store := session.NewStoreWith(session.StoreOptions{
+		MaxSessions:   cfg.MaxSessions,
+		JournalLimit:  cfg.JournalLimit,
+		JournalMemory: cfg.journalBudget(),
+	})
 	eng, err := engine.New(t, engine.Options{
 		UnknownEntity:    cfg.UnknownEntity,
 		Defaults:         defaults,
@@ -98,7 +105,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 			}
 			return s.Load()
 		},
-		MaxSessions:  cfg.MaxSessions,
+		Store:        store,
 		MaxEntities:  cfg.MaxEntities,
 		MaxBody:      cfg.MaxBody,
 		MaxMemory:    cfg.MaxMemory,
@@ -119,12 +126,12 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access}
-	eng.Store().SetJournalLimit(cfg.JournalLimit)
-	eng.Store().SetJournalMemory(cfg.journalBudget())
-	obs := observe.New(eng.Store(), deps.Now, eng.Routes()...)
-	obs.AccountTo(eng.Store().Memory())
+	obs := observe.New(store, deps.Now, eng.Routes()...)
+	obs.AccountTo(store.Memory())
 	logRequest := requestLog(log.Named("request"), deps.Now)
-	eng.Store().OnEntry(func(name string, e *session.Entry) {
+	// The watcher is set after the engine, not among the store's options:
+	// the observer needs the engine's routes, which need the store.
+	store.OnEntry(func(name string, e *session.Entry) {
 		obs.Observe(name, e)
 		logRequest(name, e)
 	})
