@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/wraithdev/wraith/twin/fault"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/route"
 	"github.com/wraithdev/wraith/twin/scrub"
@@ -73,24 +74,23 @@ type Options struct {
 
 // Engine serves one twin's application routes.
 type Engine struct {
-	twin         *format.Twin
-	opts         Options
-	now          func() time.Time
-	log          hclog.Logger
-	scrub        *scrub.Scrubber
-	router       *route.Router[*endpoint]
-	resources    map[string]*resource            // by name: how a restored entity must be keyed
-	recorded     map[string]map[string]*recorded // path -> request key -> answer
-	errors       errorShapes
-	worlds       map[string]*world.World // qualified fixture name -> world
-	fixtures     []string                // qualified names, sorted
-	store        *session.Store
-	defaults     session.Settings
-	age          ageHeader
-	profiles     map[string]*faultProfile // "none" -> nil; see faults.go
-	profileNames []string
-	scratch      sync.Pool // *[]byte buffers for encoding entities
-	heap         heapGauge
+	twin      *format.Twin
+	opts      Options
+	now       func() time.Time
+	log       hclog.Logger
+	scrub     *scrub.Scrubber
+	router    *route.Router[*endpoint]
+	resources map[string]*resource            // by name: how a restored entity must be keyed
+	recorded  map[string]map[string]*recorded // path -> request key -> answer
+	errors    errorShapes
+	worlds    map[string]*world.World // qualified fixture name -> world
+	fixtures  []string                // qualified names, sorted
+	store     *session.Store
+	defaults  session.Settings
+	age       ageHeader
+	faults    *fault.Set // compiled fault profiles; see faults.go
+	scratch   sync.Pool  // *[]byte buffers for encoding entities
+	heap      heapGauge
 }
 
 // New builds an engine for t.
