@@ -55,6 +55,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wraithdev/wraith/internal/logcut"
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/hostguard"
@@ -116,6 +117,8 @@ type Recorder struct {
 	dir   string // Dir/recordings/Name
 	log   hclog.Logger
 	proxy *httputil.ReverseProxy
+
+	refused sampler // of the refusal lines (log.go)
 
 	mu    sync.Mutex // orders index allocation and links
 	next  int        // index the next exchange tries first
@@ -243,7 +246,7 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		// credential included, to the client; CONNECT asks for a tunnel a
 		// reverse proxy does not give. Neither goes upstream.
 		w.Header().Set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
-		apierr.Write(w, apierr.Errorf(apierr.RecordMethodRefused,
+		r.answer(w, apierr.Errorf(apierr.RecordMethodRefused,
 			"the recorder does not forward %s: a TRACE answer would show the client the live credential, and CONNECT tunnels are not proxied; nothing was sent upstream", req.Method))
 		return
 	}
@@ -251,11 +254,11 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			apierr.Write(w, apierr.Errorf(apierr.BodyTooLarge,
+			r.answer(w, apierr.Errorf(apierr.BodyTooLarge,
 				"request body is over %d bytes, the most the recorder keeps: raise --max-body", r.opts.MaxBody))
 			return
 		}
-		apierr.Write(w, apierr.New(apierr.BadRequestBody, "reading the request body: "+err.Error()))
+		r.answer(w, apierr.New(apierr.BadRequestBody, "reading the request body: "+err.Error()))
 		return
 	}
 	c := &capture{
@@ -282,13 +285,13 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 func (r *Recorder) admit(w http.ResponseWriter, req *http.Request) bool {
 	if !r.opts.OffLoopback {
 		if no := hostguard.Check(req, hostguard.SameOriginOnly); no != nil {
-			r.log.Warn("refused a request from a web page", "header", no.Header, "value", no.Value, "method", req.Method, "path", req.URL.Path)
+			r.logRefused("refused a request from a web page", "header", no.Header, "value", no.Value, "method", req.Method, "path", req.URL.Path)
 			if no.Reason == hostguard.ForeignHost {
-				apierr.Write(w, apierr.Errorf(apierr.RecordForbiddenHost,
+				r.answer(w, apierr.Errorf(apierr.RecordForbiddenHost,
 					"the recorder listens on loopback and answers only requests that name it by a loopback Host (localhost, 127.0.0.1, [::1]), not %q: this keeps DNS-rebinding web pages from spending the live credential; point the client at the URL in the ready JSON", no.Value))
 				return false
 			}
-			apierr.Write(w, apierr.Errorf(apierr.RecordForbiddenOrigin,
+			r.answer(w, apierr.Errorf(apierr.RecordForbiddenOrigin,
 				"the recorder does not serve web pages of other origins (%s: %q): it would send their requests upstream with the live credential; call it from a program (curl, an SDK, an agent), not from a browser page", no.Header, no.Value))
 			return false
 		}
@@ -312,7 +315,7 @@ func (r *Recorder) admit(w http.ResponseWriter, req *http.Request) bool {
 		if r.opts.Credential != "" {
 			how += ` or "Authorization: Bearer <token>"`
 		}
-		apierr.Write(w, apierr.New(apierr.RecordUnauthorized,
+		r.answer(w, apierr.New(apierr.RecordUnauthorized,
 			"this recorder needs its token, from the variable named by --token-env, in "+how+"; nothing was sent upstream"))
 		return false
 	}
@@ -392,7 +395,7 @@ func (r *Recorder) record(resp *http.Response) error {
 		// An upgraded connection (WebSocket) is a stream both ways that
 		// format 1 cannot hold: hand it over untouched, or the read below
 		// would wait for the connection to end.
-		r.log.Warn("proxied, not recorded", "method", c.method, "path", c.path, "reason", "the connection was upgraded (101)")
+		r.warn("proxied, not recorded", "method", c.method, "path", c.path, "reason", "the connection was upgraded (101)")
 		resp.Header.Set(NotRecordedHeader, "the connection was upgraded to another protocol, which twin format 1 does not record")
 		return nil
 	}
@@ -406,14 +409,14 @@ func (r *Recorder) record(resp *http.Response) error {
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(raw), rest), rest}
 	if c.unrecordable != "" {
-		r.log.Warn("proxied, not recorded", "method", c.method, "path", c.path, "reason", c.unrecordable)
+		r.warn("proxied, not recorded", "method", c.method, "path", c.path, "reason", c.unrecordable)
 		resp.Header.Set(NotRecordedHeader, c.unrecordable)
 		return nil
 	}
 
 	ex, warnings := r.exchange(c, resp, raw)
 	for _, w := range warnings {
-		r.log.Warn(w, "method", c.method, "path", c.path)
+		r.warn(w, "method", c.method, "path", c.path)
 	}
 	idx, err := r.write(ex)
 	if err != nil {
@@ -421,7 +424,7 @@ func (r *Recorder) record(resp *http.Response) error {
 	}
 	name := r.opts.Name + "/" + strconv.Itoa(idx)
 	resp.Header.Set(ExchangeHeader, name)
-	r.log.Info("recorded", "exchange", name, "method", c.method, "path", c.path, "status", resp.StatusCode)
+	r.info("recorded", "exchange", name, "method", c.method, "path", c.path, "status", resp.StatusCode)
 	return nil
 }
 
@@ -429,17 +432,21 @@ func (r *Recorder) record(resp *http.Response) error {
 func (r *Recorder) fail(w http.ResponseWriter, req *http.Request, err error) {
 	var rec *recordError
 	if errors.As(err, &rec) {
-		r.log.Error("exchange not recorded", "method", req.Method, "path", req.URL.Path, "error", err)
-		apierr.Write(w, apierr.New(apierr.RecordFailed,
-			"the provider answered but the exchange could not be written: "+err.Error()+"; fix the twin folder and repeat the request"))
+		r.logError("exchange not recorded", "method", req.Method, "path", req.URL.Path, "error", err)
+		r.answer(w, apierr.New(apierr.RecordFailed,
+			"the provider answered but the exchange could not be written: "+r.cleanCut(err.Error(), maxLogText)+"; fix the twin folder and repeat the request"))
 		return
 	}
 	if errors.Is(err, context.Canceled) {
 		return // the client went away
 	}
-	r.log.Warn("provider unreachable", "method", req.Method, "path", req.URL.Path, "error", err)
-	apierr.Write(w, apierr.Errorf(apierr.UpstreamUnreachable,
-		"%s %s: %v (nothing was recorded; is --upstream %s right and reachable?)", req.Method, req.URL.Path, err, r.opts.Upstream))
+	r.warn("provider unreachable", "method", req.Method, "path", req.URL.Path, "error", err)
+	// The transport's error quotes what the provider sent; answer clean
+	// cleans the message, and every part is cut as the log cuts it.
+	method, _ := logcut.Cut(req.Method, logcut.Method)
+	r.answer(w, apierr.Errorf(apierr.UpstreamUnreachable,
+		"%s %s: %s (nothing was recorded; is --upstream %s right and reachable?)",
+		method, r.cleanCut(req.URL.Path, logcut.Path), r.cleanCut(err.Error(), maxLogText), r.opts.Upstream))
 }
 
 // mkdirSynced creates dir and its missing parents, syncing each parent so

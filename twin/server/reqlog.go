@@ -4,10 +4,10 @@ import (
 	"net/http"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wraithdev/wraith/internal/logcut"
 	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -20,8 +20,8 @@ const (
 	// maxLogMethod and maxLogPath bound the method and the path a line
 	// carries; a longer one is cut and its length logged beside it
 	// (method_len, path_len).
-	maxLogMethod = 16
-	maxLogPath   = 1 << 10
+	maxLogMethod = logcut.Method
+	maxLogPath   = logcut.Path
 	// missKeys bounds how many distinct methods and paths have their
 	// misses counted; past it the counts start over.
 	missKeys = 512
@@ -143,23 +143,8 @@ func cutFields(args []any) []any {
 	return args
 }
 
-// cut returns s cut to at most limit bytes, at a character boundary, and
-// s's length when it was cut (0 when not). It looks back at most one
-// character's length for the boundary, so bytes that are not UTF-8 (a run
-// of continuation bytes) are cut at the limit, not to nothing.
-func cut(s string, limit int) (string, int) {
-	if len(s) <= limit {
-		return s, 0
-	}
-	i := limit
-	for i > limit-utf8.UTFMax && i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	if !utf8.RuneStart(s[i]) {
-		i = limit
-	}
-	return s[:i], len(s)
-}
+// cut is logcut.Cut: the recorder's log cuts its fields the same way.
+func cut(s string, limit int) (string, int) { return logcut.Cut(s, limit) }
 
 // asGet returns a HEAD request as the GET it stands for. The engine then
 // answers it as it answers GET, in every provenance, and net/http sends
