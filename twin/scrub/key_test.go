@@ -20,6 +20,11 @@ func TestKeyFromEnv(t *testing.T) {
 		{"set", map[string]string{"WRAITH_HMAC_KEY": "0123456789abcdef"}, []byte("0123456789abcdef"), true, ""},
 		{"hex bytes are not decoded", map[string]string{"WRAITH_HMAC_KEY": strings.Repeat("ab", 32)}, []byte(strings.Repeat("ab", 32)), true, ""},
 		{"too short", map[string]string{"WRAITH_HMAC_KEY": "hunter2"}, nil, false, "openssl rand -hex 32"},
+		{"only spaces", map[string]string{"WRAITH_HMAC_KEY": strings.Repeat(" ", 16)}, nil, false, "only white space"},
+		{"only tabs and newlines", map[string]string{"WRAITH_HMAC_KEY": strings.Repeat("\t\n", 16)}, nil, false, "openssl rand -hex 32"},
+		{"trailing newline", map[string]string{"WRAITH_HMAC_KEY": "0123456789abcdef\n"}, nil, false, "white space"},
+		{"leading space", map[string]string{"WRAITH_HMAC_KEY": " 0123456789abcdef"}, nil, false, "white space"},
+		{"inner space is kept", map[string]string{"WRAITH_HMAC_KEY": "0123456789 abcdef"}, []byte("0123456789 abcdef"), true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			key, stable, err := KeyFromEnv(func(name string) string { return tc.env[name] })
