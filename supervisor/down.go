@@ -24,10 +24,15 @@ const pollEvery = 20 * time.Millisecond
 // process, Down signals nothing and returns *NotOursError. A stale file
 // (nobody holds the lock) is removed: the error is then *StaleError, or
 // *NotOursError / *UnreadableError with Holder 0.
+//
+// A supervisor that stops while Down checks or signals it (another wraith
+// down stopped it) is waited for, and Down returns *StoppedError: nothing
+// of the project is left, as if nothing had been up.
 func Down(ctx context.Context, dir string, timeout time.Duration) (State, error) {
 	st, err := Probe(dir)
 	var (
 		starting   *StartingError
+		stopping   *StoppingError
 		unreadable *UnreadableError
 		notOurs    *NotOursError
 		stale      *StaleError
@@ -38,6 +43,8 @@ func Down(ctx context.Context, dir string, timeout time.Duration) (State, error)
 		pid = st.SupervisorPID
 	case errors.As(err, &starting):
 		pid = starting.PID
+	case errors.As(err, &stopping):
+		return st, stopped(ctx, dir, stopping.PID, st.SupervisorStart, timeout)
 	case errors.As(err, &unreadable) && unreadable.Holder > 0:
 		pid = unreadable.Holder
 	case errors.As(err, &stale), errors.As(err, &unreadable):
@@ -57,14 +64,25 @@ func Down(ctx context.Context, dir string, timeout time.Duration) (State, error)
 	if pid == os.Getpid() {
 		return st, fmt.Errorf("wraith up (pid %d) is this very process: stop it with SIGTERM or Ctrl-C", pid)
 	}
-	if err := signalProcess(pid, syscall.SIGTERM); err != nil {
-		if errors.Is(err, syscall.ESRCH) {
-			removeStale(dir)
-			return st, &StaleError{Dir: dir, PID: pid}
+	proc, start, err := openVerified(dir, pid)
+	if err != nil {
+		var left *leftError
+		if errors.As(err, &left) {
+			return st, stopped(ctx, dir, pid, start, timeout)
+		}
+		return st, err
+	}
+	defer proc.Release()
+	if err := proc.Signal(syscall.SIGTERM); err != nil {
+		if errors.Is(err, os.ErrProcessDone) {
+			return st, stopped(ctx, dir, pid, start, timeout)
 		}
 		return st, fmt.Errorf("signal wraith up (pid %d): %w", pid, err)
 	}
 	if waitGone(ctx, dir, timeout) {
+		// The lock goes once every twin has stopped; the process itself
+		// exits a moment later, and down returns when nothing is left.
+		waitExit(ctx, pid, start, timeout)
 		removeStale(dir) // a clean stop removed it already
 		return st, nil
 	}
@@ -72,24 +90,103 @@ func Down(ctx context.Context, dir string, timeout time.Duration) (State, error)
 		return st, ctx.Err()
 	}
 	// The lock is still held: check it is still the same process before
-	// the harder signal.
+	// the harder signal. The handle cannot reach a process that took the
+	// pid over.
 	if owner, _ := lockOwner(dir); owner == pid {
-		signalProcess(pid, syscall.SIGKILL)
+		proc.Signal(syscall.SIGKILL)
 		waitGone(ctx, dir, 5*time.Second)
 	}
 	removeStale(dir)
 	return st, fmt.Errorf("wraith up (pid %d) %w within %s, so it was killed; its twins die with it", pid, errNotStopped, timeout)
 }
 
+// openVerified takes a handle on pid and only then checks, once more, that
+// it is the project's supervisor: between Probe and kill(2) the supervisor
+// could exit and its pid pass to another process. On Linux the handle is a
+// pidfd, which names one process and never the one that reuses its pid, so
+// whatever it signals is the process verified here or nothing. It returns
+// the start time it verified, and *leftError when the supervisor went away
+// meanwhile.
+func openVerified(dir string, pid int) (*os.Process, uint64, error) {
+	if pid <= 1 {
+		return nil, 0, errBadPID(pid)
+	}
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		return nil, 0, fmt.Errorf("find wraith up (pid %d): %w", pid, err)
+	}
+	start, why := verifyHolder(dir, pid)
+	if why == "" {
+		if start == 0 { // no record to verify against: take it as it is now
+			start, _ = procStart(pid)
+		}
+		return proc, start, nil
+	}
+	proc.Release()
+	if left(dir, pid) {
+		return nil, start, &leftError{PID: pid}
+	}
+	return nil, 0, &NotOursError{Dir: dir, PID: pid, Why: "it holds the project's lock, but " + why}
+}
+
+// StoppedError says the project's supervisor stopped while wraith down
+// checked it, because another wraith down (or something else) stopped it:
+// this down signalled nothing, and nothing of the project is left.
+type StoppedError struct {
+	Dir string
+	PID int
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("the wraith project in %s stopped while wraith down checked it (wraith up, pid %d, was already stopping): nothing to stop", e.Dir, e.PID)
+}
+
+// stopped waits until pid, a supervisor that has let go of the project's
+// lock or exited, is gone, and removes any state file it left. It returns
+// *StoppedError, or an error when pid still runs after timeout. It
+// signals nothing: without the lock, pid is no longer verified as ours.
+func stopped(ctx context.Context, dir string, pid int, start uint64, timeout time.Duration) error {
+	if !waitExit(ctx, pid, start, timeout) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("wraith up (pid %d) let go of the project's lock in %s but still runs after %s; nothing was signalled, as it no longer holds the lock: if it is stuck, stop it yourself (kill %d)", pid, dir, timeout, pid)
+	}
+	removeStale(dir)
+	return &StoppedError{Dir: dir, PID: pid}
+}
+
+// waitExit waits until pid has exited, or until it names a process that
+// did not start at start (when start is known): its pid was reused.
+func waitExit(ctx context.Context, pid int, start uint64, timeout time.Duration) bool {
+	gone := func() bool {
+		if !pidAlive(pid) {
+			return true
+		}
+		have, err := procStart(pid)
+		return start != 0 && (err != nil || have != start)
+	}
+	return poll(ctx, timeout, gone)
+}
+
 // waitGone waits until nobody holds the project's lock: the kernel drops
 // it when the supervisor dies, and a reused pid cannot hold it.
 func waitGone(ctx context.Context, dir string, timeout time.Duration) bool {
+	return poll(ctx, timeout, func() bool {
+		held, _ := lockHeld(dir)
+		return !held
+	})
+}
+
+// poll checks cond every pollEvery until it holds (true), or until ctx ends
+// or timeout passes (false).
+func poll(ctx context.Context, timeout time.Duration, cond func() bool) bool {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		if held, _ := lockHeld(dir); !held {
+		if cond() {
 			return true
 		}
 		select {

@@ -118,6 +118,43 @@ func verify(dir string, pid int, start uint64) string {
 	return ""
 }
 
+// verifyHolder verifies holder, the process that holds dir's lock, with
+// the start time from its lock record when the record names it. It returns
+// that start time (0 if unknown) and why holder is not ours, or "".
+func verifyHolder(dir string, holder int) (start uint64, why string) {
+	if rec, err := readLockRecord(dir); err == nil && rec.PID == holder {
+		start = rec.Start
+	}
+	return start, verify(dir, holder, start)
+}
+
+// left reports whether pid, seen holding dir's lock a moment ago, has
+// exited or let go of the lock since: why a check of it failed is then
+// that it went away, not that it was never ours.
+func left(dir string, pid int) bool {
+	if !pidAlive(pid) {
+		return true
+	}
+	owner, err := lockOwner(dir)
+	return err == nil && owner != pid
+}
+
+// exiting reports whether pid, which up.json names while nobody holds the
+// project's lock, is the supervisor that wrote it, on its way out. On
+// Linux it must be wraith and have started at start; elsewhere the record
+// it left in the lock file must name it. Either way the answer decides only
+// what is reported: nothing is signalled on its strength.
+func exiting(dir string, pid int, start uint64) bool {
+	if pid <= 1 || !pidAlive(pid) {
+		return false
+	}
+	if have, err := procStart(pid); err == nil {
+		return start != 0 && have == start && isWraith(pid)
+	}
+	rec, err := readLockRecord(dir)
+	return err == nil && rec.PID == pid
+}
+
 // isWraith reports whether pid's program is wraith, by its executable or
 // its argv[0]. Where that cannot be read, the lock alone decides.
 func isWraith(pid int) bool {

@@ -21,8 +21,11 @@ import (
 var fakeBin string
 
 func TestMain(m *testing.M) {
-	if os.Getenv("SUPERVISOR_TEST_HELPER") == "1" {
+	switch os.Getenv("SUPERVISOR_TEST_HELPER") {
+	case "1":
 		os.Exit(helperMain())
+	case "exiting":
+		os.Exit(exitingMain()) // see down_test.go
 	}
 	dir, err := os.MkdirTemp("", "supervisor-test-")
 	if err != nil {

@@ -194,12 +194,59 @@ func (e *UnreadableError) Error() string {
 
 func (e *UnreadableError) Unwrap() error { return e.Err }
 
+// StoppingError says the supervisor that up.json names is alive but has let
+// go of the project's lock: it is on its way out. A supervisor writes
+// up.json only while it holds the lock and lets go of the lock only once
+// every twin has stopped, so nothing of the project runs but that process,
+// and only for the moment it takes to exit. It was told to stop (another
+// wraith down, say); nothing needs to be signalled.
+type StoppingError struct {
+	Dir string
+	PID int
+}
+
+func (e *StoppingError) Error() string {
+	return fmt.Sprintf("the wraith project in %s is stopping: its twins have stopped and wraith up (pid %d) has let go of the project's lock", e.Dir, e.PID)
+}
+
+// probeTries bounds how often Probe starts over because the lock's holder
+// went away while it was being checked. One retry sees a supervisor that
+// exited; the others cover a new wraith up taking the lock meanwhile. A
+// project whose lock changes hands faster than that is reported as
+// stopping: the last holder seen has let go of it.
+const probeTries = 3
+
 // Probe reads the state of the project in dir and checks it against the
 // project's lock and the identity of the process that holds it. It returns
 // the state only for a live, verified, ready project; otherwise one of
 // *NotUpError, *StaleError, *StartingError (with the state),
-// *UnreadableError or *NotOursError.
+// *StoppingError (with the state), *UnreadableError or *NotOursError.
+//
+// A holder that exits or lets go of the lock while it is checked is not
+// "not ours": it was ours and has gone (a concurrent wraith down stopped
+// it), so Probe starts over and reports what is left.
 func Probe(dir string) (State, error) {
+	for try := 1; ; try++ {
+		st, err := probe(dir)
+		var left *leftError
+		if !errors.As(err, &left) {
+			return st, err
+		}
+		if try == probeTries {
+			return State{Dir: dir, SupervisorPID: left.PID}, &StoppingError{Dir: dir, PID: left.PID}
+		}
+	}
+}
+
+// leftError is probe's word that the lock's holder failed its check
+// because it exited or let go of the lock meanwhile: the look is out of
+// date. It never leaves Probe.
+type leftError struct{ PID int }
+
+func (e *leftError) Error() string { return fmt.Sprintf("pid %d let go of the project's lock", e.PID) }
+
+// probe is one look at the project.
+func probe(dir string) (State, error) {
 	st, readErr := ReadState(StatePath(dir))
 	missing := errors.Is(readErr, fs.ErrNotExist)
 	holder, err := lockOwner(dir)
@@ -209,23 +256,24 @@ func Probe(dir string) (State, error) {
 	if err != nil {
 		return State{}, &NotOursError{Dir: dir, PID: st.SupervisorPID, Why: err.Error()}
 	}
-	if holder == 0 { // nothing runs: the file, if any, is stale
+	if holder == 0 { // nothing runs but, at most, a supervisor on its way out
 		switch {
 		case missing:
 			return State{}, &NotUpError{Dir: dir}
 		case readErr != nil:
 			return State{}, &UnreadableError{Dir: dir, Err: readErr}
+		case exiting(dir, st.SupervisorPID, st.SupervisorStart):
+			return st, &StoppingError{Dir: dir, PID: st.SupervisorPID}
 		case st.SupervisorPID <= 1 || pidAlive(st.SupervisorPID):
 			return st, &NotOursError{Dir: dir, PID: st.SupervisorPID, Why: verify(dir, st.SupervisorPID, st.SupervisorStart)}
 		}
 		return st, &StaleError{Dir: dir, PID: st.SupervisorPID}
 	}
-	rec, _ := readLockRecord(dir)
-	start := rec.Start
-	if rec.PID != holder {
-		start = 0
-	}
-	if why := verify(dir, holder, start); why != "" {
+	start, why := verifyHolder(dir, holder)
+	if why != "" {
+		if left(dir, holder) {
+			return State{}, &leftError{PID: holder}
+		}
 		return State{}, &NotOursError{Dir: dir, PID: holder, Why: "it holds the project's lock, but " + why}
 	}
 	switch {
