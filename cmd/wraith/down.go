@@ -37,7 +37,9 @@ the lock's holder, a pid of 1 or less), down signals nothing and exits 1.
 
 Nothing up: down says so and exits 0, so trap 'wraith down' EXIT is safe
 in a script whether or not the project came up. A stale .wraith/up.json
-(its supervisor was killed): down removes it and exits 0.`,
+(its supervisor was killed): down removes it and exits 0. A project that
+stops while down looks at it (another wraith down stopped it): down waits
+until its supervisor has exited, says it is already stopped and exits 0.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.check(); err != nil {
@@ -71,6 +73,7 @@ func runDown(ctx context.Context, opts *downOptions) error {
 		notUp      *supervisor.NotUpError
 		stale      *supervisor.StaleError
 		unreadable *supervisor.UnreadableError
+		stopped    *supervisor.StoppedError
 	)
 	switch {
 	case errors.As(err, &notUp):
@@ -79,6 +82,10 @@ func runDown(ctx context.Context, opts *downOptions) error {
 	case errors.As(err, &stale):
 		fmt.Fprintf(opts.f.Stdout, "nothing was running: removed a stale %s from pid %d (its twins died with it)\n",
 			filepath.Join(supervisor.StateDir, "up.json"), stale.PID)
+		return nil
+	case errors.As(err, &stopped):
+		fmt.Fprintf(opts.f.Stdout, "already stopped: the project in %s was stopping as down looked (supervisor pid %d) and is gone now: nothing to stop\n",
+			stopped.Dir, stopped.PID)
 		return nil
 	case errors.As(err, &unreadable) && unreadable.Holder == 0:
 		fmt.Fprintf(opts.f.Stdout, "nothing was running: removed an unreadable %s (%v)\n",

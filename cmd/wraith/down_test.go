@@ -197,3 +197,65 @@ func TestDownStopsProjectWithTruncatedState(t *testing.T) {
 		t.Errorf("processes alive after down: %v", pids)
 	}
 }
+
+// TestDownConcurrent runs eight wraith down at once against a real
+// background wraith up, a few rounds: each down that finds the supervisor
+// gone, or going, while it checks says the project stopped and exits 0,
+// like a down with nothing up; none calls the stopping supervisor "not a
+// wraith supervisor". Nothing of the project is left after the downs.
+// The race is between processes, so the rounds are many and bounded.
+func TestDownConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("brings a project up and down many times")
+	}
+	const downs = 8
+	p := newProject(t, oneTwin)
+	deadline := time.Now().Add(25 * time.Second)
+	rounds := 0
+	for ; rounds < 40 && time.Now().Before(deadline); rounds++ {
+		if out, errOut, code := p.wraith(t, "up", "--detach"); code != 0 {
+			t.Fatalf("round %d: up --detach: exit %d\n%s%s", rounds, code, out, errOut)
+		}
+		st, err := supervisor.ReadState(supervisor.StatePath(p.dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		project := []int{st.SupervisorPID, st.Twins[0].Ready.Serve.PID}
+		type result struct {
+			out, errOut string
+			code        int
+		}
+		results := make(chan result, downs)
+		for range downs {
+			go func() {
+				out, errOut, code := p.wraithAlone(t, "down", "--timeout", "20s")
+				results <- result{out, errOut, code}
+			}()
+		}
+		stopped := 0
+		for range downs {
+			r := <-results
+			if r.code != 0 {
+				t.Errorf("round %d: down: want exit 0, have %d\n%s%s", rounds, r.code, r.out, r.errOut)
+			}
+			if strings.HasPrefix(r.out, "stopped ") {
+				stopped++
+			}
+		}
+		if stopped == 0 {
+			t.Errorf("round %d: no down said it stopped the project", rounds)
+		}
+		for _, pid := range project {
+			if testbin.Live(pid) {
+				t.Errorf("round %d: pid %d of the project alive after every down returned", rounds, pid)
+			}
+		}
+		if pids := p.pids(t); len(pids) != 0 {
+			t.Errorf("round %d: processes alive after every down returned: %v", rounds, pids)
+		}
+		if t.Failed() {
+			break
+		}
+	}
+	t.Logf("%d rounds of %d concurrent downs", rounds, downs)
+}
