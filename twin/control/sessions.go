@@ -33,53 +33,22 @@ type provisionBody struct {
 	PIIVerbatim *[]string `json:"pii_verbatim"`
 }
 
-// sessionView is how the control plane shows a session's settings; the
-// field order is the order users read in the docs.
+// sessionView is a session as the control plane answers it: its name,
+// its settings in their one shape (session.SettingsJSON) and what the
+// answer adds.
 type sessionView struct {
-	Session        string    `json:"session"`
-	Provisioned    *bool     `json:"provisioned,omitempty"`
-	Fixture        *string   `json:"fixture"`
-	Seed           uint64    `json:"seed"`
-	Clock          clockView `json:"clock"`
-	FaultProfile   *string   `json:"fault_profile"`
-	RateLimit      *string   `json:"rate_limit"`
-	PIIVerbatim    []string  `json:"pii_verbatim,omitempty"`
-	EntitiesSeeded *int      `json:"entities_seeded,omitempty"`
-	Requests       *uint64   `json:"requests,omitempty"`
-	Entities       *int      `json:"entities,omitempty"`
-	Reset          bool      `json:"reset,omitempty"`
-	Deleted        bool      `json:"deleted,omitempty"`
-}
-
-type clockView struct {
-	Mode      string `json:"mode"`
-	BaseEpoch *int64 `json:"base_epoch"`
-	Now       *int64 `json:"now,omitempty"`
+	Session     string `json:"session"`
+	Provisioned *bool  `json:"provisioned,omitempty"`
+	session.SettingsJSON
+	EntitiesSeeded *int    `json:"entities_seeded,omitempty"`
+	Requests       *uint64 `json:"requests,omitempty"`
+	Entities       *int    `json:"entities,omitempty"`
+	Reset          bool    `json:"reset,omitempty"`
+	Deleted        bool    `json:"deleted,omitempty"`
 }
 
 func viewOf(name string, s session.Settings) sessionView {
-	v := sessionView{Session: name, Seed: s.Seed, Clock: clockOf(s.Clock)}
-	if s.Fixture != "" {
-		f := s.Fixture
-		v.Fixture = &f
-	}
-	if s.FaultProfile != "" {
-		v.FaultProfile = ptr(s.FaultProfile)
-	}
-	if !s.RateLimit.IsZero() {
-		v.RateLimit = ptr(s.RateLimit.String())
-	}
-	v.PIIVerbatim = s.PIIVerbatim
-	return v
-}
-
-func clockOf(c session.Clock) clockView {
-	v := clockView{Mode: c.Mode}
-	if c.Mode != session.ClockReal {
-		b := c.BaseEpoch
-		v.BaseEpoch = &b
-	}
-	return v
+	return sessionView{Session: name, SettingsJSON: s.JSON()}
 }
 
 func ptr[T any](v T) *T { return &v }
