@@ -2,6 +2,8 @@ package scrub
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -10,19 +12,26 @@ import (
 // more than its literal forms: providers put what they were sent into a
 // Location percent-encoded, into PHP's JSON with "\/", into text as
 // "\u0073\u006b…", into HTML as "&#115;&#x6b;&sol;…", into UTF-16 text,
-// and any mix of these within one key. Listing every mix is impossible
-// (each character has its own choice), so the text is decoded instead, a
-// layer at a time, and every layer is searched for the key's forms
-// (LiveForms), lowercased.
+// into base64 wrapped across lines, and any mix of these within one key.
+// Listing every mix is impossible (each character has its own choice), so
+// the text is decoded instead, a layer at a time, and every layer is
+// searched for the key's forms (LiveForms), lowercased.
 //
-// One layer undoes, case-insensitively: %XX; \uXXXX, \u{X…}, \xXX and
-// the JSON escapes; a backslash before any ASCII punctuation ("\/",
-// Markdown's "\_"); HTML numeric entities (&#115; &#x73;, leading zeros,
-// with or without the ";") and the named entities of ASCII punctuation
-// (&sol; &plus; &equals; &lowbar; …). It drops NUL bytes, so UTF-16 text
-// (LE or BE) of ASCII reads as ASCII, and lowercases ASCII letters, so a
-// canonicalised header name or upper-case hex still matches.
-const liveLayers = 4
+// One layer undoes, case-insensitively: %XX and IIS's %uXXXX; \uXXXX,
+// \u{X…}, \xXX and the JSON escapes; a backslash before any ASCII
+// punctuation ("\/", Markdown's "\_"); HTML numeric entities (&#115;
+// &#x73;, with any number of leading zeros, with or without the ";") and
+// the named entities of ASCII punctuation (&sol; &plus; &equals; &lowbar;
+// …). It drops NUL bytes, so UTF-16 text (LE or BE) of ASCII reads as
+// ASCII, and lowercases ASCII letters, so a canonicalised header name or
+// upper-case hex still matches.
+//
+// Every escape is longer than what it decodes to, so a layer that changes
+// the text shortens it: decoding goes on while a layer changes something,
+// up to liveLayers layers, and costs at most liveLayers passes over the
+// text whatever it holds ("%25" nested five times, "&amp;" chained five
+// times, "\\\\u0073" from JSON nested in JSON are all within it).
+const liveLayers = 16
 
 // liveNeedles are LiveForms(v) lowercased, without repeats.
 func liveNeedles(v string) [][]byte {
@@ -39,122 +48,176 @@ func liveNeedles(v string) [][]byte {
 }
 
 // ContainsLive reports whether text holds the live credential v in any
-// form this package searches for: raw, base64, hex, in any letter case,
-// and under any mix of the escapes a layer undoes, up to four layers deep
-// ("%255C" is two).
+// form this package searches for: raw, base64 (also wrapped across lines,
+// at any alignment inside longer base64), hex, in any letter case, and
+// under any mix of the escapes a layer undoes, up to liveLayers layers
+// deep ("%255C" is two), also inside base64.
 func ContainsLive(text []byte, v string) bool {
 	if v == "" {
 		return false
 	}
-	_, ok := findLive(text, liveNeedles(v), false)
-	return ok
+	return findLive(text, liveNeedles(v))
 }
 
 // liveSpan is where in the original text one found form starts and ends.
 type liveSpan struct{ from, to int }
 
-// findLive searches text and each decoded layer of it for a needle. With
-// spans, it returns the span of the original text the first match came
-// from.
-func findLive(text []byte, needles [][]byte, spans bool) (liveSpan, bool) {
+// findLive reports whether text, a decoded layer of it, or a base64 run
+// in it (decoded, then searched layer by layer) holds a needle. It keeps
+// two layers at a time and no offsets.
+func findLive(text []byte, needles [][]byte) bool {
+	found := false
+	walkLive(text, needles, false, func(liveSpan) bool { found = true; return false })
+	return found
+}
+
+// walkLive calls found for each needle found in text, in each of its
+// layers and in its base64 runs, until found returns false. With spans,
+// each call gets the span of the original text the match came from; then
+// every layer carries, for each of its bytes, its offset in text (4 bytes
+// a byte), which is why replaceLive walks a large text in windows.
+func walkLive(text []byte, needles [][]byte, spans bool, found func(liveSpan) bool) {
 	if len(needles) == 0 || len(text) == 0 {
-		return liveSpan{}, false
+		return
 	}
 	shortest := len(needles[0])
 	for _, n := range needles {
 		shortest = min(shortest, len(n))
 	}
 	if len(text) < shortest {
-		return liveSpan{}, false // no layer makes text longer
+		return // no layer makes text longer
 	}
-	cur := text
-	var maps [][]int32 // maps[k][j]: where byte j of layer k+1 came from in layer k
-	for layer := 0; layer <= liveLayers; layer++ {
-		var next []byte
-		var from []int32
-		changed := true
-		if layer == 0 {
-			// Layer 0 is the text lowercased only: a key that holds "%41"
-			// itself must be found before it is decoded away.
-			next, from = lowerOnly(cur, spans)
-		} else if bytes.IndexAny(cur, "%\\&\x00") < 0 {
-			break // nothing to decode: most text
-		} else {
-			next, from, changed = unescapeLayer(cur, spans)
-		}
-		if !changed {
-			break
-		}
-		if spans {
-			maps = append(maps, from)
-		}
-		cur = next
-		if len(cur) < shortest {
-			break
-		}
+	if !walkLayers(text, needles, shortest, spans, found) {
+		return
+	}
+	walkBase64(text, needles, spans, found)
+}
+
+// walkLayers searches text lowercased and each decoded layer of it; it
+// returns false when found asked to stop.
+func walkLayers(text []byte, needles [][]byte, shortest int, spans bool, found func(liveSpan) bool) bool {
+	// Layer 0 is the text lowercased only: a key that holds "%41" itself
+	// must be found before it is decoded away.
+	cur := lowerOnly(text)
+	var orig []int32 // orig[j]: where byte j of cur came from in text; nil while cur is text's own bytes
+	for layer := 0; ; layer++ {
 		for _, n := range needles {
-			i := bytes.Index(cur, n)
-			if i < 0 {
-				continue
-			}
-			if !spans {
-				return liveSpan{}, true
-			}
-			from, to := i, i+len(n)
-			for k := len(maps) - 1; k >= 0; k-- {
-				m := maps[k]
-				prevLen := len(text)
-				if k > 0 {
-					prevLen = len(maps[k-1])
+			for at := 0; ; {
+				i := bytes.Index(cur[at:], n)
+				if i < 0 {
+					break
 				}
-				from = int(m[from])
-				if to < len(m) {
-					to = int(m[to])
-				} else {
-					to = prevLen
+				from, to := at+i, at+i+len(n)
+				at = to
+				if orig != nil {
+					from = int(orig[from])
+					if to < len(orig) {
+						to = int(orig[to])
+					} else {
+						to = len(text)
+					}
+				}
+				if !found(liveSpan{from, to}) {
+					return false
+				}
+				if !spans {
+					break
 				}
 			}
-			return liveSpan{from, to}, true
 		}
+		if layer == liveLayers || bytes.IndexAny(cur, "%\\&\x00") < 0 {
+			return true // nothing left to decode: most text
+		}
+		next, nextOrig, changed := unescapeLayer(cur, orig, spans)
+		if !changed || len(next) >= len(cur) || len(next) < shortest {
+			return true
+		}
+		cur, orig = next, nextOrig
 	}
-	return liveSpan{}, false
 }
 
 // lowerOnly is text with its ASCII letters lowercased.
-func lowerOnly(text []byte, spans bool) ([]byte, []int32) {
+func lowerOnly(text []byte) []byte {
 	out := make([]byte, len(text))
-	var from []int32
-	if spans {
-		from = make([]int32, len(text))
-	}
 	for i, c := range text {
 		out[i] = toLower(c)
-		if spans {
-			from[i] = int32(i)
-		}
 	}
-	return out, from
+	return out
 }
 
-// replaceLive returns v with every span that decodes to one of needles
-// replaced by repl. Each replacement removes a match, so the loop ends;
-// it is bounded anyway, and what it leaves is caught before writing.
+// liveWindow and liveOverlap bound what replaceLive holds at once: it
+// walks a text longer than liveWindow in windows of that size, each
+// overlapping the next by liveOverlap, so a form spread over at most
+// liveOverlap bytes of the original is wholly inside one window. A longer
+// one (a key under kilobytes of leading zeros) is left in place and the
+// recorder's last check, which reads the text whole, refuses the exchange.
+const (
+	liveWindow  = 1 << 20
+	liveOverlap = 64 << 10
+)
+
+// replaceLive returns v with every span that holds one of needles
+// replaced by repl. Every match of a round is found in one walk (per
+// window) and replaced in one go; a replacement can join text into a new
+// form only by chance, so a few rounds suffice, and what they leave is
+// caught before writing.
 func replaceLive(v string, needles [][]byte, repl string) string {
-	for range 64 {
-		sp, ok := findLive([]byte(v), needles, true)
-		if !ok || sp.to <= sp.from {
+	for range 4 {
+		if !findLive([]byte(v), needles) {
 			return v
 		}
-		v = v[:sp.from] + repl + v[sp.to:]
+		sp := liveSpans([]byte(v), needles)
+		if len(sp) == 0 {
+			return v
+		}
+		var b strings.Builder
+		b.Grow(len(v))
+		last := 0
+		for _, s := range sp {
+			b.WriteString(v[last:s.from])
+			b.WriteString(repl)
+			last = s.to
+		}
+		b.WriteString(v[last:])
+		v = b.String()
 	}
 	return v
 }
 
+// liveSpans returns the spans of text that hold a needle, sorted and
+// merged where they overlap or touch.
+func liveSpans(text []byte, needles [][]byte) []liveSpan {
+	var all []liveSpan
+	for start := 0; ; start += liveWindow - liveOverlap {
+		end := min(start+liveWindow, len(text))
+		walkLive(text[start:end], needles, true, func(s liveSpan) bool {
+			if s.to > s.from {
+				all = append(all, liveSpan{start + s.from, start + s.to})
+			}
+			return true
+		})
+		if end == len(text) {
+			break
+		}
+	}
+	slices.SortFunc(all, func(a, b liveSpan) int { return cmp.Or(a.from-b.from, a.to-b.to) })
+	var out []liveSpan
+	for _, s := range all {
+		if k := len(out) - 1; k >= 0 && s.from <= out[k].to {
+			out[k].to = max(out[k].to, s.to)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // unescapeLayer undoes one layer of escapes in in (see liveLayers),
 // lowercasing and dropping NULs, and reports whether it changed anything.
-// With spans, it also returns, for each byte written, the offset in in of
-// the escape it came from.
-func unescapeLayer(in []byte, spans bool) ([]byte, []int32, bool) {
+// With spans, it also returns, for each byte written, the offset in the
+// original text of the escape it came from: orig of it, or its offset in
+// in when orig is nil.
+func unescapeLayer(in []byte, orig []int32, spans bool) ([]byte, []int32, bool) {
 	out := make([]byte, 0, len(in))
 	var from []int32
 	if spans {
@@ -168,7 +231,11 @@ func unescapeLayer(in []byte, spans bool) ([]byte, []int32, bool) {
 			}
 			out = append(out, toLower(c))
 			if spans {
-				from = append(from, int32(at))
+				if orig != nil {
+					from = append(from, orig[at])
+				} else {
+					from = append(from, int32(at))
+				}
 			}
 		}
 	}
@@ -188,6 +255,13 @@ func unescapeLayer(in []byte, spans bool) ([]byte, []int32, bool) {
 			emit(i, unhex(in[i+1])<<4|unhex(in[i+2]))
 			changed = true
 			i += 3
+			continue
+		case c == '%' && i+5 < len(in) && toLower(in[i+1]) == 'u' && allHex(in[i+2:i+6]):
+			// IIS's %uXXXX.
+			r, _ := hexRun(in[i+2:i+6], 4)
+			emitRune(i, r)
+			changed = true
+			i += 6
 			continue
 		case c == '\\' && i+1 < len(in):
 			if n, r, ok := backslash(in[i:]); ok {
@@ -215,9 +289,11 @@ func unescapeLayer(in []byte, spans bool) ([]byte, []int32, bool) {
 func backslash(s []byte) (int, rune, bool) {
 	switch e := toLower(s[1]); {
 	case e == 'u' && len(s) > 2 && s[2] == '{':
-		r, n := hexRun(s[3:], 6)
-		if n > 0 && 3+n < len(s) && s[3+n] == '}' {
-			return 4 + n, r, true
+		// Leading zeros are skipped, not counted: "\u{0000073}" is "s".
+		z := zeros(s[3:])
+		r, n := hexRun(s[3+z:], 6)
+		if end := 3 + z + n; z+n > 0 && end < len(s) && s[end] == '}' && r <= utf8.MaxRune {
+			return end + 1, r, true
 		}
 	case e == 'u':
 		if len(s) >= 6 && allHex(s[2:6]) {
@@ -265,8 +341,13 @@ func entity(s []byte) (int, rune, bool) {
 			i, base = 3, 16
 		}
 		start := i
+		// A browser reads any number of leading zeros ("&#000000000115;"),
+		// so they are skipped, not counted; 7 digits after them hold every
+		// code point in either base.
+		i += zeros(s[i:])
+		digits := i
 		var r rune
-		for i < len(s) && i-start < 10 && (base == 16 && isHex(s[i]) || base == 10 && isDigit(s[i])) {
+		for i < len(s) && i-digits < 7 && (base == 16 && isHex(s[i]) || base == 10 && isDigit(s[i])) {
 			r = r*rune(base) + rune(unhex(s[i]))
 			i++
 		}
@@ -287,6 +368,15 @@ func entity(s []byte) (int, rune, bool) {
 		return end + 2, r, true
 	}
 	return 0, 0, false
+}
+
+// zeros is how many '0' s starts with.
+func zeros(s []byte) int {
+	n := 0
+	for n < len(s) && s[n] == '0' {
+		n++
+	}
+	return n
 }
 
 func hexRun(s []byte, limit int) (rune, int) {

@@ -85,7 +85,42 @@ func LiveEncodings(key string) map[string]string {
 		"utf16be":    UTF16(key, true),
 		"utf16-bom":  "\xff\xfe" + UTF16(key, false),
 		"utf16-json": perByte(UTF16(key, false), func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }),
+		// Deeper than the first round's four layers, and forms it missed.
+		"pct-5":         nest(perByte(key, pct), 4, func(v string) string { return strings.ReplaceAll(v, "%", "%25") }),
+		"json-u-nest-4": nest(perByte(key, func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }), 4, func(v string) string { return strings.ReplaceAll(v, `\`, `\\`) }),
+		"amp-chain-5":   nest(perByte(key, func(c byte) string { return fmt.Sprintf("&#%d;", c) }), 5, func(v string) string { return strings.ReplaceAll(v, "&", "&amp;") }),
+		"iis-u":         perByte(key, func(c byte) string { return fmt.Sprintf("%%u%04X", c) }),
+		"html-dec-long": perByte(key, func(c byte) string { return fmt.Sprintf("&#%012d;", c) }),
+		"html-hex-long": perByte(key, func(c byte) string { return fmt.Sprintf("&#x%014x;", c) }),
+		"u-brace-zeros": perByte(key, func(c byte) string { return fmt.Sprintf(`\u{%07x}`, c) }),
+		"b64-mime":      wrap(b64(base64.StdEncoding, "key="+key+" and more text, so that it wraps"), 12, "\r\n"),
+		"b64-mime-json": wrap(b64(base64.StdEncoding, "k:"+key+" and more text, so that it wraps"), 10, `\r\n`),
+		"b64-pem":       wrap(b64(base64.StdEncoding, "xy"+key+" and more text, so that it wraps"), 16, "\n"),
+		"b64-of-pct":    b64(base64.StdEncoding, perByte(key, pct)),
+		"b64-of-json-u": b64(base64.StdEncoding, perByte(key, func(c byte) string { return fmt.Sprintf(`\u%04x`, c) })),
+		"b64-php-slash": strings.ReplaceAll(b64(base64.StdEncoding, "??>"+key+"?>>"), "/", `\/`),
 	}
+}
+
+// nest applies f to v n times.
+func nest(v string, n int, f func(string) string) string {
+	for range n {
+		v = f(v)
+	}
+	return v
+}
+
+// wrap breaks v into lines of width characters with sep, as MIME (76)
+// and PEM (64) do; a short width puts a break inside the key's characters.
+func wrap(v string, width int, sep string) string {
+	var b strings.Builder
+	for len(v) > width {
+		b.WriteString(v[:width])
+		b.WriteString(sep)
+		v = v[width:]
+	}
+	b.WriteString(v)
+	return b.String()
 }
 
 // perByte encodes every byte of v with f.

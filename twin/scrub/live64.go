@@ -1,0 +1,120 @@
+package scrub
+
+// Base64 text holding the key is found two ways. LiveForms lists the
+// base64 of the key alone and the characters it leaves inside longer
+// base64 at each of the three alignments; those are fixed strings,
+// searched in every layer. But base64 wrapped across lines (MIME's 76
+// columns, PEM's 64) puts a line break anywhere inside the key's
+// characters, and base64 of an escaped key (of "%73%6b…") holds none of
+// them. So runs of the base64 alphabet are also decoded and the decoded
+// bytes searched as text is, layer by layer.
+//
+// A run is a stretch of base64 characters (both alphabets) of at least
+// minBase64Run, where line breaks — CR and LF, and the "\r" and "\n" a
+// JSON string writes for them, with any number of backslashes (JSON in
+// JSON) — are skipped and "\/" (PHP's JSON) reads as "/"; it ends at any
+// other byte or at "=". It is decoded from its
+// first character: base64 that starts mid-run (letters glued before it)
+// is left to LiveForms' alignments. Each byte of the text is in at most
+// one run and each run is decoded once, so the cost is linear; base64
+// of base64 is not decoded twice.
+
+// minBase64Run is the shortest run decoded: 16 characters are 12 bytes,
+// under any key worth searching for (the needles' shortest form is longer).
+const minBase64Run = 16
+
+// walkBase64 decodes every base64 run of text and searches the decoded
+// bytes; a match's span is the whole run.
+func walkBase64(text []byte, needles [][]byte, spans bool, found func(liveSpan) bool) {
+	var buf []byte
+	for i := 0; i < len(text); {
+		if b64Value(text[i]) < 0 {
+			i++
+			continue
+		}
+		start := i
+		buf = buf[:0]
+		var acc uint32
+		bits := 0
+		for i < len(text) {
+			c := text[i]
+			if c == '\r' || c == '\n' {
+				i++
+				continue
+			}
+			if c == '\\' {
+				// Any number of backslashes: JSON in JSON doubles them.
+				j := i
+				for j < len(text) && text[j] == '\\' {
+					j++
+				}
+				if j < len(text) {
+					switch text[j] {
+					case 'r', 'n':
+						i = j + 1
+						continue
+					case '/':
+						c = '/'
+						i = j
+					}
+				}
+			}
+			v := b64Value(c)
+			if v < 0 {
+				break
+			}
+			acc = acc<<6 | uint32(v)
+			bits += 6
+			if bits >= 8 {
+				bits -= 8
+				buf = append(buf, byte(acc>>bits))
+			}
+			i++
+		}
+		if (len(buf)*4+2)/3 < minBase64Run {
+			continue
+		}
+		stop := false
+		walkLayersBase64(buf, needles, spans, func(liveSpan) bool {
+			if !found(liveSpan{start, i}) {
+				stop = true
+				return false
+			}
+			// One span (the whole run) is enough for the run.
+			return false
+		})
+		if stop {
+			return
+		}
+	}
+}
+
+// walkLayersBase64 searches decoded base64 as text, without decoding
+// base64 in it again.
+func walkLayersBase64(dec []byte, needles [][]byte, spans bool, found func(liveSpan) bool) {
+	shortest := len(needles[0])
+	for _, n := range needles {
+		shortest = min(shortest, len(n))
+	}
+	if len(dec) < shortest {
+		return
+	}
+	walkLayers(dec, needles, shortest, false, found)
+}
+
+// b64Value is c's value in standard or URL-safe base64, or -1.
+func b64Value(c byte) int {
+	switch {
+	case 'A' <= c && c <= 'Z':
+		return int(c - 'A')
+	case 'a' <= c && c <= 'z':
+		return int(c-'a') + 26
+	case '0' <= c && c <= '9':
+		return int(c-'0') + 52
+	case c == '+' || c == '-':
+		return 62
+	case c == '/' || c == '_':
+		return 63
+	}
+	return -1
+}
