@@ -28,7 +28,7 @@ func load(spec []byte) (*openapi3.T, error) {
 	if head.OpenAPI == "" && swaggerKey.Match(spec) && !bytes.Contains(spec, []byte("openapi")) {
 		return nil, ErrSwagger2
 	}
-	if err := checkRefChains(spec); err != nil {
+	if err := checkStructure(spec); err != nil {
 		return nil, err
 	}
 	loader := openapi3.NewLoader()

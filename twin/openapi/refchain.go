@@ -21,15 +21,37 @@ import (
 // Stripe and GitHub descriptions' longest chain is 1 link.
 const MaxRefChain = 64
 
-// checkRefChains refuses a description with a chain of references longer
-// than MaxRefChain, naming where it starts. It reads the document's
-// structure only (JSON token by token, YAML as a node tree without
-// expanding aliases), so it costs time linear in the document's size.
-func checkRefChains(spec []byte) error {
-	refs, err := refsOf(spec)
-	if err != nil {
-		return nil // the parser reports what is wrong with the document
+// checkStructure refuses, before kin-openapi parses it, a description
+// whose structure would cost the parser far more than its size: a chain of
+// references longer than MaxRefChain, or YAML aliases adding more than
+// MaxAliasNodes nodes. It reads the document once (JSON token by token,
+// YAML as a node tree without expanding aliases), so it costs time linear
+// in the document's size. A document it cannot read is left to the
+// parser, which reports what is wrong with it.
+func checkStructure(spec []byte) error {
+	if t := bytes.TrimLeft(spec, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		// JSON has no aliases. A document that only starts like JSON
+		// (YAML's flow style, {openapi: 3.0.3, ...}) is read as YAML.
+		if refs, err := jsonRefs(spec); err == nil {
+			return checkRefChains(refs)
+		}
 	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(spec, &root); err != nil {
+		return nil
+	}
+	if err := checkAliases(&root, len(spec)); err != nil {
+		return err
+	}
+	refs := map[string]string{}
+	yamlRefs(&root, "#", refs, 0)
+	return checkRefChains(refs)
+}
+
+// checkRefChains refuses a description with a chain of references longer
+// than MaxRefChain, naming where it starts. refs maps the JSON pointer of
+// every object holding a string "$ref" to the reference.
+func checkRefChains(refs map[string]string) error {
 	depth := make(map[string]int, len(refs))
 	var follow func(at string) int
 	follow = func(at string) int {
@@ -65,21 +87,6 @@ func pointerName(p string) string {
 		return "components." + strings.ReplaceAll(rest, "/", ".")
 	}
 	return p
-}
-
-// refsOf maps the JSON pointer of every object holding a string "$ref"
-// to the reference.
-func refsOf(spec []byte) (map[string]string, error) {
-	if t := bytes.TrimLeft(spec, " \t\r\n"); len(t) > 0 && t[0] == '{' {
-		return jsonRefs(spec)
-	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(spec, &root); err != nil {
-		return nil, err
-	}
-	refs := map[string]string{}
-	yamlRefs(&root, "#", refs, 0)
-	return refs, nil
 }
 
 // jsonRefs reads a JSON document token by token.
@@ -155,9 +162,9 @@ func jsonRefs(spec []byte) (map[string]string, error) {
 	}
 }
 
-// yamlRefs walks a YAML node tree. Aliases are not followed: expanding
-// them is the parser's business (it refuses excessive aliasing), and
-// following them here could cost as much as the expansion.
+// yamlRefs walks a YAML node tree. Aliases are not followed: following
+// them could cost as much as expanding them, which checkAliases has
+// bounded, and a reference inside an anchor is counted where it is written.
 func yamlRefs(n *yaml.Node, path string, refs map[string]string, depth int) {
 	if n == nil || depth > 10_000 {
 		return
