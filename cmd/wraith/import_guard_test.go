@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -170,5 +174,73 @@ func TestImportServeAgree(t *testing.T) {
 				t.Errorf("X-Wraith-Twin-Age: want the seconds since 2026-08-26, have %q", have)
 			}
 		})
+	}
+}
+
+// aliasBombYAML is the review's 1.3 KB description: a schema whose
+// properties are YAML aliases, eight wide and eight deep, which expands to
+// some 93 million nodes.
+func aliasBombYAML() string {
+	var b strings.Builder
+	b.WriteString("openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  /things:\n    get:\n      responses:\n        \"200\":\n          description: ok\n          content:\n            application/json:\n              schema:\n                type: object\n                properties:\n")
+	props := make([]string, 8)
+	for l := 'a'; l <= 'h'; l++ {
+		for i := range props {
+			props[i] = fmt.Sprintf("x%d: {type: string}", i+1)
+			if l > 'a' {
+				props[i] = fmt.Sprintf("y%d: *%c", i+1, l-1)
+			}
+		}
+		fmt.Fprintf(&b, "                  %c: &%c {type: object, properties: {%s}}\n", l, l, strings.Join(props, ", "))
+	}
+	return b.String()
+}
+
+// childMemoryKiB bounds the address space of the children
+// TestImportAliasBombRefused runs: the refusal needs some 20 MB, and the
+// import it replaces ran out of memory at 1.85 GB, so on a regression the
+// child fails on its own instead of taking the machine's memory.
+const childMemoryKiB = 2_000_000
+
+// TestImportAliasBombRefused runs a real `wraith import openapi` and a real
+// `wraith serve SPEC.yaml` on the review's YAML alias bomb, in children
+// whose address space is bounded (ulimit -v): import exits 1 and serve 2,
+// each naming the alias and saying to write the description without
+// aliases or as JSON, and import writes nothing. Both used to die with
+// "fatal error: out of memory" (1.85 GB, 7.5 s and 5.3 s): kin-openapi
+// decodes a description one struct at a time, each with a fresh go-yaml
+// alias budget.
+func TestImportAliasBombRefused(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "bomb.yaml"), []byte(aliasBombYAML()), 0o644)
+	bin := bins.Path(t, "./cmd/wraith")
+	limit := fmt.Sprintf("ulimit -v %d && ", childMemoryKiB)
+	if info, err := buildinfo.ReadFile(bin); err == nil && slices.Contains(info.Settings, debug.BuildSetting{Key: "-race", Value: "true"}) {
+		limit = "" // the race detector's shadow memory needs far more address space
+	}
+	const want = "#/paths/~1things/get/responses/200/content/application~1json/schema/properties/h/properties/y1 (line 21): YAML aliases expand this description of 1291 bytes and 224 nodes to 93130688 nodes (this alias, *g, stands for 10186165 of them; 56 aliases in all): wraith lets aliases add at most 1000000 nodes; write the description without aliases, or as JSON"
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"import", "openapi", "bomb.yaml", "-o", "twins/bomb"}, exitRuntime},
+		{[]string{"serve", "bomb.yaml", "--port", "0"}, exitUsage},
+	} {
+		t.Run(tt.args[0], func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", limit + `exec "$0" "$@"`, bin}, tt.args...)...)
+			cmd.Dir, cmd.Env = dir, testbin.Env()
+			stderr := &testbin.Buffer{}
+			cmd.Stderr = stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tt.code || !strings.Contains(stderr.String(), want) {
+				t.Errorf("want exit %d saying %q, have %v: %.2000s", tt.code, want, err, stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "twins")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused import wrote %s: %v", filepath.Join(dir, "twins"), err)
 	}
 }
