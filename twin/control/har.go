@@ -197,8 +197,9 @@ func harEntryOf(name string, e *session.Entry, resp http.Header) harEntry {
 			post.Text = string(redactJSON(e.ReqBody.Bytes, true))
 		default:
 			// Cards and known credential shapes, as the recorder scrubs
-			// a text body; the journal keeps what the agent sent.
-			post.Text = scrub.Mask(string(e.ReqBody.Bytes), redacted)
+			// a text body, also under escapes ("4242%204242…",
+			// "sk_live&#95;…"); the journal keeps what the agent sent.
+			post.Text = scrub.MaskDecoded(string(e.ReqBody.Bytes), redacted)
 		}
 		out.Request.PostData = post
 	}

@@ -31,11 +31,11 @@ func isJSONBody(mime string, b []byte) bool {
 
 // redactBody returns an answer's body as the HAR shows it: a JSON body
 // through redactJSON, any other with card numbers and known credential
-// shapes masked. A twin answers with what an agent sent it (a payment
+// shapes masked, also where escapes hide them (scrub.MaskDecoded). A twin answers with what an agent sent it (a payment
 // method's card number), and the HAR is a file that travels.
 func redactBody(mime string, b []byte) string {
 	if !isJSONBody(mime, b) {
-		return scrub.Mask(string(b), redacted)
+		return scrub.MaskDecoded(string(b), redacted)
 	}
 	return string(redactJSON(b, true))
 }
@@ -44,8 +44,10 @@ func redactBody(mime string, b []byte) string {
 // member under a credential name (scrub.IsCredential: password, api_key,
 // refresh_token, …), at any depth, replaced by "[redacted]", and, with
 // mask, card numbers and known credential shapes in strings masked
-// (scrub.Mask). Everything else is written as the journal kept it, byte
-// for byte but for the whitespace between tokens: a string keeps its
+// (scrub.Mask), and a number that is a card number redacted whole (JSON
+// has no leading zeros to mask it with). Everything else is written as
+// the journal kept it, byte for byte but for the whitespace between
+// tokens: a string keeps its
 // escapes, because decoding "\u0073k_live_…" would write in plain text
 // what the journal held only escaped. A string that needs masking and
 // has escapes json.Marshal would not write is redacted whole, for the
@@ -120,7 +122,17 @@ func redactJSON(b []byte, mask bool) []byte {
 			continue
 		case string:
 			out = appendMasked(out, raw, v, mask)
-		default: // numbers, true, false, null
+		case json.Number:
+			// A card number sent as a JSON number ({"n":4242424242424242})
+			// is a card number all the same. Masked, it would be written
+			// with leading zeros, which JSON does not allow: it is
+			// redacted whole, as a string.
+			if mask && scrub.Mask(string(raw), redacted) != string(raw) {
+				out = appendString(out, redacted)
+			} else {
+				out = append(out, raw...)
+			}
+		default: // true, false, null
 			out = append(out, raw...)
 		}
 		valueDone()

@@ -200,6 +200,11 @@ func liveSpans(text []byte, needles [][]byte) []liveSpan {
 			break
 		}
 	}
+	return mergeSpans(all)
+}
+
+// mergeSpans sorts spans and merges those that overlap or touch.
+func mergeSpans(all []liveSpan) []liveSpan {
 	slices.SortFunc(all, func(a, b liveSpan) int { return cmp.Or(a.from-b.from, a.to-b.to) })
 	var out []liveSpan
 	for _, s := range all {
@@ -218,6 +223,12 @@ func liveSpans(text []byte, needles [][]byte) []liveSpan {
 // original text of the escape it came from: orig of it, or its offset in
 // in when orig is nil.
 func unescapeLayer(in []byte, orig []int32, spans bool) ([]byte, []int32, bool) {
+	return unescape(in, orig, spans, true)
+}
+
+// unescape is unescapeLayer, lowercasing only when lower says so: Mask's
+// patterns tell letter case apart.
+func unescape(in []byte, orig []int32, spans, lower bool) ([]byte, []int32, bool) {
 	out := make([]byte, 0, len(in))
 	var from []int32
 	if spans {
@@ -229,7 +240,10 @@ func unescapeLayer(in []byte, orig []int32, spans bool) ([]byte, []int32, bool) 
 			if c == 0 {
 				continue
 			}
-			out = append(out, toLower(c))
+			if lower {
+				c = toLower(c)
+			}
+			out = append(out, c)
 			if spans {
 				if orig != nil {
 					from = append(from, orig[at])
