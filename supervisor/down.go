@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
@@ -47,7 +48,15 @@ func Down(ctx context.Context, dir string, timeout time.Duration) (State, error)
 		return st, stopped(ctx, dir, stopping.PID, st.SupervisorStart, timeout)
 	case errors.As(err, &unreadable) && unreadable.Holder > 0:
 		pid = unreadable.Holder
-	case errors.As(err, &stale), errors.As(err, &unreadable):
+	case errors.As(err, &stale):
+		if _, serr := os.Stat(StatePath(dir)); errors.Is(serr, fs.ErrNotExist) {
+			// Gone since Probe read it: the supervisor removed it as it
+			// stopped (or another down did), so it was not left behind.
+			return st, &StoppedError{Dir: dir, PID: stale.PID}
+		}
+		removeStale(dir)
+		return st, err
+	case errors.As(err, &unreadable):
 		removeStale(dir)
 		return st, err
 	case errors.As(err, &notOurs):
@@ -130,15 +139,15 @@ func openVerified(dir string, pid int) (*os.Process, uint64, error) {
 }
 
 // StoppedError says the project's supervisor stopped while wraith down
-// checked it, because another wraith down (or something else) stopped it:
-// this down signalled nothing, and nothing of the project is left.
+// checked it: another wraith down (or a signal, or a crash) stopped it.
+// This down signalled nothing, and nothing of the project is left.
 type StoppedError struct {
 	Dir string
 	PID int
 }
 
 func (e *StoppedError) Error() string {
-	return fmt.Sprintf("the wraith project in %s stopped while wraith down checked it (wraith up, pid %d, was already stopping): nothing to stop", e.Dir, e.PID)
+	return fmt.Sprintf("the wraith project in %s stopped while wraith down looked at it (wraith up, pid %d, was already stopping): nothing to stop", e.Dir, e.PID)
 }
 
 // stopped waits until pid, a supervisor that has let go of the project's

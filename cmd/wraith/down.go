@@ -84,7 +84,7 @@ func runDown(ctx context.Context, opts *downOptions) error {
 			filepath.Join(supervisor.StateDir, "up.json"), stale.PID)
 		return nil
 	case errors.As(err, &stopped):
-		fmt.Fprintf(opts.f.Stdout, "already stopped: the project in %s was stopping as down looked (supervisor pid %d) and is gone now: nothing to stop\n",
+		fmt.Fprintf(opts.f.Stdout, "already stopped: the project in %s stopped while down looked at it (supervisor pid %d; another wraith down stopped it, or it exited): nothing to stop\n",
 			stopped.Dir, stopped.PID)
 		return nil
 	case errors.As(err, &unreadable) && unreadable.Holder == 0:

@@ -212,7 +212,7 @@ func TestDownConcurrent(t *testing.T) {
 	p := newProject(t, oneTwin)
 	deadline := time.Now().Add(25 * time.Second)
 	rounds := 0
-	for ; rounds < 40 && time.Now().Before(deadline); rounds++ {
+	for ; rounds < 60 && time.Now().Before(deadline); rounds++ {
 		if out, errOut, code := p.wraith(t, "up", "--detach"); code != 0 {
 			t.Fatalf("round %d: up --detach: exit %d\n%s%s", rounds, code, out, errOut)
 		}
