@@ -115,12 +115,12 @@ func New(twin string, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ready := srv.Ready()
+	in := srv.Info()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		URL:        srv.URL(),
-		Twin:       ready.Serve.Twin,
-		TwinDigest: ready.Serve.Digest,
+		Twin:       in.Twin,
+		TwinDigest: in.Digest,
 		srv:        srv,
 		transport:  http.DefaultTransport.(*http.Transport).Clone(),
 		cancel:     cancel,

@@ -3,10 +3,12 @@
 // wraithtest, which serves one inside a test.
 //
 // It holds what those programs share and the server does not need: the
-// process flags (--ready-fd, --log-format, --log-level), the process
-// logger, the inherited ready descriptor with its parent pipe, and GC
-// tuning. Signals stay in each main, which turns SIGINT and SIGTERM into
-// the end of the context it hands to Run.
+// process flags (--ready-json, --ready-fd, --log-format, --log-level), the
+// process logger, the ready document (package ipc, which nothing under
+// twin/ imports: the server only says when it serves), the inherited ready
+// descriptor with its parent pipe, and GC tuning. Signals stay in each
+// main, which turns SIGINT and SIGTERM into the end of the context it
+// hands to Run.
 package serve
 
 import (
@@ -28,6 +30,9 @@ import (
 // that runs it.
 type Options struct {
 	Server *server.Config
+	// ReadyJSON is the file the ready document is written to; "" for
+	// none.
+	ReadyJSON string
 	// ReadyFD is the inherited descriptor the ready line goes to; -1
 	// for none.
 	ReadyFD   int
@@ -39,6 +44,7 @@ type Options struct {
 // fill. The twin name is set by the caller, in Server.Twin.
 func Flags(fs *flag.FlagSet) *Options {
 	o := &Options{Server: server.Flags(fs)}
+	fs.StringVar(&o.ReadyJSON, "ready-json", "", "write the ready document to the file at `PATH`, atomically, once serving")
 	fs.IntVar(&o.ReadyFD, "ready-fd", -1, "write the ready document as one line to the inherited descriptor `FD`, and stop when standard input closes")
 	fs.StringVar(&o.LogFormat, "log-format", "text", "log `FORMAT`: text or json")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "log `LEVEL`: trace, debug, info, warn or error")
@@ -104,23 +110,33 @@ type Env struct {
 	Version string
 }
 
-// Open checks the options, opens the ready descriptor, and opens the
-// server: the twin is loaded and the listener bound. Mistakes in the
-// options are *server.UsageError. The descriptor is checked before the
-// twin loads: a parent that passed a wrong one must hear so at once, not
-// wait for a ready line that cannot come.
+// Open checks the options, opens the ready descriptor, removes a ready
+// document an earlier run left, and opens the server: the twin is loaded
+// and the listener bound. Mistakes in the options are *server.UsageError.
+// The descriptor is checked before the twin loads: a parent that passed a
+// wrong one must hear so at once, not wait for a ready line that cannot
+// come. The stale document goes before the listener binds, so a script
+// that waits for the file never reads a dead server's URL.
 func Open(o *Options, env Env) (*server.Server, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	deps := server.Deps{Logger: env.Logger, Getenv: env.Getenv, Dir: env.Dir, Version: env.Version}
+	log := env.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	ready := &readyDoc{path: o.ReadyJSON, version: env.Version, log: log}
+	deps := server.Deps{Logger: env.Logger, Getenv: env.Getenv, Dir: env.Dir, Version: env.Version, Publisher: ready}
 	if o.ReadyFD >= 0 {
 		w, err := ipc.ReadyFD(o.ReadyFD)
 		if err != nil {
 			return nil, &server.UsageError{Err: fmt.Errorf("--ready-fd %d: %w", o.ReadyFD, err)}
 		}
-		deps.ReadyWriter = w
+		ready.fd = w
 		deps.ParentAlive = parentPipe(env.Stdin)
+	}
+	if err := removeStale(o.ReadyJSON); err != nil {
+		return nil, err
 	}
 	return server.Open(*o.Server, deps)
 }

@@ -16,13 +16,12 @@ import (
 )
 
 // Config is everything a served twin is configured with. What only the
-// process around it uses (--ready-fd, --log-format, --log-level) is the
-// serve entry point's, not the server's.
+// process around it uses (--ready-json, --ready-fd, --log-format,
+// --log-level) is the serve entry point's, not the server's.
 type Config struct {
 	Twin             string
 	Host             string
 	Port             int
-	ReadyJSON        string
 	UnknownEntity    string
 	Fixture          string
 	Seed             int64
@@ -158,7 +157,6 @@ func Flags(fs *flag.FlagSet) *Config {
 	c := &Config{}
 	fs.StringVar(&c.Host, "host", "127.0.0.1", "`ADDRESS` to bind; non-loopback addresses need --control-token-env")
 	fs.IntVar(&c.Port, "port", 0, "`PORT` to bind; 0 picks a free port (read it from the ready JSON)")
-	fs.StringVar(&c.ReadyJSON, "ready-json", "", "write the ready document to the file at `PATH`, atomically, once serving")
 	fs.StringVar(&c.UnknownEntity, "unknown-entity", engine.Synthesize, "`MODE` for reads of never-seen ids: synthesize (template-shaped 200) or not_found (provider 404 or 501 miss)")
 	fs.StringVar(&c.Fixture, "fixture", "", "fixture set every new session starts with: `SET` or TWIN:SET")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of each session's id generator: a whole number `N`, 0 or more")

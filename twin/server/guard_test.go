@@ -330,7 +330,7 @@ func TestLoopbackNeedsNoToken(t *testing.T) {
 			if code, body := post(t, srv.URL()+"/__wraith/session", `{"session":"s1"}`); code != http.StatusCreated {
 				t.Errorf("provision without a token on %s: want 201, have %d %s", host, code, body)
 			}
-			if have := srv.Ready().Serve.ControlAuth; have != "none" {
+			if have := srv.Info().ControlAuth; have != "none" {
 				t.Errorf("ready control_auth: want none, have %q", have)
 			}
 		})
@@ -377,13 +377,8 @@ func TestTokenNeverLeaks(t *testing.T) {
 		t.Errorf("app route: want 200, have %d", resp.StatusCode)
 	}
 
-	doc, err := json.Marshal(srv.Ready())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(doc), testToken) || !strings.Contains(string(doc), `"control_auth":"bearer"`) {
-		t.Errorf("ready JSON must say bearer and never hold the token: %s", doc)
-	}
+	// The ready document's part of this is internal/serve's
+	// TestReadyTokenNeverLeaks, where the document is written.
 	_, info := do(t, base, call{path: "/__wraith/info"})
 	if strings.Contains(string(info), testToken) {
 		t.Errorf("info holds the token: %s", info)

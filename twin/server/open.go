@@ -42,9 +42,6 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		deps.Resolve = defaultResolver
 	}
 	log := deps.Logger
-	if err := removeStale(cfg.ReadyJSON); err != nil {
-		return nil, err
-	}
 	access, err := controlAccess(cfg, deps.Getenv, deps.Resolve)
 	if err != nil {
 		return nil, err

@@ -1,104 +1,106 @@
 package server
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
 	"net/netip"
-	"os"
 	"time"
 
-	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
-// publish marks the server ready and writes the ready document where asked.
+// Publisher tells whoever started the server that it serves, and takes
+// that back when it stops. The server decides only when: the mains'
+// publisher writes the ready document of package ipc (--ready-json,
+// --ready-fd), which the server knows nothing of.
+type Publisher interface {
+	// Publish is called once, when the serve loop runs and no stop was
+	// decided. An error stops the server, and Run returns it.
+	Publish(Info) error
+	// Withdraw is called once Run has stopped serving, whether or not
+	// Publish was called or succeeded.
+	Withdraw()
+}
+
+// Info is what a serving twin says of itself: everything its ready
+// document holds but the facts of the process (pid, versions) and of the
+// wire (the control paths), which the publisher adds.
+type Info struct {
+	Twin string
+	URL  string
+	// Host is the bound address as the user asked for it (see displayHost).
+	Host string
+	Port int
+	// SessionHeader and SessionSources say how a request names its session.
+	SessionHeader  string
+	SessionSources []string
+	Digest         string
+	// RecordedAt is the twin's recording date; zero when it has none.
+	RecordedAt     time.Time
+	TwinAgeSeconds int64
+	Settings       Settings
+	// ControlAuth is "bearer" when the control plane takes a token, "none"
+	// otherwise.
+	ControlAuth string
+}
+
+// Settings are the serve-wide settings a twin runs with, as
+// /__wraith/info reports them and the ready document repeats them (its
+// ipc.Settings has these fields, in this order, with these tags; the
+// conversion the mains make and a golden test keep it so). Pointers are
+// settings that may be absent (null).
+type Settings struct {
+	Fixture       *string `json:"fixture"`
+	Seed          uint64  `json:"seed"`
+	Clock         string  `json:"clock"`
+	ClockEpoch    *int64  `json:"clock_epoch"`
+	ClockStep     string  `json:"clock_step"`
+	UnknownEntity string  `json:"unknown_entity"`
+	FaultProfile  *string `json:"fault_profile"`
+	RateLimit     *string `json:"rate_limit"`
+	Debug         bool    `json:"debug"`
+	MaxSessions   int     `json:"max_sessions"`
+	MaxEntities   int     `json:"max_entities"`
+}
+
+// publish marks the server ready and announces it.
 func (s *Server) publish() error {
 	s.started = s.deps.Now()
 	s.ctl.SetReady(true)
-	doc := s.Ready()
-	if s.cfg.ReadyJSON != "" {
-		b, err := ipc.Marshal(doc)
-		if err != nil {
+	if p := s.deps.Publisher; p != nil {
+		if err := p.Publish(s.Info()); err != nil {
 			return err
-		}
-		if err := ipc.WriteFileAtomic(s.cfg.ReadyJSON, b, 0o644); err != nil {
-			return err
-		}
-		s.wrote = b
-	}
-	if s.deps.ReadyWriter != nil {
-		if err := ipc.Write(s.deps.ReadyWriter, doc); err != nil {
-			// Whoever waits for the line would wait in vain: stop now.
-			return fmt.Errorf("--ready-fd: %w: the parent closed its end of the descriptor or went away, so nobody can learn that this twin serves; stopping", err)
-		}
-		if c, ok := s.deps.ReadyWriter.(io.Closer); ok {
-			c.Close()
 		}
 	}
 	s.log.Info("serving", "twin", s.twin.Name(), "url", s.URL(), "digest", s.twin.Digest)
 	return nil
 }
 
-// removeStale removes a ready document an earlier run left at path,
-// before anything binds: a script that waits for the file must never read
-// a dead server's URL.
-func removeStale(path string) error {
-	if path == "" {
-		return nil
-	}
-	err := os.Remove(path)
-	if err == nil || errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return fmt.Errorf("--ready-json %s: remove the ready document an earlier run left: %w", path, err)
-}
-
-// removeReady removes the ready document at exit, unless another process
-// has since written its own there.
-func (s *Server) removeReady() {
-	if s.wrote == nil {
-		return
-	}
-	if b, err := os.ReadFile(s.cfg.ReadyJSON); err != nil || !bytes.Equal(b, s.wrote) {
-		return
-	}
-	if err := os.Remove(s.cfg.ReadyJSON); err != nil {
-		s.log.Warn("could not remove the ready document", "path", s.cfg.ReadyJSON, "error", err)
+// withdraw takes the announcement back at exit.
+func (s *Server) withdraw() {
+	if p := s.deps.Publisher; p != nil {
+		p.Withdraw()
 	}
 }
 
-// Ready returns the ready document.
-func (s *Server) Ready() ipc.Ready {
+// Info returns what the serving twin says of itself.
+func (s *Server) Info() Info {
 	auth := "none"
 	if s.cfg.ControlTokenEnv != "" {
 		auth = "bearer"
 	}
-	at := ""
-	if !s.twin.RecordedAt.IsZero() {
-		at = s.twin.RecordedAt.UTC().Format(time.RFC3339)
-	}
-	return ipc.Ready{
-		ReadyVersion:  ipc.Version,
-		WraithVersion: s.deps.Version,
-		Serve: ipc.Serve{
-			Twin:           s.twin.Name(),
-			URL:            s.URL(),
-			Host:           s.displayHost(),
-			Port:           s.Addr().Port,
-			PID:            os.Getpid(),
-			SessionHeader:  ipc.SessionHeader,
-			SessionSources: engine.SessionSources,
-			Digest:         s.twin.Digest,
-			RecordedAt:     at,
-			TwinAgeSeconds: s.eng.TwinAge(s.deps.Now()),
-			Settings:       s.settings(),
-			ControlAuth:    auth,
-			Control:        ipc.ControlPaths(),
-		},
+	return Info{
+		Twin:           s.twin.Name(),
+		URL:            s.URL(),
+		Host:           s.displayHost(),
+		Port:           s.Addr().Port,
+		SessionHeader:  engine.SessionHeader,
+		SessionSources: engine.SessionSources,
+		Digest:         s.twin.Digest,
+		RecordedAt:     s.twin.RecordedAt,
+		TwinAgeSeconds: s.eng.TwinAge(s.deps.Now()),
+		Settings:       s.settings(),
+		ControlAuth:    auth,
 	}
 }
 
@@ -117,9 +119,9 @@ func (s *Server) displayHost() string {
 	return netip.IPv6Unspecified().String()
 }
 
-func (s *Server) settings() ipc.Settings {
+func (s *Server) settings() Settings {
 	def := s.eng.Defaults()
-	set := ipc.Settings{
+	set := Settings{
 		Seed:          def.Seed,
 		Clock:         def.Clock.Mode,
 		ClockStep:     def.Clock.Step.String(),

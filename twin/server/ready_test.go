@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,26 +33,41 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// failingWriter is a ready descriptor whose reader went away.
-type failingWriter struct{}
+// recorder is a Publisher that keeps what it was told.
+type recorder struct {
+	mu        sync.Mutex
+	published []Info
+	withdrawn int
+}
 
-func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+func (r *recorder) Publish(in Info) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.published = append(r.published, in)
+	return nil
+}
 
-// openReady opens a checkout server on 127.0.0.1:0 whose ready line goes
-// to w.
-func openReady(tb testing.TB, w interface{ Write([]byte) (int, error) }) *Server {
+func (r *recorder) Withdraw() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.withdrawn++
+}
+
+// openReady opens a checkout server on 127.0.0.1:0 that announces itself
+// to p.
+func openReady(tb testing.TB, p Publisher) *Server {
 	tb.Helper()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	cfg := Flags(fs)
 	cfg.Twin = "checkout"
 	dir, _ := os.Getwd()
 	srv, err := Open(*cfg, Deps{
-		Getenv:      func(string) string { return "" },
-		Dir:         filepath.Join(dir, "..", ".."),
-		Version:     "test",
-		Now:         func() time.Time { return frozen },
-		Resolve:     fakeDNS,
-		ReadyWriter: w,
+		Getenv:    func(string) string { return "" },
+		Dir:       filepath.Join(dir, "..", ".."),
+		Version:   "test",
+		Now:       func() time.Time { return frozen },
+		Resolve:   fakeDNS,
+		Publisher: p,
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -63,36 +77,48 @@ func openReady(tb testing.TB, w interface{ Write([]byte) (int, error) }) *Server
 
 // TestNoReadyAfterStop: a server told to stop before it published must
 // not announce itself; a parent reading the line would think it serves.
+// What the mains publish (the ready document, a failed write of it) is
+// tested in internal/serve.
 func TestNoReadyAfterStop(t *testing.T) {
 	for i := range 20 { // the old code lost this race most of the time, not always
-		var ready lockedBuffer
+		var ready recorder
 		srv := openReady(t, &ready)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		if err := srv.Run(ctx); err != nil {
 			t.Fatalf("Run after a stop: want nil, have %v", err)
 		}
-		if have := ready.String(); have != "" {
-			t.Fatalf("run %d: a ready line went out after the stop was decided: %s", i, have)
+		if have := len(ready.published); have != 0 {
+			t.Fatalf("run %d: the server announced itself after the stop was decided: %+v", i, ready.published)
+		}
+		if have := ready.withdrawn; have != 1 {
+			t.Fatalf("run %d: Withdraw: want 1 call once Run stopped, have %d", i, have)
 		}
 	}
 }
 
-// TestReadyWriteFailureIsFatal: a ready descriptor nobody reads stops the
-// twin with a message naming the flag.
-func TestReadyWriteFailureIsFatal(t *testing.T) {
-	srv := openReady(t, failingWriter{})
+// TestPublishFailureIsFatal: a publisher that cannot announce the server
+// (a ready descriptor nobody reads) stops it, and Run returns its error.
+func TestPublishFailureIsFatal(t *testing.T) {
+	want := errors.New("--ready-fd: broken pipe")
+	srv := openReady(t, failing{want})
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(context.Background()) }()
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "--ready-fd") || !strings.Contains(err.Error(), "broken pipe") {
-			t.Errorf("want an error naming --ready-fd and the cause, have %v", err)
+		if !errors.Is(err, want) {
+			t.Errorf("Run: want the publisher's error %v, have %v", want, err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("a twin whose ready line could not be written kept serving")
+		t.Fatal("a twin that could not announce itself kept serving")
 	}
 }
+
+// failing is a Publisher whose announcement fails.
+type failing struct{ err error }
+
+func (f failing) Publish(Info) error { return f.err }
+func (f failing) Withdraw()          {}
 
 // TestServeIPv6 serves over real HTTP on the IPv6 loopback, with --host
 // given bare and bracketed.
@@ -109,7 +135,7 @@ func TestServeIPv6(t *testing.T) {
 				t.Fatalf("Open --host %s: %v", host, err)
 			}
 			serveWith(t, srv)
-			ready := srv.Ready().Serve
+			ready := srv.Info()
 			if want := "http://[::1]:" + strconv.Itoa(ready.Port); ready.URL != want || ready.Host != "::1" {
 				t.Errorf("ready: want url %s host ::1, have %s %s", want, ready.URL, ready.Host)
 			}
@@ -159,9 +185,9 @@ func TestReadyShowsTheAskedWildcard(t *testing.T) {
 			if have := srv.URL(); have != tc.url {
 				t.Errorf("URL: want %s, have %s", tc.url, have)
 			}
-			doc := srv.Ready()
-			if doc.Serve.URL != tc.url || doc.Serve.Host != tc.showHost {
-				t.Errorf("ready document: want url %s host %s, have %s %s", tc.url, tc.showHost, doc.Serve.URL, doc.Serve.Host)
+			in := srv.Info()
+			if in.URL != tc.url || in.Host != tc.showHost {
+				t.Errorf("Info (the ready document's): want url %s host %s, have %s %s", tc.url, tc.showHost, in.URL, in.Host)
 			}
 		})
 	}

@@ -75,7 +75,7 @@ func (s *Server) Run(ctx context.Context) error {
 		}, func(error) { close(done) })
 	}
 	err := g.Run()
-	s.removeReady()
+	s.withdraw()
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		s.log.Info("stopped", "reason", context.Cause(ctx).Error())
 		return nil

@@ -1,8 +1,9 @@
 // Package server runs one twin as an HTTP server: it resolves and loads the
-// twin, builds its engine and control plane, binds the listener, publishes
-// the ready document, and drains on shutdown. `wraith serve`, `wraith-twin`,
-// wraithprof and wraithtest all reach Open and Run through one serve entry
-// point (internal/serve), so they serve the same way. The server knows
+// twin, builds its engine and control plane, binds the listener, says when
+// it serves (to a Publisher: the mains write the ready document), and
+// drains on shutdown. `wraith serve`, `wraith-twin`, wraithprof and
+// wraithtest all reach Open and Run through one serve entry point
+// (internal/serve), so they serve the same way. The server knows
 // nothing of signals or of the process around it: Run serves until its
 // context ends, and the mains decide what ends it.
 package server
@@ -29,8 +30,9 @@ type Deps struct {
 	Getenv  func(string) string
 	Dir     string // working directory, for twin resolution
 	Version string
-	// ReadyWriter receives the ready line when --ready-fd is set.
-	ReadyWriter io.Writer
+	// Publisher, when set, announces the server once it serves; the
+	// mains' writes the ready document.
+	Publisher Publisher
 	// ParentAlive, when set, is read until EOF; EOF means the parent died
 	// and the server shuts down.
 	ParentAlive io.Reader
@@ -53,9 +55,6 @@ type Server struct {
 	ln      net.Listener
 	srv     *http.Server
 	started time.Time
-	// wrote is the ready document as written to --ready-json, so that at
-	// exit the file is removed only while it is still ours.
-	wrote []byte
 }
 
 // Engine returns the server's engine.

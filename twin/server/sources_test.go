@@ -165,21 +165,6 @@ func TestStripeNodeCredentialSession(t *testing.T) {
 	}
 }
 
-// TestReadySessionSources checks the ready document names every source.
-func TestReadySessionSources(t *testing.T) {
-	srv := startServer(t, "checkout")
-	b, _ := json.Marshal(srv.Ready())
-	var doc struct {
-		Serve struct {
-			Sources []string `json:"session_sources"`
-		} `json:"serve"`
-	}
-	json.Unmarshal(b, &doc)
-	if want := []string{"header", "path", "credential"}; len(doc.Serve.Sources) != 3 || doc.Serve.Sources[0] != want[0] || doc.Serve.Sources[1] != want[1] || doc.Serve.Sources[2] != want[2] {
-		t.Errorf("session_sources: want %v, have %v", want, doc.Serve.Sources)
-	}
-}
-
 // TestOctokitSessions runs Octokit against the github twin with no
 // header: once with a base URL ending in /__s/agent-3, once with the
 // token ghp_x.wraith.agent-4.

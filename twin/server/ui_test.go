@@ -67,18 +67,6 @@ func TestViewerGuard(t *testing.T) {
 	}
 }
 
-// TestViewerIsListed: the ready JSON names the viewer with the other
-// control paths.
-func TestViewerIsListed(t *testing.T) {
-	srv := startServer(t, "checkout")
-	if have := srv.Ready().Serve.Control.UI; have != ui.Path {
-		t.Errorf("ready JSON control.ui: want %q, have %q", ui.Path, have)
-	}
-	if resp, _ := do(t, srv.URL(), call{path: srv.Ready().Serve.Control.UI}); resp.StatusCode != http.StatusOK {
-		t.Errorf("GET control.ui: want 200, have %d", resp.StatusCode)
-	}
-}
-
 // doHost is do, with a "Host" in c.header sent as the request's Host.
 func doHost(tb testing.TB, base string, c call) (*http.Response, []byte) {
 	tb.Helper()
