@@ -12,6 +12,12 @@
 //   - cobra and pflag live only in cmd/wraith.
 //   - nothing under twin/ imports supervisor, manifest or cmd/: a twin is an
 //     http.Handler and a server, and knows nothing of processes or projects.
+//   - nothing under twin/ imports ipc: the ready document is the contract
+//     of a process and its parent, so the mains build and write it (through
+//     internal/serve) from what the server says of itself (server.Info).
+//     Where both sides need one fact, the twin's is the source and a test
+//     holds ipc's equal (the session header, the control paths). Like every
+//     rule here it reads the packages' own imports, not their tests'.
 //   - manifest imports nothing of this module but internal/rate and
 //     internal/size: it turns a file into structs, and shares with serve
 //     the one rate-limit syntax and the one size syntax, which those keep

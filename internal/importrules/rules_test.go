@@ -73,6 +73,11 @@ var rules = []rule{
 		},
 	},
 	{
+		name:    "nothing under twin/ imports ipc",
+		applies: under("twin"),
+		forbids: func(dep string, _ bool) bool { return dep == module+"ipc" },
+	},
+	{
 		name:    "manifest imports nothing of this module but internal/rate and internal/size",
 		applies: under("manifest"),
 		forbids: func(dep string, _ bool) bool {
@@ -171,6 +176,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		{ImportPath: module + "twin/server", Deps: []string{module + "manifest", "github.com/spf13/cobra"}},
 		{ImportPath: module + "manifest", Deps: []string{module + "twin/format"}},
 		{ImportPath: module + "twin/engine", Deps: []string{module + "internal/testbin"}},
+		{ImportPath: module + "twin/session", Deps: []string{"fmt", module + "ipc"}},
 		{ImportPath: module + "internal/rate", Deps: []string{"fmt", module + "twin/session"}},
 		{ImportPath: module + "cmd/wraith", Deps: []string{"github.com/spf13/cobra", module + "supervisor", module + "manifest"}},
 	}
@@ -182,6 +188,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"twin/engine depends on " + module + "internal/testbin: internal/testbin is for tests only",
 		"twin/server depends on github.com/spf13/cobra: cobra and pflag live only in cmd/wraith",
 		"twin/server depends on " + module + "manifest: nothing under twin/ imports supervisor, manifest or cmd",
+		"twin/session depends on " + module + "ipc: nothing under twin/ imports ipc",
 	}
 	have := violations(graph)
 	if strings.Join(have, "\n") != strings.Join(want, "\n") {
