@@ -33,7 +33,28 @@ import (
 // times, "\\\\u0073" from JSON nested in JSON are all within it).
 const liveLayers = 16
 
-// liveNeedles are LiveForms(v) lowercased, without repeats.
+// mayDecode reports whether b holds a byte without which a layer has
+// nothing to undo: an escape's first byte, NUL, a soft line break's "=",
+// or a lead byte of the invisible characters a layer drops. (IndexAny
+// reads its set as UTF-8, so the lead bytes are looked for one by one.)
+func mayDecode(b []byte) bool {
+	return bytes.IndexAny(b, "%\\&\x00=") >= 0 ||
+		bytes.IndexByte(b, 0xc2) >= 0 || bytes.IndexByte(b, 0xe2) >= 0 || bytes.IndexByte(b, 0xef) >= 0
+}
+
+// invisible reports whether r is a character a layer drops: the soft
+// hyphen, the zero-width space, joiners and the byte-order mark, which
+// show nothing and split a key that is still read as one.
+func invisible(r rune) bool {
+	switch r {
+	case 0xad, 0x200b, 0x200c, 0x200d, 0x2060, 0xfeff:
+		return true
+	}
+	return false
+}
+
+// liveNeedles are LiveForms(v) lowercased, without repeats; the first is
+// v itself.
 func liveNeedles(v string) [][]byte {
 	seen := map[string]bool{}
 	var out [][]byte
@@ -87,15 +108,15 @@ func walkLive(text []byte, needles [][]byte, spans bool, found func(liveSpan) bo
 	if len(text) < shortest {
 		return // no layer makes text longer
 	}
-	if !walkLayers(text, needles, shortest, spans, found) {
+	if !walkLayers(text, needles, shortest, liveLayers, spans, found) {
 		return
 	}
-	walkBase64(text, needles, spans, found)
+	walkBase64(text, needles, found)
 }
 
 // walkLayers searches text lowercased and each decoded layer of it; it
 // returns false when found asked to stop.
-func walkLayers(text []byte, needles [][]byte, shortest int, spans bool, found func(liveSpan) bool) bool {
+func walkLayers(text []byte, needles [][]byte, shortest, layers int, spans bool, found func(liveSpan) bool) bool {
 	// Layer 0 is the text lowercased only: a key that holds "%41" itself
 	// must be found before it is decoded away.
 	cur := lowerOnly(text)
@@ -125,7 +146,7 @@ func walkLayers(text []byte, needles [][]byte, shortest int, spans bool, found f
 				}
 			}
 		}
-		if layer == liveLayers || bytes.IndexAny(cur, "%\\&\x00") < 0 {
+		if layer == layers || !mayDecode(cur) {
 			return true // nothing left to decode: most text
 		}
 		next, nextOrig, changed := unescapeLayer(cur, orig, spans)
@@ -254,6 +275,9 @@ func unescape(in []byte, orig []int32, spans, lower bool) ([]byte, []int32, bool
 		}
 	}
 	emitRune := func(at int, r rune) {
+		if invisible(r) {
+			return
+		}
 		var buf [utf8.UTFMax]byte
 		n := utf8.EncodeRune(buf[:], r)
 		emit(at, buf[:n]...)
@@ -264,6 +288,20 @@ func unescape(in []byte, orig []int32, spans, lower bool) ([]byte, []int32, bool
 		case c == 0:
 			changed = true
 			i++
+			continue
+		case c >= 0x80:
+			if r, n := utf8.DecodeRune(in[i:]); invisible(r) {
+				changed = true
+				i += n
+				continue
+			}
+		case c == '=' && i+1 < len(in) && (in[i+1] == '\n' || in[i+1] == '\r' && i+2 < len(in) && in[i+2] == '\n'):
+			// A quoted-printable soft line break: the line goes on.
+			changed = true
+			i += 2
+			if in[i-1] == '\r' {
+				i++
+			}
 			continue
 		case c == '%' && i+2 < len(in) && isHex(in[i+1]) && isHex(in[i+2]):
 			emit(i, unhex(in[i+1])<<4|unhex(in[i+2]))
@@ -319,6 +357,10 @@ func backslash(s []byte) (int, rune, bool) {
 			r, _ := hexRun(s[2:4], 2)
 			return 4, r, true
 		}
+	case e == '\n':
+		return 2, 0, true // a line continued (JavaScript, shell): nothing
+	case e == '\r' && len(s) > 2 && s[2] == '\n':
+		return 3, 0, true
 	case e == 'n':
 		return 2, '\n', true
 	case e == 't':
@@ -345,6 +387,7 @@ var namedEntities = map[string]rune{
 	"lsqb": '[', "lbrack": '[', "rsqb": ']', "rbrack": ']', "hat": '^', "grave": '`',
 	"lcub": '{', "lbrace": '{', "rcub": '}', "rbrace": '}', "verbar": '|', "vert": '|',
 	"verticalline": '|', "newline": '\n', "tab": '\t',
+	"shy": 0xad, "zerowidthspace": 0x200b, "zwnj": 0x200c, "zwj": 0x200d, "nobreak": 0x2060,
 }
 
 // entity decodes the HTML character reference at the start of s.

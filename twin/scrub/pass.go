@@ -2,10 +2,13 @@ package scrub
 
 import (
 	"bytes"
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -90,7 +93,8 @@ func (p *Pass) Secret(v string) {
 // it alone and as a Basic-auth user or password, standard and URL-safe;
 // the base64 it leaves inside any longer base64 text (a provider echoing
 // "Authorization: Bearer <key>" base64-encoded), at each of the three
-// alignments it can have there; and hex.
+// alignments it can have there; hex, bare and with separators; base32;
+// octal and CSS escapes; and the key reversed.
 func liveForms(v string) []string {
 	var out []string
 	for _, raw := range []string{v, v + ":", ":" + v} {
@@ -111,7 +115,32 @@ func liveForms(v string) []string {
 		}
 	}
 	out = append(out, hex.EncodeToString([]byte(v)), strings.ToUpper(hex.EncodeToString([]byte(v))))
-	return out
+	// Base32 (standard and extended hex alphabets) of v at the start of
+	// the text: the characters of v's whole 5-byte groups.
+	if core := v[:len(v)/5*5]; len(core) >= 5 {
+		for _, enc := range []*base32.Encoding{base32.StdEncoding, base32.HexEncoding} {
+			if c := enc.WithPadding(base32.NoPadding).EncodeToString([]byte(core)); len(c) >= 2*MinEcho {
+				out = append(out, c)
+			}
+		}
+	}
+	// Forms no layer decodes, each of the whole key in one style: hex
+	// bytes with separators (a dump, a byte array), octal and CSS escapes
+	// (whose digits read as each other's), and the key reversed.
+	for _, f := range []struct{ each, sep string }{
+		{"%02x", ":"}, {"%02x", "-"}, {"%02x", " "}, {"%02x", ","}, {"%02x", ", "},
+		{"0x%02x", ","}, {"0x%02x", ", "}, {"0x%02x", " "},
+		{`\%o`, ""}, {`\%03o`, ""}, {`\%x`, ""}, {`\%x`, " "},
+	} {
+		parts := make([]string, len(v))
+		for i := 0; i < len(v); i++ {
+			parts[i] = fmt.Sprintf(f.each, v[i])
+		}
+		out = append(out, strings.Join(parts, f.sep))
+	}
+	rev := []byte(v)
+	slices.Reverse(rev)
+	return append(out, string(rev))
 }
 
 // LiveForms returns v and the encodings of it that must never be written.

@@ -6,6 +6,7 @@
 package scrubtest
 
 import (
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -99,6 +100,19 @@ func LiveEncodings(key string) map[string]string {
 		"b64-of-pct":    b64(base64.StdEncoding, perByte(key, pct)),
 		"b64-of-json-u": b64(base64.StdEncoding, perByte(key, func(c byte) string { return fmt.Sprintf(`\u%04x`, c) })),
 		"b64-php-slash": strings.ReplaceAll(b64(base64.StdEncoding, "??>"+key+"?>>"), "/", `\/`),
+		"b64-suffix":    b64(base64.StdEncoding, key[3:]),
+		"b64-glued":     "x" + b64(base64.StdEncoding, "ab"+key),
+		"utf7":          "+" + strings.TrimRight(b64(base64.StdEncoding, UTF16(key, true)), "=") + "-",
+		"base32":        base32.StdEncoding.EncodeToString([]byte(key)),
+		"hex-colon":     strings.TrimSuffix(perByte(key, func(c byte) string { return fmt.Sprintf("%02x:", c) }), ":"),
+		"hex-0x":        perByte(key, func(c byte) string { return fmt.Sprintf("0x%02x, ", c) }),
+		"octal":         perByte(key, func(c byte) string { return fmt.Sprintf(`\%o`, c) }),
+		"css":           perByte(key, func(c byte) string { return fmt.Sprintf(`\%x `, c) }),
+		"reversed":      reverse(key),
+		"soft-hyphen":   key[:8] + "&shy;" + key[8:12] + "\u00ad" + key[12:],
+		"zero-width":    key[:5] + "\u200b" + key[5:9] + "&#8203;" + key[9:],
+		"js-continued":  key[:8] + "\\\n" + key[8:],
+		"qp-soft-break": key[:10] + "=\r\n" + key[10:],
 	}
 }
 
@@ -146,4 +160,13 @@ func UTF16(v string, bigEndian bool) string {
 		}
 	}
 	return b.String()
+}
+
+// reverse is v backwards.
+func reverse(v string) string {
+	b := []byte(v)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
 }
