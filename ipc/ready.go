@@ -4,7 +4,9 @@
 // # Wire format
 //
 // A twin that has bound its listener and is serving publishes one ready
-// document. It is a single JSON object (see [Ready]) encoded on one line and
+// document. (In this module the serve entry point that wraith serve and
+// wraith-twin share writes it from what the server says of itself; no
+// package under twin/ imports this one.) It is a single JSON object (see [Ready]) encoded on one line and
 // terminated by "\n". It travels one of two ways:
 //
 //   - a file (--ready-json PATH), written atomically: the document goes to a
@@ -46,7 +48,11 @@ import (
 // Version is the version of the ready document this package writes.
 const Version = 1
 
-// SessionHeader is the request header that selects a session namespace.
+// SessionHeader is the request header that selects a session namespace,
+// for clients that read no ready document (one names it in
+// wraith_session_header). The twin reads the name from its own constant,
+// engine.SessionHeader; a test of the serve entry point (internal/serve)
+// holds this one equal to it.
 const SessionHeader = "X-Wraith-Session"
 
 // MaxLine bounds the ready line a reader accepts, so a misbehaving child
