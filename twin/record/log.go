@@ -3,6 +3,7 @@ package record
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -149,4 +150,13 @@ func (r *Recorder) logRefused(msg string, args ...any) {
 		args = append(args, "held_back", held)
 	}
 	r.log.Warn(msg, r.fields(args)...)
+}
+
+// proxyLog takes the reverse proxy's own lines (a provider's body that
+// broke off while it was copied to the client) into the recorder's log.
+type proxyLog struct{ r *Recorder }
+
+func (l proxyLog) Write(p []byte) (int, error) {
+	l.r.warn("proxy", "error", strings.TrimSpace(string(p)))
+	return len(p), nil
 }

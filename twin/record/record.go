@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -179,6 +180,9 @@ func New(opts Options) (*Recorder, error) {
 		Transport:      opts.Transport,
 		ModifyResponse: r.record,
 		ErrorHandler:   r.fail,
+		// The proxy logs a failed copy of the provider's body itself;
+		// its text goes through the recorder's log, cleaned and cut.
+		ErrorLog: log.New(proxyLog{r}, "", 0),
 	}
 	return r, nil
 }
