@@ -238,8 +238,13 @@ func TestDownConcurrent(t *testing.T) {
 			if r.code != 0 {
 				t.Errorf("round %d: down: want exit 0, have %d\n%s%s", rounds, r.code, r.out, r.errOut)
 			}
-			if strings.HasPrefix(r.out, "stopped ") {
+			// A concurrent stop is no stale file: nothing was left behind.
+			switch {
+			case strings.HasPrefix(r.out, "stopped "):
 				stopped++
+			case strings.HasPrefix(r.out, "already stopped: "), strings.HasPrefix(r.out, "nothing is up here "):
+			case r.code == 0:
+				t.Errorf("round %d: down: want stopped, already stopped or nothing up, have %q", rounds, r.out)
 			}
 		}
 		if stopped == 0 {
