@@ -54,6 +54,11 @@ type Handler struct {
 	now   func() time.Time
 	mux   *http.ServeMux
 	ready atomic.Bool
+	// snapshots holds a place for each snapshot document being built
+	// and written: one at a time, since a document is the whole of a
+	// session materialised (forks share their state, so many sessions
+	// cost little until each is written out).
+	snapshots chan struct{}
 }
 
 // New returns the control plane for eng. It answers ready only after
@@ -65,7 +70,7 @@ func New(eng *engine.Engine, opts Options) *Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	h := &Handler{eng: eng, opts: opts, log: opts.Logger, now: opts.Now, mux: http.NewServeMux()}
+	h := &Handler{eng: eng, opts: opts, log: opts.Logger, now: opts.Now, mux: http.NewServeMux(), snapshots: make(chan struct{}, 1)}
 	h.register()
 	return h
 }

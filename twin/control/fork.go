@@ -89,6 +89,16 @@ func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// A document holds the session's every entity as JSON, twice over
+	// while it is encoded: taken one at a time, a process's snapshots
+	// cost one session's worth, not one per caller (eight concurrent
+	// snapshots of forks of a 100 MB session ran a twin out of memory).
+	select {
+	case h.snapshots <- struct{}{}:
+		defer func() { <-h.snapshots }()
+	case <-r.Context().Done():
+		return apierr.New(apierr.RequestCanceled, "the request ended while another snapshot was being written (snapshots are taken one at a time): "+r.Context().Err().Error())
+	}
 	in := h.eng.Info()
 	doc, err := session.SnapshotOf(s, in.Twin, in.Digest)
 	if err != nil {

@@ -46,7 +46,7 @@ func known(err error) *apierr.Error {
 		return apierr.New(apierr.SessionLimit, err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// Only a fork waits for a session's lock under the request's
-		// context.
+		// context (a snapshot waiting its turn names its own).
 		return apierr.New(apierr.RequestCanceled, "the request ended before the session to fork was free: "+err.Error())
 	}
 	return nil
