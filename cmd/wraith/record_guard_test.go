@@ -73,6 +73,14 @@ func TestRecordProcessRefusesWebPages(t *testing.T) {
 // JSON; the child is killed when the test ends.
 func startRecordProcess(tb testing.TB, dir string, args ...string) string {
 	tb.Helper()
+	url, _ := startRecordProcessLog(tb, dir, args...)
+	return url
+}
+
+// startRecordProcessLog is startRecordProcess, also returning the
+// process's stderr, where its log goes.
+func startRecordProcessLog(tb testing.TB, dir string, args ...string) (string, *testbin.Buffer) {
+	tb.Helper()
 	ready := filepath.Join(dir, "ready.json")
 	args = append([]string{"record", filepath.Join(dir, "twin"), "--ready-json", ready}, args...)
 	cmd := exec.Command(bins.Path(tb, "./cmd/wraith"), args...)
@@ -89,7 +97,7 @@ func startRecordProcess(tb testing.TB, dir string, args ...string) string {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if b, err := os.ReadFile(ready); err == nil && json.Unmarshal(b, &doc) == nil {
-			return doc.Record.URL
+			return doc.Record.URL, stderr
 		}
 		select {
 		case <-exited:
