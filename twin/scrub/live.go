@@ -124,7 +124,7 @@ func walkLayers(text []byte, needles [][]byte, shortest, layers int, spans bool,
 	for layer := 0; ; layer++ {
 		for _, n := range needles {
 			for at := 0; ; {
-				i := bytes.Index(cur[at:], n)
+				i := index(cur[at:], n)
 				if i < 0 {
 					break
 				}
@@ -154,6 +154,30 @@ func walkLayers(text []byte, needles [][]byte, shortest, layers int, spans bool,
 			return true
 		}
 		cur, orig = next, nextOrig
+	}
+}
+
+// indexPrefix is how much of a long needle index looks for before it
+// compares the rest: bytes.Index searches for up to 63 bytes with vector
+// instructions (amd64 with AVX2), and falls back to Rabin-Karp, slower,
+// for longer needles (the key's hex, octal and UTF-16 forms are).
+const indexPrefix = 63
+
+// index is bytes.Index(s, n), faster for long needles. A candidate that
+// fails costs at most len(n) more bytes, so it stays linear in s.
+func index(s, n []byte) int {
+	if len(n) <= indexPrefix {
+		return bytes.Index(s, n)
+	}
+	for at := 0; ; {
+		i := bytes.Index(s[at:], n[:indexPrefix])
+		if i < 0 {
+			return -1
+		}
+		if bytes.HasPrefix(s[at+i:], n) {
+			return at + i
+		}
+		at += i + 1
 	}
 }
 

@@ -45,10 +45,27 @@ func walkBase64(text []byte, needles [][]byte, found func(liveSpan) bool) {
 		cut := min(baseCut, (len(k)-minCore)/2)
 		needles = append(needles[:len(needles):len(needles)], k[cut:len(k)-cut])
 	}
+	// The values by byte, built per call (no package state): the loop
+	// below reads one per byte of text.
+	var tab [256]int8
+	for c := range tab {
+		tab[c] = int8(b64Value(byte(c)))
+	}
 	var vals, buf []byte
 	for i := 0; i < len(text); {
-		if b64Value(text[i]) < 0 {
+		if tab[text[i]] < 0 {
 			i++
+			continue
+		}
+		// Most runs are words: measure a run of plain characters first
+		// and skip it when it is short and ends at a byte no run goes
+		// on through.
+		j := i
+		for j < len(text) && tab[text[j]] >= 0 {
+			j++
+		}
+		if j-i < minBase64Run && (j == len(text) || text[j] != '\r' && text[j] != '\n' && text[j] != '\\') {
+			i = j
 			continue
 		}
 		start := i
@@ -76,7 +93,7 @@ func walkBase64(text []byte, needles [][]byte, found func(liveSpan) bool) {
 					}
 				}
 			}
-			v := b64Value(c)
+			v := tab[c]
 			if v < 0 {
 				break
 			}

@@ -115,13 +115,12 @@ func liveForms(v string) []string {
 		}
 	}
 	out = append(out, hex.EncodeToString([]byte(v)), strings.ToUpper(hex.EncodeToString([]byte(v))))
-	// Base32 (standard and extended hex alphabets) of v at the start of
-	// the text: the characters of v's whole 5-byte groups.
+	// Base32 of v at the start of the text: the characters of v's whole
+	// 5-byte groups. (Not the extended hex alphabet: its needle starts
+	// with a letter as common as "e", which every search would stop at.)
 	if core := v[:len(v)/5*5]; len(core) >= 5 {
-		for _, enc := range []*base32.Encoding{base32.StdEncoding, base32.HexEncoding} {
-			if c := enc.WithPadding(base32.NoPadding).EncodeToString([]byte(core)); len(c) >= 2*MinEcho {
-				out = append(out, c)
-			}
+		if c := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString([]byte(core)); len(c) >= 2*MinEcho {
+			out = append(out, c)
 		}
 	}
 	// Forms no layer decodes, each of the whole key in one style: hex
