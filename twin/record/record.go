@@ -292,11 +292,11 @@ func (r *Recorder) admit(w http.ResponseWriter, req *http.Request) bool {
 			r.logRefused("refused a request from a web page", "header", no.Header, "value", no.Value, "method", req.Method, "path", req.URL.Path)
 			if no.Reason == hostguard.ForeignHost {
 				r.answer(w, apierr.Errorf(apierr.RecordForbiddenHost,
-					"the recorder listens on loopback and answers only requests that name it by a loopback Host (localhost, 127.0.0.1, [::1]), not %q: this keeps DNS-rebinding web pages from spending the live credential; point the client at the URL in the ready JSON", no.Value))
+					"the recorder listens on loopback and answers only requests that name it by a loopback Host (localhost, 127.0.0.1, [::1]), not %q: this keeps DNS-rebinding web pages from spending the live credential; point the client at the URL in the ready JSON", r.cleanCut(no.Value, logcut.Value)))
 				return false
 			}
 			r.answer(w, apierr.Errorf(apierr.RecordForbiddenOrigin,
-				"the recorder does not serve web pages of other origins (%s: %q): it would send their requests upstream with the live credential; call it from a program (curl, an SDK, an agent), not from a browser page", no.Header, no.Value))
+				"the recorder does not serve web pages of other origins (%s: %q): it would send their requests upstream with the live credential; call it from a program (curl, an SDK, an agent), not from a browser page", no.Header, r.cleanCut(no.Value, logcut.Value)))
 			return false
 		}
 	}
