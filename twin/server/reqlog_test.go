@@ -129,6 +129,9 @@ func TestMissLogBounded(t *testing.T) {
 	if resp.StatusCode != http.StatusNotImplemented {
 		t.Fatalf("want the 501 miss, have %d %s", resp.StatusCode, body)
 	}
+	// The request's line is logged once its answer is written, so the
+	// client may read the 501 before the line is there.
+	waitUntil(t, "the miss line in the log", func() bool { return strings.Contains(out.String(), `"@message":"miss"`) })
 	var miss map[string]any
 	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		if len(l) > 4<<10 {
