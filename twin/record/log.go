@@ -152,11 +152,15 @@ func (r *Recorder) logRefused(msg string, args ...any) {
 	r.log.Warn(msg, r.fields(args)...)
 }
 
-// proxyLog takes the reverse proxy's own lines (a provider's body that
-// broke off while it was copied to the client) into the recorder's log.
-type proxyLog struct{ r *Recorder }
+// stdLog takes the lines of the standard library's loggers (the reverse
+// proxy's, when a provider's body breaks off while it is copied to the
+// client; the HTTP server's) into the recorder's log, cleaned and cut.
+type stdLog struct {
+	r    *Recorder
+	what string
+}
 
-func (l proxyLog) Write(p []byte) (int, error) {
-	l.r.warn("proxy", "error", strings.TrimSpace(string(p)))
+func (l stdLog) Write(p []byte) (int, error) {
+	l.r.warn(l.what, "error", strings.TrimSpace(string(p)))
 	return len(p), nil
 }

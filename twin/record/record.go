@@ -182,7 +182,7 @@ func New(opts Options) (*Recorder, error) {
 		ErrorHandler:   r.fail,
 		// The proxy logs a failed copy of the provider's body itself;
 		// its text goes through the recorder's log, cleaned and cut.
-		ErrorLog: log.New(proxyLog{r}, "", 0),
+		ErrorLog: log.New(stdLog{r, "proxy"}, "", 0),
 	}
 	return r, nil
 }
@@ -345,7 +345,7 @@ func (r *Recorder) Server() *http.Server {
 		ReadTimeout:       ReadTimeout,
 		IdleTimeout:       IdleTimeout,
 		MaxHeaderBytes:    MaxHeaderBytes,
-		ErrorLog:          r.log.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+		ErrorLog:          log.New(stdLog{r, "http"}, "", 0),
 	}
 }
 
