@@ -149,10 +149,19 @@ func exiting(dir string, pid int, start uint64) bool {
 		return false
 	}
 	if have, err := procStart(pid); err == nil {
-		return start != 0 && have == start && isWraith(pid)
+		return start != 0 && have == start && (isWraith(pid) || hollow(pid))
 	}
 	rec, err := readLockRecord(dir)
 	return err == nil && rec.PID == pid
+}
+
+// hollow reports whether pid has let go of its memory, as a process does
+// in its last moments before it becomes a zombie: its argv reads empty and
+// its executable cannot be read, so what it runs can no longer be told
+// (its start time still tells which process it is).
+func hollow(pid int) bool {
+	args, err := procArgs(pid)
+	return err == nil && strings.Join(args, "") == "" && procExe(pid) == ""
 }
 
 // isWraith reports whether pid's program is wraith, by its executable or

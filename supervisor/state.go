@@ -264,8 +264,16 @@ func probe(dir string) (State, error) {
 			return State{}, &UnreadableError{Dir: dir, Err: readErr}
 		case exiting(dir, st.SupervisorPID, st.SupervisorStart):
 			return st, &StoppingError{Dir: dir, PID: st.SupervisorPID}
-		case st.SupervisorPID <= 1 || pidAlive(st.SupervisorPID):
+		case st.SupervisorPID <= 1:
 			return st, &NotOursError{Dir: dir, PID: st.SupervisorPID, Why: verify(dir, st.SupervisorPID, st.SupervisorStart)}
+		case pidAlive(st.SupervisorPID):
+			why := verify(dir, st.SupervisorPID, st.SupervisorStart)
+			if !pidAlive(st.SupervisorPID) || exiting(dir, st.SupervisorPID, st.SupervisorStart) {
+				// It went, or could be told for the supervisor on its
+				// way out, while it was checked: look again.
+				return State{}, &leftError{PID: st.SupervisorPID}
+			}
+			return st, &NotOursError{Dir: dir, PID: st.SupervisorPID, Why: why}
 		}
 		return st, &StaleError{Dir: dir, PID: st.SupervisorPID}
 	}
