@@ -27,9 +27,10 @@ const Version = 1
 // written file (declaration order; go-toml writes a table's plain keys
 // before its sub-tables) and whether it may be left out (omitzero: a
 // zero value is not written) are all declared here. Fields without
-// omitzero are always written. A nil list is left out while an empty one
-// is written as [], since for some fields (pii.fields, an action's params)
-// "none" and "not set" differ.
+// omitzero are always written; [pii] and [errors] are left out when
+// empty, so a new recording's twin.toml is its three keys. A nil list is
+// left out while an empty one is written as [], since for some fields
+// (pii.fields, an action's params) "none" and "not set" differ.
 type Manifest struct {
 	Format      int       `toml:"format"`
 	Name        string    `toml:"name"`
@@ -37,9 +38,9 @@ type Manifest struct {
 	Upstream    string    `toml:"upstream,omitzero"`
 	Description string    `toml:"description,omitzero"`
 	RecordedAt  time.Time `toml:"recorded_at,omitzero"` // an imported twin's: the date of its description
-	PII         PII       `toml:"pii"`
+	PII         PII       `toml:"pii,omitzero"`
 	Fixtures    Fixtures  `toml:"fixtures,omitzero"`
-	Errors      Errors    `toml:"errors"`
+	Errors      Errors    `toml:"errors,omitzero"`
 	Routes      []Route   `toml:"routes,omitzero"`
 	// Resources are written after Routes, though the engine serves them
 	// first: the committed imported twins were written in this order.

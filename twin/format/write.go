@@ -48,9 +48,9 @@ type document struct {
 	Upstream      string         `toml:"upstream,omitzero"`
 	Description   string         `toml:"description,omitzero"`
 	RecordedAt    *time.Time     `toml:"recorded_at,omitzero"`
-	PII           PII            `toml:"pii"`
+	PII           PII            `toml:"pii,omitzero"`
 	Fixtures      Fixtures       `toml:"fixtures,omitzero"`
-	Errors        any            `toml:"errors"`
+	Errors        any            `toml:"errors,omitzero"`
 	Routes        []Route        `toml:"routes,omitzero"`
 	Resources     []Resource     `toml:"resources,omitzero"`
 	FaultProfiles []FaultProfile `toml:"fault_profiles,omitzero"`
@@ -80,10 +80,17 @@ func newDocument(m *Manifest) document {
 // errorsTable is [errors] as written: the fields in ErrorKeys order, or,
 // when there are extra shapes, every shape by name (go-toml sorts a map's
 // keys), so the bytes stay a function of the Manifest either way. These
-// are the two layouts the importer has always written.
+// are the two layouts the importer has always written. No shape at all
+// is nil, which omitzero leaves out: an empty [errors] header says
+// nothing (a *Errors is never zero, so it would be written).
 func errorsTable(e *Errors) any {
 	if len(e.Extra) == 0 {
-		return e
+		for _, name := range ErrorKeys {
+			if e.Named(name) != nil {
+				return e
+			}
+		}
+		return nil
 	}
 	all := make(map[string]*Answer, len(ErrorKeys)+len(e.Extra))
 	for name, a := range e.Extra {

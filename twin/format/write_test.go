@@ -155,8 +155,8 @@ func TestWriteManifestLayout(t *testing.T) {
 	}{{
 		name: "zero values are left out",
 		edit: func(m *Manifest) {},
-		want: []string{"format = 1\nname = 'demo'\n\n[pii]\n[errors]\n[[resources]]\nname = 'widget'\ncollection = '/widgets'\nitem = '/widgets/{id}'\nid_prefix = 'wid_'\nskeleton = "},
-		not:  []string{"provider", "recorded_at", "fixtures", "routes", "timestamps", "actions", "fault_profiles", "key"},
+		want: []string{"format = 1\nname = 'demo'\n\n[[resources]]\nname = 'widget'\ncollection = '/widgets'\nitem = '/widgets/{id}'\nid_prefix = 'wid_'\nskeleton = "},
+		not:  []string{"provider", "recorded_at", "[pii]", "fixtures", "[errors]", "routes", "timestamps", "actions", "fault_profiles", "key"},
 	}, {
 		name: "an empty list is written, a nil one is not",
 		edit: func(m *Manifest) {
@@ -164,7 +164,7 @@ func TestWriteManifestLayout(t *testing.T) {
 			m.Resources[0].Actions = []Action{{Name: "a", Params: []string{}}, {Name: "b"}}
 		},
 		want: []string{"[pii]\nfields = []\n", "name = 'a'\nparams = []\n", "name = 'b'\n"},
-		not:  []string{"verbatim", "name = 'b'\nparams"},
+		not:  []string{"verbatim", "[errors]", "name = 'b'\nparams"},
 	}, {
 		name: "errors in the format's order without extra shapes",
 		edit: func(m *Manifest) {

@@ -1,14 +1,13 @@
 package record
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/pelletier/go-toml/v2"
 
 	"github.com/wraithdev/wraith/twin/format"
 )
@@ -48,15 +47,15 @@ func writeManifest(dir, path, upstream string) error {
 		return fmt.Errorf("cannot make a twin name from the folder name %q: create %s with format = 1 and a name matching %s",
 			filepath.Base(abs), path, format.NamePattern)
 	}
-	body, err := toml.Marshal(struct {
-		Format   int    `toml:"format"`
-		Name     string `toml:"name"`
-		Upstream string `toml:"upstream"`
-	}{format.Version, name, upstream})
-	if err != nil {
-		return err
+	// The format's one writer, so a new twin's keys are spelled and laid
+	// out as every other twin.toml's; Prepare loads the result below.
+	var buf bytes.Buffer
+	buf.WriteString("# Written by `wraith record`. Declare resources, routes and the PII policy\n# here: see docs/twin-format.md.\n")
+	m := format.Manifest{Format: format.Version, Name: name, Upstream: upstream}
+	if err := format.WriteManifest(&buf, &m); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
 	}
-	body = append([]byte("# Written by `wraith record`. Declare resources, routes and the PII policy\n# here: see docs/twin-format.md.\n"), body...)
+	body := buf.Bytes()
 	if err := mkdirSynced(dir); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
