@@ -19,10 +19,16 @@ import (
 // twin also has built-in profiles, none and those of twin/fault's
 // builtin.toml (flaky, slow), written in this same syntax; a twin's
 // profile of the same name replaces a built-in one, except none.
+//
+// Every optional field of these types is omitzero, so WriteManifest
+// leaves an unset one out and Load reads the same profile back: a rule
+// without nth must not come back as nth = [], a rule that never fires.
+// Pointers and lists keep nil apart from a value (probability = 0,
+// nth = []), as they do in the rest of Manifest.
 type FaultProfile struct {
 	Name        string      `toml:"name"`
-	Description string      `toml:"description"`
-	Rules       []FaultRule `toml:"rules"`
+	Description string      `toml:"description,omitzero"`
+	Rules       []FaultRule `toml:"rules,omitzero"`
 }
 
 // FaultRule is one rule of a fault profile.
@@ -30,43 +36,43 @@ type FaultRule struct {
 	// Name is unique within the profile; with the profile's name and the
 	// session's seed it fixes the rule's firing sequence.
 	Name  string     `toml:"name"`
-	Match FaultMatch `toml:"match"`
+	Match FaultMatch `toml:"match,omitzero"`
 	// When says which matching requests the rule fires on; absent = all.
-	When FaultWhen `toml:"when"`
+	When FaultWhen `toml:"when,omitzero"`
 	// Phase is "pre" (default: the request changes nothing) or "post"
 	// (the change is kept, the answer is lost).
-	Phase string `toml:"phase"`
+	Phase string `toml:"phase,omitzero"`
 	// Effect is what a firing rule answers; absent = the normal answer,
 	// delayed by Latency.
-	Effect *FaultEffect `toml:"effect"`
+	Effect *FaultEffect `toml:"effect,omitzero"`
 	// Latency is "250ms" or "lognormal(MEDIAN,SIGMA,MAX)".
-	Latency string `toml:"latency"`
+	Latency string `toml:"latency,omitzero"`
 }
 
 // FaultMatch selects the requests a rule counts. Both fields are optional.
 type FaultMatch struct {
-	Method string `toml:"method"`
-	Route  string `toml:"route"` // a route template, "/v1/payment_intents/{id}/confirm"
+	Method string `toml:"method,omitzero"`
+	Route  string `toml:"route,omitzero"` // a route template, "/v1/payment_intents/{id}/confirm"
 }
 
 // FaultWhen is at most one of Probability, Nth, Every or After, and an
 // optional MaxFires. k counts the session's requests that match the rule,
 // from 1.
 type FaultWhen struct {
-	Probability *float64 `toml:"probability"` // fires with this chance, 0 to 1
-	Nth         []int64  `toml:"nth"`         // fires when k is one of these
-	Every       int64    `toml:"every"`       // fires when k is a multiple of this
-	After       *int64   `toml:"after"`       // fires when k is past this
-	MaxFires    int64    `toml:"max_fires"`   // fires at most this often (0 = no bound)
+	Probability *float64 `toml:"probability,omitzero"` // fires with this chance, 0 to 1
+	Nth         []int64  `toml:"nth,omitzero"`         // fires when k is one of these
+	Every       int64    `toml:"every,omitzero"`       // fires when k is a multiple of this
+	After       *int64   `toml:"after,omitzero"`       // fires when k is past this
+	MaxFires    int64    `toml:"max_fires,omitzero"`   // fires at most this often (0 = no bound)
 }
 
 // FaultEffect is one of: Error, an [errors.*] key; Status and Body; or
 // Reset = "before_headers", a closed connection with no answer.
 type FaultEffect struct {
-	Error  string `toml:"error"`
-	Status int    `toml:"status"`
-	Body   string `toml:"body"`
-	Reset  string `toml:"reset"`
+	Error  string `toml:"error,omitzero"`
+	Status int    `toml:"status,omitzero"`
+	Body   string `toml:"body,omitzero"`
+	Reset  string `toml:"reset,omitzero"`
 }
 
 // Latency is a parsed latency: Fixed, or a log-normal distribution with

@@ -10,19 +10,13 @@ import (
 )
 
 // WriteManifest writes m as twin.toml: the format's one writer, the one
-// an import writes with. Keys are in the order the types declare them,
+// an import and a new recording write with. Keys are in the order the types declare them,
 // and a field tagged omitzero is left out when it is zero (see Manifest);
 // the same Manifest always gives the same bytes, so an import's digest
 // is a function of its inputs. Load reads the bytes back as m, given an
-// m that Load could have produced (Errors.Extra holds no ErrorKeys name).
-// Fault profiles are refused for now (see below).
+// m that Load could have produced (Errors.Extra holds no ErrorKeys name),
+// fault profiles included.
 func WriteManifest(w io.Writer, m *Manifest) error {
-	if len(m.FaultProfiles) > 0 {
-		// The fault profile types (faults.go) carry no omitzero tags yet: a
-		// rule without nth would be written as nth = [] and read back as a
-		// rule that never fires. No writer needs profiles today.
-		return fmt.Errorf("write twin.toml: %d fault_profiles: the writer cannot write fault profiles yet; declare them in twin.toml by hand (docs/twin-format.md)", len(m.FaultProfiles))
-	}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(newDocument(m)); err != nil {
 		return fmt.Errorf("encode twin.toml: %w", err)

@@ -261,19 +261,88 @@ func TestDocumentMirrorsManifest(t *testing.T) {
 	}
 }
 
-// TestWriteManifestRefusesFaultProfiles: the fault profile types have no
-// omitzero tags yet, so a rule without nth would be written as nth = []
-// and read back as a rule that never fires. The writer refuses rather
-// than change a profile's meaning.
-func TestWriteManifestRefusesFaultProfiles(t *testing.T) {
-	m := Manifest{Format: Version, Name: "demo", FaultProfiles: []FaultProfile{{Name: "mine", Rules: []FaultRule{{Name: "r", Latency: "1ms"}}}}}
-	var buf bytes.Buffer
-	err := WriteManifest(&buf, &m)
-	if err == nil || !strings.Contains(err.Error(), "fault_profiles") {
-		t.Fatalf("want an error naming fault_profiles, have %v and\n%s", err, buf.Bytes())
+// TestWriteManifestFaultProfiles writes manifests holding fault profiles
+// and loads them back, with Load and, for the [[fault_profiles]] part
+// alone, with ParseFaultProfiles (the built-in profiles' reader): the
+// profiles must come back equal. Every field is set somewhere, and the
+// minimal rule (a name and a latency) must not gain nth = [], which
+// would make it a rule that never fires.
+func TestWriteManifestFaultProfiles(t *testing.T) {
+	half, zero, five := 0.5, 0.0, int64(5)
+	every := FaultRule{
+		Name:    "confirm-500",
+		Match:   FaultMatch{Method: "POST", Route: "/widgets/{id}"},
+		When:    FaultWhen{Probability: &half, MaxFires: 3},
+		Phase:   "post",
+		Effect:  &FaultEffect{Error: "api_error"},
+		Latency: "lognormal(120ms,0.4,5s)",
 	}
-	if buf.Len() != 0 {
-		t.Errorf("want nothing written, have\n%s", buf.Bytes())
+	minimal := FaultRule{Name: "slow", Latency: "250ms"}
+	tests := []struct {
+		name     string
+		profiles []FaultProfile
+		errors   Errors
+		not      []string // keys the written profiles must not hold
+	}{{
+		name:     "a minimal rule",
+		profiles: []FaultProfile{{Name: "slow", Rules: []FaultRule{minimal}}},
+		not:      []string{"description", "nth", "probability", "every", "after", "max_fires", "match", "when", "phase", "effect", "status"},
+	}, {
+		name: "every field",
+		profiles: []FaultProfile{{Name: "flaky", Description: "fails the way the provider does", Rules: []FaultRule{
+			every,
+			{Name: "third", When: FaultWhen{Nth: []int64{3, 7}}, Effect: &FaultEffect{Status: 503, Body: `{"error":"busy"}`}},
+			{Name: "tenth", Match: FaultMatch{Method: "GET"}, When: FaultWhen{Every: 10}, Effect: &FaultEffect{Reset: "before_headers"}},
+			{Name: "later", Match: FaultMatch{Route: "/widgets"}, When: FaultWhen{After: &five}, Phase: "pre", Latency: "1ms"},
+			{Name: "after-zero", When: FaultWhen{After: new(int64)}, Latency: "1ms"},
+			{Name: "never-by-chance", When: FaultWhen{Probability: &zero}, Latency: "1ms"},
+			{Name: "never-by-count", When: FaultWhen{Nth: []int64{}}, Latency: "1ms"},
+		}}, {Name: "slow", Rules: []FaultRule{minimal}}},
+	}, {
+		name: "profiles without rules, and an effect naming an extra error shape",
+		profiles: []FaultProfile{{Name: "empty"}, {Name: "listed-empty", Rules: []FaultRule{}},
+			{Name: "declines", Rules: []FaultRule{{Name: "card", Effect: &FaultEffect{Error: "card_declined"}}}}},
+		errors: Errors{Extra: map[string]*Answer{"card_declined": {Status: 402, Body: `{"error":"declined"}`}}},
+		not:    []string{"description"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := Manifest{Format: Version, Name: "demo", Errors: tt.errors, FaultProfiles: tt.profiles,
+				Resources: []Resource{{Name: "widget", Collection: "/widgets", Item: "/widgets/{id}", IDPrefix: "wid_", Skeleton: `{"id":"","object":"widget"}`}}}
+			var buf bytes.Buffer
+			if err := WriteManifest(&buf, &m); err != nil {
+				t.Fatal(err)
+			}
+			tw, err := Load(fstest.MapFS{"twin.toml": {Data: buf.Bytes()}}, "written")
+			if err != nil {
+				t.Fatalf("the written twin.toml does not load: %v\n%s", err, buf.Bytes())
+			}
+			if d := manifestDiff(m, tw.Manifest); d != "" {
+				t.Errorf("the written twin.toml loads as another manifest: %s\n%s", d, buf.Bytes())
+			}
+			// fault_profiles is Manifest's last field, so the written
+			// profiles are the file's tail.
+			i := bytes.Index(buf.Bytes(), []byte("[[fault_profiles]]"))
+			if i < 0 {
+				t.Fatalf("want [[fault_profiles]] in\n%s", buf.Bytes())
+			}
+			written := buf.Bytes()[i:]
+			for _, n := range tt.not {
+				if bytes.Contains(written, []byte(n)) {
+					t.Errorf("want no %q in\n%s", n, written)
+				}
+			}
+			if len(tt.errors.Extra) > 0 {
+				return // ParseFaultProfiles has no [errors.*] beside them
+			}
+			have, err := ParseFaultProfiles(written, "written profiles")
+			if err != nil {
+				t.Fatalf("the written profiles do not parse: %v\n%s", err, written)
+			}
+			if !reflect.DeepEqual(tt.profiles, have) {
+				t.Errorf("want %s, have %s", cut(tt.profiles), cut(have))
+			}
+		})
 	}
 }
 
