@@ -221,6 +221,13 @@ func validateFaults(m *Manifest, file string, probs *Problems) {
 	validateFaultProfiles(m, file, probs)
 }
 
+// MaxFaultRules bounds the rules of one fault profile. A session keeps a
+// counter per rule of its profile and a snapshot carries them
+// (fault_counts), so a snapshot's restore refuses more than this
+// (twin/session's Validate); the loader refuses a profile past it, so no
+// twin writes a snapshot it cannot restore.
+const MaxFaultRules = 1024
+
 // validateFaultProfiles checks m's [[fault_profiles]]; their effects may
 // name m's [errors.*] tables.
 func validateFaultProfiles(m *Manifest, file string, probs *Problems) {
@@ -236,6 +243,12 @@ func validateFaultProfiles(m *Manifest, file string, probs *Problems) {
 			probs.addf("%s: profile %q is declared twice", at, p.Name)
 		}
 		seen[p.Name] = true
+		if len(p.Rules) > MaxFaultRules {
+			// Past the limit the twin is refused whatever its rules say, so
+			// their checks would only bury this problem.
+			probs.addf("%s: %d rules, past the limit of %d rules a profile may have (a snapshot carries one counter per rule): split it into profiles of at most %d rules", at, len(p.Rules), MaxFaultRules, MaxFaultRules)
+			continue
+		}
 		rules := map[string]bool{}
 		for j, r := range p.Rules {
 			validateFaultRule(m, r, fmt.Sprintf("%s rules[%d] (%s)", at, j, r.Name), rules, probs)

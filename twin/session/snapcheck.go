@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/world"
 )
@@ -28,9 +29,6 @@ const (
 	// They come from request paths, which the server's MaxHeaderBytes
 	// (64 KiB) bounds, so no session made a longer one.
 	MaxSnapshotText = 64 << 10
-	// MaxFaultRules bounds fault_counts: a fault profile with more rules
-	// than this is no profile a twin would be served with.
-	MaxFaultRules = 1024
 )
 
 // entityProvenances are the provenances an entity can carry: the world's
@@ -60,8 +58,10 @@ func (d *StateDoc) Validate() *apierr.Error {
 		return invalid("rate_window_end_ns", "%d is negative: want a unix time in nanoseconds, or 0 for no window", d.RateEnd)
 	case d.RateCount < 0 || d.RateCount > math.MaxInt32:
 		return invalid("rate_window_count", "%d is outside 0 to %d", d.RateCount, math.MaxInt32)
-	case len(d.FaultCounts) > MaxFaultRules:
-		return invalid("fault_counts", "%d rules' counters, past %d: no fault profile has that many rules", len(d.FaultCounts), MaxFaultRules)
+	case len(d.FaultCounts) > format.MaxFaultRules:
+		// The loader holds every profile to the same bound, so no twin
+		// writes a snapshot this refuses.
+		return invalid("fault_counts", "%d rules' counters, past %d: no fault profile has that many rules", len(d.FaultCounts), format.MaxFaultRules)
 	}
 	for name, n := range d.Counters {
 		p := "counters." + strconv.Quote(name)
