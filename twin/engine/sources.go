@@ -9,14 +9,15 @@ import (
 
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/session"
+	"github.com/wraithdev/wraith/twin/wire"
 )
 
 // SessionHeader is the request header that names a session, and the
-// answer header that says which session served. It is the twin's: the
-// ready document publishes it (wraith_session_header), and
-// ipc.SessionHeader, for clients that read no ready document, is held
-// equal to it by a test (internal/serve, TestSessionHeaderAgrees).
-const SessionHeader = "X-Wraith-Session"
+// answer header that says which session served. Its home is package wire,
+// below scrub, which needs it too; the engine's name for it stays, as the
+// ready document (server.Info) and the serve entry point's
+// TestSessionHeaderAgrees read it from here.
+const SessionHeader = wire.SessionHeader
 
 // Where a request's session may come from (SPEC §10), in the order the
 // ready document lists them.

@@ -3,6 +3,8 @@ package scrub
 import (
 	"bytes"
 	"strings"
+
+	"github.com/wraithdev/wraith/twin/wire"
 )
 
 // class is what a field, key or header name says about its value.
@@ -159,7 +161,7 @@ func isCredentialHeader(name string) bool {
 	switch {
 	case strings.EqualFold(name, "Key"):
 		return true
-	case strings.EqualFold(name, "X-Wraith-Session"):
+	case strings.EqualFold(name, wire.SessionHeader):
 		return false
 	}
 	ws := words(name)
