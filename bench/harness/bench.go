@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wraithdev/wraith/ipc"
 )
 
 // benchConfig is everything `harness bench` is told.
@@ -225,7 +227,7 @@ func takeBodies(ctx context.Context, cfg benchConfig) (bodies, error) {
 	c := &http.Client{Timeout: 5 * time.Second}
 	session := shapeOf(sWraith1, cfg.sessions).name(0)
 	get := getProbe()
-	get.header["X-Wraith-Session"] = session
+	get.header[ipc.SessionHeader] = session
 	got, err := fetch(c, p.url, get, nil)
 	if err != nil || got.code != http.StatusOK {
 		return b, fmt.Errorf("GET %s: %d %v %s", getPath, got.code, err, got.body)

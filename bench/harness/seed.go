@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/wraithdev/wraith/ipc"
 )
 
 // seedSessions provisions the sessions of a shape through the control
@@ -71,5 +73,5 @@ func seedOne(c *http.Client, base, session string, entities int) error {
 // createProbe is a create in a session, with the headers every load sends.
 func createProbe(session string) probe {
 	return probe{method: "POST", path: postPath, header: map[string]string{
-		"Authorization": authHeader, "Content-Type": "application/x-www-form-urlencoded", "X-Wraith-Session": session}}
+		"Authorization": authHeader, "Content-Type": "application/x-www-form-urlencoded", ipc.SessionHeader: session}}
 }

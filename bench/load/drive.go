@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wraithdev/wraith/ipc"
 )
 
 // recordedGets are checkout requests answered from recordings.
@@ -105,7 +107,7 @@ func (w *worker) one(ctx context.Context, sessions int) {
 	if err != nil {
 		panic(err) // the mix builds only valid requests
 	}
-	req.Header.Set("X-Wraith-Session", session)
+	req.Header.Set(ipc.SessionHeader, session)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
