@@ -362,6 +362,11 @@ func TestCompletion(t *testing.T) {
 	if code := run([]string{"pack", "checkout", "-o", filepath.Join(search, "onpath.twin")}, f); code != exitOK {
 		t.Fatalf("pack: exit %d: %s", code, stderr)
 	}
+	// A twin with fault profiles of its own: one new, one that replaces
+	// the built-in slow; and one serve refuses (a rule's route is none
+	// of the twin's).
+	faultyTwin(t, filepath.Join(dir, "faulty"), outageProfile+slowerProfile)
+	faultyTwin(t, filepath.Join(dir, "broken"), strings.ReplaceAll(outageProfile, `method = "GET"`, `method = "GET", route = "/v1/nowhere"`))
 	env := []string{"WRAITH_TWINS_PATH=" + search}
 	noFiles := ":4" // cobra.ShellCompDirectiveNoFileComp
 	tests := []struct {
@@ -380,7 +385,12 @@ func TestCompletion(t *testing.T) {
 		{[]string{"serve", "checkout", "--clock", ""}, "real,deterministic,fixed", noFiles},
 		{[]string{"serve", "checkout", "--unknown-entity", ""}, "synthesize,not_found", noFiles},
 		{[]string{"serve", "checkout", "--log-format", ""}, "text,json", noFiles},
-		{[]string{"serve", "checkout", "--fault-profile", ""}, "", noFiles},
+		{[]string{"serve", "checkout", "--fault-profile", ""}, "flaky,none,slow", noFiles},
+		{[]string{"serve", "billing", "--fault-profile", "s"}, "slow", noFiles},
+		{[]string{"serve", "./faulty", "--fault-profile", ""}, "flaky,none,outage,slow", noFiles},
+		{[]string{"serve", "./broken", "--fault-profile", ""}, "", noFiles},
+		{[]string{"serve", "nosuchtwin", "--fault-profile", ""}, "", noFiles},
+		{[]string{"serve", "--fault-profile", ""}, "", noFiles},
 		{[]string{"env", "--format", ""}, "json,shell,dotenv,github", noFiles},
 		{[]string{"twins", "--format", ""}, "text,json", noFiles},
 		{[]string{"completion", ""}, "bash,zsh,fish", noFiles},
@@ -408,6 +418,49 @@ func TestCompletion(t *testing.T) {
 	f, _, stderr = testFactory(dir, nil)
 	if code := run([]string{"completion", "powershell"}, f); code != exitUsage || !strings.Contains(stderr.String(), "want bash, zsh, fish") {
 		t.Errorf("completion powershell: want exit 2 naming the shells, have %d: %s", code, stderr)
+	}
+}
+
+const outageProfile = `
+[[fault_profiles]]
+name = "outage"
+description = "every read fails"
+[[fault_profiles.rules]]
+name = "read-500"
+match = { method = "GET" }
+when = { every = 1 }
+effect = { error = "api_error" }
+`
+
+const slowerProfile = `
+[[fault_profiles]]
+name = "slow"
+description = "replaces the built-in slow"
+[[fault_profiles.rules]]
+name = "slower-read"
+match = { method = "GET" }
+when = { every = 1 }
+latency = "3s"
+`
+
+// faultyTwin writes the embedded checkout twin to dir with profiles, TOML
+// [[fault_profiles]], added to its twin.toml.
+func faultyTwin(tb testing.TB, dir, profiles string) {
+	tb.Helper()
+	sub, err := fs.Sub(embedded.FS(), "checkout")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.CopyFS(dir, sub); err != nil {
+		tb.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "twin.toml")
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, append(b, "\n"+profiles...), 0o644); err != nil {
+		tb.Fatal(err)
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 
 	"github.com/wraithdev/wraith/twin/embedded"
 	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/resolve"
+	"github.com/wraithdev/wraith/twin/scrub"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -93,10 +95,8 @@ func registerCompletions(root *cobra.Command, f *factory) {
 		if cmd.Flags().Lookup("fixture") != nil && twinArgs[cmd.Name()] > 0 {
 			cmd.RegisterFlagCompletionFunc("fixture", c.fixtures)
 		}
-		if cmd.Flags().Lookup("fault-profile") != nil {
-			// No twin declares fault profiles yet: complete nothing rather
-			// than file names.
-			cmd.RegisterFlagCompletionFunc("fault-profile", fixed(nil))
+		if cmd.Flags().Lookup("fault-profile") != nil && twinArgs[cmd.Name()] > 0 {
+			cmd.RegisterFlagCompletionFunc("fault-profile", c.faultProfiles)
 		}
 		for _, sub := range cmd.Commands() {
 			walk(sub)
@@ -146,31 +146,43 @@ func (c completer) twinArg(n int) cobra.CompletionFunc {
 	}
 }
 
-// fixtures completes --fixture with the sets of the twin named by the first
-// argument: its own (SET) and those it imports (TWIN:SET).
-func (c completer) fixtures(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+// twin loads the twin named by the first argument, and returns it with a
+// loader of the twins it imports. When there is no such argument, or it
+// names no twin that loads, there is nothing of it to complete: the twin
+// is nil and the directive is what to return (an error only when the
+// working directory cannot be read).
+func (c completer) twin(args []string) (*format.Twin, func(name string) (*format.Twin, error), cobra.ShellCompDirective) {
 	if len(args) == 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+		return nil, nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	r, err := c.resolver()
 	if err != nil {
-		return nil, cobra.ShellCompDirectiveError
+		return nil, nil, cobra.ShellCompDirectiveError
 	}
-	src, err := r.Resolve(args[0])
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+	load := func(name string) (*format.Twin, error) {
+		src, err := r.Resolve(name)
+		if err != nil {
+			return nil, err
+		}
+		return src.Load()
 	}
-	t, err := src.Load()
+	t, err := load(args[0])
 	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+		return nil, nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return t, load, cobra.ShellCompDirectiveNoFileComp
+}
+
+// fixtures completes --fixture with the sets of the twin named by the first
+// argument: its own (SET) and those it imports (TWIN:SET).
+func (c completer) fixtures(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	t, load, directive := c.twin(args)
+	if t == nil {
+		return nil, directive
 	}
 	names := t.FixtureNames()
 	for _, imp := range t.Manifest.Fixtures.Imports {
-		s, err := r.Resolve(imp)
-		if err != nil {
-			continue
-		}
-		it, err := s.Load()
+		it, err := load(imp)
 		if err != nil {
 			continue
 		}
@@ -178,11 +190,41 @@ func (c completer) fixtures(_ *cobra.Command, args []string, toComplete string) 
 			names = append(names, imp+":"+set)
 		}
 	}
+	return withPrefix(names, toComplete), cobra.ShellCompDirectiveNoFileComp
+}
+
+// faultProfiles completes --fault-profile with the profiles serve accepts
+// for the twin named by the first argument: none, the built-in ones and
+// the twin's own. The list is the engine's (Engine.FaultProfiles), from an
+// engine built as serve builds one, so that a twin's profile replacing a
+// built-in one, or a new built-in, needs no second list here. Building it
+// costs little beside loading the twin: `wraith __complete` takes 59 ms
+// for github's profiles, 45 ms for its fixture sets.
+func (c completer) faultProfiles(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	t, load, directive := c.twin(args)
+	if t == nil {
+		return nil, directive
+	}
+	eng, err := engine.New(t, engine.Options{
+		// The engine is required a scrubber but answers no request here,
+		// so the key is never used.
+		Scrubber: scrub.New(nil, scrub.Policy{}),
+		Import:   load,
+	})
+	if err != nil {
+		// serve would refuse the twin too, and say why.
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return withPrefix(eng.FaultProfiles(), toComplete), cobra.ShellCompDirectiveNoFileComp
+}
+
+// withPrefix returns the names that start with prefix.
+func withPrefix(names []string, prefix string) []string {
 	var out []string
 	for _, n := range names {
-		if strings.HasPrefix(n, toComplete) {
+		if strings.HasPrefix(n, prefix) {
 			out = append(out, n)
 		}
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return out
 }
