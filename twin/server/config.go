@@ -165,7 +165,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	c.ClockStep = time.Second
 	fs.Var(stepFlag{c}, "clock-step", "how far (a `DURATION` such as 1s or 250ms) a deterministic clock advances per business request")
 	fs.BoolVar(&c.Debug, "debug", false, "enable the session state endpoint and debug logs")
-	fs.StringVar(&c.FaultProfile, "fault-profile", "", "fault profile `NAME` of every new session: none, flaky, slow or one of the twin's own (wraith inspect lists them)")
+	fs.StringVar(&c.FaultProfile, "fault-profile", "", "fault profile `NAME` of every new session: none, flaky, slow or one of the twin's own (shell completion of --fault-profile lists them)")
 	fs.StringVar(&c.RateLimit, "rate-limit", "", "per-session rate limit, `RATE` of N/s or N/m; past it answers 429 with Retry-After")
 	fs.StringVar(&c.ControlTokenEnv, "control-token-env", "", "name of the environment variable `VAR` holding the control-plane bearer token (required off loopback; the token itself never goes on the command line)")
 	fs.StringVar(&c.Digest, "digest", "", "refuse to serve unless the twin's digest is `DIGEST` (sha256:...)")
