@@ -1,54 +1,23 @@
 package main
 
 import (
-	"bufio"
 	"io"
-	"net"
 	"net/http"
-	"net/textproto"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wraithdev/wraith/twin/scrub"
+	"github.com/wraithdev/wraith/twin/scrub/scrubtest"
 )
 
-// malformedProvider listens on 127.0.0.1:0 and answers every request with
-// a line net/http would never write, holding the key the request carried.
-func malformedProvider(tb testing.TB) string {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+// malformedAnswer puts the key into a malformed status line (/status) or
+// header line (anything else): lines net/http would never write.
+func malformedAnswer(path, key string) string {
+	if path == "/status" {
+		return "HTTP/1.1 2" + key + " OK\r\nContent-Length: 0\r\n\r\n"
 	}
-	tb.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				tp := textproto.NewReader(bufio.NewReader(conn))
-				line, err := tp.ReadLine()
-				if err != nil {
-					return
-				}
-				h, err := tp.ReadMIMEHeader()
-				if err != nil {
-					return
-				}
-				key := strings.TrimPrefix(h.Get("Authorization"), "Bearer ")
-				if strings.Contains(line, "/status") {
-					io.WriteString(conn, "HTTP/1.1 2"+key+" OK\r\nContent-Length: 0\r\n\r\n")
-					return
-				}
-				io.WriteString(conn, "HTTP/1.1 200 OK\r\nX-Echo: Bearer "+key+"\v\r\nContent-Length: 0\r\n\r\n")
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String()
+	return "HTTP/1.1 200 OK\r\nX-Echo: Bearer " + key + "\v\r\nContent-Length: 0\r\n\r\n"
 }
 
 // TestRecordMalformedLineKeepsKeyOut runs `wraith record` in front of a
@@ -57,7 +26,7 @@ func malformedProvider(tb testing.TB) string {
 // neither the 502 the client gets nor the process's log may hold the key.
 func TestRecordMalformedLineKeepsKeyOut(t *testing.T) {
 	dir := t.TempDir()
-	url, stderr := startRecordProcessLog(t, dir, "--upstream", malformedProvider(t), "--auth-env", "PROVIDER_KEY", "--name", "malformed")
+	url, stderr := startRecordProcessLog(t, dir, "--upstream", scrubtest.RawProvider(t, malformedAnswer), "--auth-env", "PROVIDER_KEY", "--name", "malformed")
 	for _, path := range []string{"/header", "/status"} {
 		resp, err := http.Get(url + path)
 		if err != nil {

@@ -1,11 +1,8 @@
 package record
 
 import (
-	"bufio"
 	"bytes"
-	"net"
 	"net/http"
-	"net/textproto"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +12,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wraithdev/wraith/twin/scrub"
+
+	"github.com/wraithdev/wraith/twin/scrub/scrubtest"
 )
 
 // syncBuffer is a log sink safe for the recorder's goroutines.
@@ -41,52 +40,13 @@ func bufferLogger(tb testing.TB) (hclog.Logger, *syncBuffer) {
 	return hclog.New(&hclog.LoggerOptions{Output: buf, Level: hclog.Trace, JSONFormat: true}), buf
 }
 
-// rawProvider is a provider on 127.0.0.1:0 that answers every request with
-// the bytes answer returns for its path and the key it was sent: lines no
-// net/http server would write.
-func rawProvider(tb testing.TB, answer func(path, key string) string) string {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				tp := textproto.NewReader(bufio.NewReader(conn))
-				line, err := tp.ReadLine()
-				if err != nil {
-					return
-				}
-				h, err := tp.ReadMIMEHeader()
-				if err != nil {
-					return
-				}
-				fields := strings.Fields(line)
-				if len(fields) < 2 {
-					return
-				}
-				key := strings.TrimPrefix(h.Get("Authorization"), "Bearer ")
-				conn.Write([]byte(answer(fields[1], key)))
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String()
-}
-
 // TestProviderErrorNeverShowsLiveKey: a provider that puts the injected
 // key into a malformed header or status line makes the transport's error
 // quote that line; neither the recorder's log nor its 502 answer may then
 // hold the key in any form.
 func TestProviderErrorNeverShowsLiveKey(t *testing.T) {
 	const live = "sk_live_MALFORMEDline0001XYZabc"
-	up := rawProvider(t, func(path, key string) string {
+	up := scrubtest.RawProvider(t, func(path, key string) string {
 		switch path {
 		case "/header":
 			return "HTTP/1.1 200 OK\r\nX-Echo: Bearer " + key + "\v\r\nContent-Length: 0\r\n\r\n"
@@ -128,7 +88,7 @@ func TestProviderErrorNeverShowsLiveKey(t *testing.T) {
 // refusal, a 413, a 502) says nosniff, so a browser does not read its
 // JSON as a page.
 func TestRecorderAnswersNoSniff(t *testing.T) {
-	up := rawProvider(t, func(path, key string) string { return "garbage\r\n\r\n" })
+	up := scrubtest.RawProvider(t, func(path, key string) string { return "garbage\r\n\r\n" })
 	dir := filepath.Join(t.TempDir(), "nosniff")
 	_, base := startRecorder(t, dir, up, testKey, Options{Credential: "sk_live_NOSNIFF000001", MaxBody: 4})
 	for _, tc := range []struct {
@@ -157,7 +117,7 @@ func TestRecorderAnswersNoSniff(t *testing.T) {
 // a 5,000-character method, gets lines of bounded length, with the
 // lengths beside the cut fields.
 func TestRecorderLogCut(t *testing.T) {
-	up := rawProvider(t, func(path, key string) string { return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" })
+	up := scrubtest.RawProvider(t, func(path, key string) string { return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" })
 	long := strings.Repeat("a", 60<<10)
 	for _, tc := range []struct {
 		name, method, path string
@@ -209,7 +169,7 @@ func TestRecorderLogCut(t *testing.T) {
 // loop gets refusedLines lines per refusedWindow, and the next line
 // counts the ones held back.
 func TestRefusedLinesSampled(t *testing.T) {
-	up := rawProvider(t, func(path, key string) string { return "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" })
+	up := scrubtest.RawProvider(t, func(path, key string) string { return "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" })
 	logger, logs := bufferLogger(t)
 	var mu sync.Mutex
 	now := time.Date(2026, 10, 14, 9, 12, 3, 0, time.UTC)
