@@ -20,6 +20,17 @@ import (
 // Version is the twin format version this package reads and writes.
 const Version = 1
 
+// DefaultDialect is the dialect of a twin.toml that names none.
+const DefaultDialect = "stripe"
+
+// DialectName is the dialect m names, or DefaultDialect.
+func (m *Manifest) DialectName() string {
+	if m.Dialect == "" {
+		return DefaultDialect
+	}
+	return m.Dialect
+}
+
 // Manifest is twin.toml.
 //
 // These types are the format's one schema: the loader decodes into them
@@ -32,9 +43,14 @@ const Version = 1
 // left out while an empty one is written as [], since for some fields
 // (pii.fields, an action's params) "none" and "not set" differ.
 type Manifest struct {
-	Format      int       `toml:"format"`
-	Name        string    `toml:"name"`
-	Provider    string    `toml:"provider,omitzero"`
+	Format   int    `toml:"format"`
+	Name     string `toml:"name"`
+	Provider string `toml:"provider,omitzero"`
+	// Dialect names how the provider speaks (parameters, lists, ids,
+	// errors, credentials; SPEC §13): "stripe", "github" or "rest".
+	// Empty is DefaultDialect, what every twin was served as before
+	// twins named one.
+	Dialect     string    `toml:"dialect,omitzero"`
 	Upstream    string    `toml:"upstream,omitzero"`
 	Description string    `toml:"description,omitzero"`
 	RecordedAt  time.Time `toml:"recorded_at,omitzero"` // an imported twin's: the date of its description

@@ -83,6 +83,9 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 	validateAnswer(m.Errors.Idempotency, "errors.idempotency", probs, file)
 	validateAnswer(m.Errors.RateLimited, "errors.rate_limited", probs, file)
 	validateAnswer(m.Errors.UnexpectedState, "errors.unexpected_state", probs, file)
+	if m.Dialect != "" && !ValidName(m.Dialect) {
+		probs.addf("%s: dialect %q is not a dialect name (stripe, github or rest)", file, m.Dialect)
+	}
 	for i, imp := range m.Fixtures.Imports {
 		if !ValidName(imp) {
 			probs.addf("%s: fixtures.imports[%d] %q is not a twin name", file, i, imp)

@@ -39,6 +39,7 @@ type document struct {
 	Format        int            `toml:"format"`
 	Name          string         `toml:"name"`
 	Provider      string         `toml:"provider,omitzero"`
+	Dialect       string         `toml:"dialect,omitzero"`
 	Upstream      string         `toml:"upstream,omitzero"`
 	Description   string         `toml:"description,omitzero"`
 	RecordedAt    *time.Time     `toml:"recorded_at,omitzero"`
@@ -55,6 +56,7 @@ func newDocument(m *Manifest) document {
 		Format:        m.Format,
 		Name:          m.Name,
 		Provider:      m.Provider,
+		Dialect:       m.Dialect,
 		Upstream:      m.Upstream,
 		Description:   m.Description,
 		PII:           m.PII,
