@@ -52,6 +52,9 @@ type Manifest struct {
 	// twins named one.
 	Dialect     string    `toml:"dialect,omitzero"`
 	Upstream    string    `toml:"upstream,omitzero"`
+	// Hosts are the provider hosts whose traffic wraith run and wraith
+	// proxy send to this twin (SPEC §15); empty: the host of Upstream.
+	Hosts       []string  `toml:"hosts,omitzero"`
 	Description string    `toml:"description,omitzero"`
 	RecordedAt  time.Time `toml:"recorded_at,omitzero"` // an imported twin's: the date of its description
 	PII         PII       `toml:"pii,omitzero"`
