@@ -50,8 +50,8 @@ type Manifest struct {
 	// errors, credentials; SPEC §13): "stripe", "github" or "rest".
 	// Empty is DefaultDialect, what every twin was served as before
 	// twins named one.
-	Dialect     string    `toml:"dialect,omitzero"`
-	Upstream    string    `toml:"upstream,omitzero"`
+	Dialect  string `toml:"dialect,omitzero"`
+	Upstream string `toml:"upstream,omitzero"`
 	// Hosts are the provider hosts whose traffic wraith run and wraith
 	// proxy send to this twin (SPEC §15); empty: the host of Upstream.
 	Hosts       []string  `toml:"hosts,omitzero"`
