@@ -27,6 +27,7 @@ const (
 	MemoryLimit             Code = "memory-limit"              // --max-memory
 	RequestCanceled         Code = "request-canceled"          // the client went away first
 	SessionLimit            Code = "session-limit"             // --max-sessions
+	SessionNotProvisioned   Code = "session-not-provisioned"   // --require-provisioned, a session never provisioned
 	InvalidSession          Code = "invalid-session"           // a session name that breaks the rules
 	SessionConflict         Code = "session-conflict"          // two sources name two sessions
 	BodyTooLarge            Code = "body-too-large"            // past --max-body
@@ -100,6 +101,10 @@ var statuses = map[Code]int{
 	// 503: nobody reads a canceled answer; a session slot may free up.
 	RequestCanceled: http.StatusServiceUnavailable,
 	SessionLimit:    http.StatusServiceUnavailable,
+
+	// 409: the request is fine, the session is not in the state it needs
+	// (provisioned); provisioning it first resolves it.
+	SessionNotProvisioned: http.StatusConflict,
 
 	InvalidSession:   http.StatusBadRequest,
 	SessionConflict:  http.StatusBadRequest,

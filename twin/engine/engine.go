@@ -67,6 +67,12 @@ type Options struct {
 	// FaultProfile is the default sessions' fault profile; "" or "none"
 	// for none. Defaults.FaultProfile, when set, wins.
 	FaultProfile string
+	// RequireProvisioned refuses an application request to a session that
+	// does not exist (ErrNotProvisioned) instead of creating it with
+	// Defaults, so that a harness that provisions first sees a request
+	// that reached the wrong replica, or a replica that lost its
+	// sessions, as an error rather than as a fresh world.
+	RequireProvisioned bool
 	// Now is the wall clock; nil means time.Now.
 	Now    func() time.Time
 	Logger hclog.Logger

@@ -262,8 +262,11 @@ func (e *Engine) writeMiss(w http.ResponseWriter, name string, r *http.Request) 
 // the status it wrote.
 func (e *Engine) writeSessionError(w http.ResponseWriter, err error) int {
 	fail := apierr.New(apierr.Internal, err.Error())
-	if errors.Is(err, session.ErrLimit) {
+	switch {
+	case errors.Is(err, session.ErrLimit):
 		fail = apierr.New(apierr.SessionLimit, err.Error())
+	case errors.Is(err, ErrNotProvisioned):
+		fail = apierr.New(apierr.SessionNotProvisioned, err.Error())
 	}
 	apierr.Write(w, fail)
 	return fail.Status()
