@@ -84,7 +84,12 @@ func sessionOf(r *http.Request) (name, path string, fail *apierr.Error) {
 		path = rest
 	}
 	if v := r.Header["Authorization"]; len(v) > 0 {
-		if s, ok := credentialSession(v[0]); ok && !take("credential's "+credentialMarker+"{session} suffix", s) {
+		s, ok, colon := credentialSession(v[0])
+		if colon {
+			return "", "", apierr.New(apierr.InvalidSession, "the Basic credential names a session after "+credentialMarker+" and more than one ':' follows: a Basic user name ends at its first ':' (RFC 7617), so a session named there cannot hold one, and the twin will not guess where the name ends; "+
+				"name a session without ':' in the credential, or name it in the "+SessionHeader+" header or the "+PathPrefix+"{session}/ path prefix (a password holding ':' beside such a user name is refused too: the two cannot be told apart)")
+		}
+		if ok && !take("credential's "+credentialMarker+"{session} suffix", s) {
 			return "", "", fail
 		}
 	}
@@ -114,11 +119,14 @@ func pathSession(esc string) (seg, path string) {
 
 // credentialSession returns the session a Bearer (or GitHub's "token")
 // credential, or a Basic-auth user name, names with its .wraith.{session}
-// suffix.
-func credentialSession(auth string) (string, bool) {
+// suffix. colon reports a Basic user name naming a session with more than
+// one ':' in the credential: a session name may hold ':', a Basic user name
+// cannot, so sk.wraith.team:agent-1 plus the ':' every client adds would
+// silently be session "team", shared by every agent of the team.
+func credentialSession(auth string) (name string, ok, colon bool) {
 	scheme, cred, ok := strings.Cut(auth, " ")
 	if !ok {
-		return "", false
+		return "", false, false
 	}
 	switch strings.ToLower(scheme) {
 	case "bearer", "token":
@@ -128,17 +136,19 @@ func credentialSession(auth string) (string, bool) {
 		// and no user name without the colon RFC 7617 requires.
 		raw, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(strings.TrimSpace(cred), "="))
 		if err != nil {
-			return "", false
+			return "", false, false
 		}
-		if cred, _, ok = strings.Cut(string(raw), ":"); !ok {
-			return "", false
+		var pass string
+		if cred, pass, ok = strings.Cut(string(raw), ":"); !ok {
+			return "", false, false
 		}
+		colon = strings.Contains(cred, credentialMarker) && strings.IndexByte(pass, ':') >= 0
 	default:
-		return "", false
+		return "", false, false
 	}
 	i := strings.Index(cred, credentialMarker)
 	if i < 0 {
-		return "", false
+		return "", false, false
 	}
-	return strings.TrimSpace(cred[i+len(credentialMarker):]), true
+	return strings.TrimSpace(cred[i+len(credentialMarker):]), true, colon
 }
