@@ -36,14 +36,16 @@ type Config struct {
 	ControlTokenEnv  string
 	Digest           string
 	NoControlHeaders bool
-	PIIVerbatim      []string
-	MaxSessions      int
-	MaxEntities      int
-	JournalLimit     int
-	JournalMemory    int64
-	MaxBody          int64
-	MaxMemory        int64
-	Grace            time.Duration
+	// RequireProvisioned refuses requests to sessions never provisioned.
+	RequireProvisioned bool
+	PIIVerbatim        []string
+	MaxSessions        int
+	MaxEntities        int
+	JournalLimit       int
+	JournalMemory      int64
+	MaxBody            int64
+	MaxMemory          int64
+	Grace              time.Duration
 }
 
 // MinJournalMemory is the smallest journal budget: below it a sweep,
@@ -171,6 +173,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.StringVar(&c.Digest, "digest", "", "refuse to serve unless the twin's digest is `DIGEST` (sha256:...)")
 	fs.Var(fieldsFlag{c}, "pii-verbatim", "serve the values of these PII-shaped `FIELDS` (comma-separated, e.g. email,name) as they are, untokenized, in every session")
 	fs.BoolVar(&c.NoControlHeaders, "no-control-headers", false, "do not add X-Wraith-* headers to application responses")
+	fs.BoolVar(&c.RequireProvisioned, "require-provisioned", false, "answer a request to a session that was never provisioned (POST /__wraith/session/NAME) with 409 session-not-provisioned instead of starting it as a fresh world")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 10000, "most sessions alive at once (`N`); past it new sessions get 503 session-limit")
 	fs.IntVar(&c.JournalLimit, "journal-limit", session.DefaultJournalLimit, "journal entries (`N`) kept per session; past it the oldest are dropped and counted")
 	fs.IntVar(&c.MaxEntities, "max-entities", engine.DefaultMaxEntities, "most entities (`N`) one session may create, change or delete; past it writes get 507 session-entity-limit")

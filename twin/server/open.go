@@ -102,14 +102,15 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 			}
 			return s.Load()
 		},
-		Store:        store,
-		MaxEntities:  cfg.MaxEntities,
-		MaxBody:      cfg.MaxBody,
-		MaxMemory:    cfg.MaxMemory,
-		RateLimit:    cfg.RateLimit,
-		FaultProfile: cfg.FaultProfile,
-		Now:          deps.Now,
-		Logger:       log.Named("engine"),
+		Store:              store,
+		MaxEntities:        cfg.MaxEntities,
+		MaxBody:            cfg.MaxBody,
+		MaxMemory:          cfg.MaxMemory,
+		RateLimit:          cfg.RateLimit,
+		FaultProfile:       cfg.FaultProfile,
+		RequireProvisioned: cfg.RequireProvisioned,
+		Now:                deps.Now,
+		Logger:             log.Named("engine"),
 	})
 	if err != nil {
 		// The serve-wide defaults are the flags': the control plane's
