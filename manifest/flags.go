@@ -47,5 +47,8 @@ func (t Twin) Flags() []string {
 	if t.Debug {
 		f = append(f, "--debug")
 	}
+	if t.RequireProvisioned {
+		f = append(f, "--require-provisioned")
+	}
 	return f
 }

@@ -63,6 +63,9 @@ type Twin struct {
 	FaultProfile    string
 	RateLimit       string
 	Debug           bool
+	// RequireProvisioned: requests to sessions never provisioned get 409
+	// (--require-provisioned).
+	RequireProvisioned bool
 	// PIIVerbatim are PII-shaped fields served as they are (--pii-verbatim).
 	PIIVerbatim []string
 	// The serve limits; nil: the child's default. JournalLimit,

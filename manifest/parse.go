@@ -30,6 +30,7 @@ type rawSettings struct {
 	FaultProfile    any `toml:"fault_profile"`
 	RateLimit       any `toml:"rate_limit"`
 	Debug           any `toml:"debug"`
+	RequireProv     any `toml:"require_provisioned"`
 	PIIVerbatim     any `toml:"pii_verbatim"`
 	JournalLimit    any `toml:"journal_limit"`
 	MaxSessions     any `toml:"max_sessions"`
@@ -45,7 +46,7 @@ type rawFile struct {
 }
 
 // knownKeys is the list shown with an unknown key.
-var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, fault_profile, rate_limit, debug, pii_verbatim, journal_limit, max_sessions, max_entities, max_body, max_memory"
+var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, fault_profile, rate_limit, debug, require_provisioned, pii_verbatim, journal_limit, max_sessions, max_entities, max_body, max_memory"
 
 // settings is one table after type checks; nil means absent.
 type settings struct {
@@ -53,7 +54,7 @@ type settings struct {
 	port                                                                                      *int
 	seed                                                                                      *uint64
 	clockEpoch                                                                                *int64
-	debug                                                                                     *bool
+	debug, requireProvisioned                                                                 *bool
 	piiVerbatim                                                                               []string
 	// The serve limits, in their flags' units (entries, sessions,
 	// entities, bytes).
@@ -135,6 +136,7 @@ func (p *parser) parse() *Project {
 		set(&t.FaultProfile, s.faultProfile)
 		set(&t.RateLimit, s.rateLimit)
 		set(&t.Debug, s.debug)
+		set(&t.RequireProvisioned, s.requireProvisioned)
 		t.PIIVerbatim = s.piiVerbatim
 		t.JournalLimit, t.MaxSessions, t.MaxEntities = s.journalLimit, s.maxSessions, s.maxEntities
 		t.MaxBody, t.MaxMemory = s.maxBody, s.maxMemory
@@ -176,6 +178,7 @@ func merge(d, t settings) settings {
 	if t.debug != nil {
 		out.debug = t.debug
 	}
+	out.requireProvisioned = or(t.requireProvisioned, d.requireProvisioned)
 	out.piiVerbatim = d.piiVerbatim
 	if t.piiVerbatim != nil {
 		out.piiVerbatim = t.piiVerbatim
@@ -258,25 +261,26 @@ func (p *parser) decodeKey(k toml.Key, line int) string {
 func (p *parser) settings(prefix string, r *rawSettings) settings {
 	k := func(name string) string { return prefix + "." + name }
 	return settings{
-		name:            p.str(k("name"), r.Name, checkName),
-		twin:            p.str(k("twin"), r.Twin, checkTwin),
-		host:            p.str(k("host"), r.Host, checkHost),
-		port:            p.port(k("port"), r.Port),
-		fixture:         p.str(k("fixture"), r.Fixture, checkFixture),
-		seed:            p.seed(k("seed"), r.Seed),
-		clock:           p.str(k("clock"), r.Clock, oneOf("real", "deterministic", "fixed")),
-		clockEpoch:      p.epoch(k("clock_epoch"), r.ClockEpoch),
-		controlTokenEnv: p.str(k("control_token_env"), r.ControlTokenEnv, checkEnvVar),
-		unknownEntity:   p.str(k("unknown_entity"), r.UnknownEntity, oneOf("synthesize", "not_found")),
-		faultProfile:    p.str(k("fault_profile"), r.FaultProfile, checkFaultProfile),
-		rateLimit:       p.str(k("rate_limit"), r.RateLimit, checkRateLimit),
-		debug:           p.boolean(k("debug"), r.Debug),
-		piiVerbatim:     p.fields(k("pii_verbatim"), r.PIIVerbatim),
-		journalLimit:    p.count(k("journal_limit"), r.JournalLimit, 1),
-		maxSessions:     p.count(k("max_sessions"), r.MaxSessions, 1),
-		maxEntities:     p.count(k("max_entities"), r.MaxEntities, 1),
-		maxBody:         p.size(k("max_body"), r.MaxBody, 1),
-		maxMemory:       p.size(k("max_memory"), r.MaxMemory, 0),
+		name:               p.str(k("name"), r.Name, checkName),
+		twin:               p.str(k("twin"), r.Twin, checkTwin),
+		host:               p.str(k("host"), r.Host, checkHost),
+		port:               p.port(k("port"), r.Port),
+		fixture:            p.str(k("fixture"), r.Fixture, checkFixture),
+		seed:               p.seed(k("seed"), r.Seed),
+		clock:              p.str(k("clock"), r.Clock, oneOf("real", "deterministic", "fixed")),
+		clockEpoch:         p.epoch(k("clock_epoch"), r.ClockEpoch),
+		controlTokenEnv:    p.str(k("control_token_env"), r.ControlTokenEnv, checkEnvVar),
+		unknownEntity:      p.str(k("unknown_entity"), r.UnknownEntity, oneOf("synthesize", "not_found")),
+		faultProfile:       p.str(k("fault_profile"), r.FaultProfile, checkFaultProfile),
+		rateLimit:          p.str(k("rate_limit"), r.RateLimit, checkRateLimit),
+		debug:              p.boolean(k("debug"), r.Debug),
+		requireProvisioned: p.boolean(k("require_provisioned"), r.RequireProv),
+		piiVerbatim:        p.fields(k("pii_verbatim"), r.PIIVerbatim),
+		journalLimit:       p.count(k("journal_limit"), r.JournalLimit, 1),
+		maxSessions:        p.count(k("max_sessions"), r.MaxSessions, 1),
+		maxEntities:        p.count(k("max_entities"), r.MaxEntities, 1),
+		maxBody:            p.size(k("max_body"), r.MaxBody, 1),
+		maxMemory:          p.size(k("max_memory"), r.MaxMemory, 0),
 	}
 }
 
