@@ -74,6 +74,11 @@ const (
 	UpstreamUnreachable   Code = "upstream-unreachable"
 )
 
+// Codes of the egress sandbox (wraith run, wraith proxy).
+const (
+	EgressRefused Code = "egress-refused" // a host no twin serves, or a path the sandbox keeps from the program
+)
+
 // statuses is the one table from a code to its HTTP status.
 var statuses = map[Code]int{
 	// 501: the twin does not cover this; recording it would.
@@ -144,6 +149,8 @@ var statuses = map[Code]int{
 	RecordUnauthorized:    http.StatusUnauthorized,
 	RecordFailed:          http.StatusBadGateway,
 	UpstreamUnreachable:   http.StatusBadGateway,
+
+	EgressRefused: http.StatusForbidden,
 }
 
 // Status is the HTTP status of c; a code missing from the table (a bug the
