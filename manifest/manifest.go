@@ -46,6 +46,8 @@ type Project struct {
 	Name string
 	// Twins are the [[twins]] entries with [defaults] merged in, in file order.
 	Twins []Twin
+	// Proxy is the [proxy] table; nil when absent.
+	Proxy *Proxy
 }
 
 // Twin is one twin instance: a wraith-twin child.

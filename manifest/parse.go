@@ -43,6 +43,7 @@ type rawFile struct {
 	Project  any           `toml:"project"`
 	Defaults *rawSettings  `toml:"defaults"`
 	Twins    []rawSettings `toml:"twins"`
+	Proxy    *rawProxy     `toml:"proxy"`
 }
 
 // knownKeys is the list shown with an unknown key.
@@ -144,6 +145,7 @@ func (p *parser) parse() *Project {
 		proj.Twins = append(proj.Twins, t)
 	}
 	p.crossChecks(proj.Twins)
+	proj.Proxy = p.proxy(raw.Proxy, proj.Twins)
 	return proj
 }
 
@@ -208,8 +210,10 @@ func (p *parser) unknownKey(e toml.DecodeError) {
 	switch {
 	case strings.HasPrefix(key, "twins[") || strings.HasPrefix(key, "defaults."):
 		msg += "; known keys: " + knownKeys
+	case strings.HasPrefix(key, "proxy."):
+		msg += "; known keys: " + proxyKeys
 	default:
-		msg += "; the top level holds only project, [defaults] and [[twins]]"
+		msg += "; the top level holds only project, [defaults], [[twins]] and [proxy]"
 	}
 	p.problems = append(p.problems, Problem{File: p.file, Line: line, Column: col, Key: key, Message: msg})
 }
