@@ -72,13 +72,12 @@ func (st *Store) Fork(ctx context.Context, src *Session, name string) (*Session,
 
 // add stores s under name, unless name is taken, and reports it as c.
 func (st *Store) add(name string, s *Session, c Change) (*Session, error) {
-	stored, created, err := st.getOrCreate(name, func() *Session { return s })
+	stored, created, a, err := st.getOrCreate(name, func() *Session { return s }, c)
 	if err != nil {
 		return nil, err
 	}
 	if !created || stored != s {
 		return nil, &ExistsError{Name: name}
 	}
-	s.report(c)
-	return s, nil
+	return s, wait(a)
 }

@@ -1,6 +1,9 @@
 package session
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+)
 
 // Change is a kind of change to a session, as a Persister is told of it.
 type Change uint8
@@ -28,38 +31,70 @@ func (c Change) String() string {
 	return "change-" + strconv.Itoa(int(c))
 }
 
-// Persister is told of every change to a store's sessions, after the
-// change and with no lock of the session or the store held, so it may
-// read the session (SnapshotOf). Calls for different sessions, and for
-// one session's successive requests, come from many goroutines: an
-// implementation must be safe for concurrent use, and cheap, since a
-// write's request waits for it. The durable-sessions work implements one;
-// until then stores use NopPersister.
-type Persister interface {
-	Persist(s *Session, c Change)
+// Whole reports whether a Persister must write the session whole after c
+// (its state was made or replaced), rather than what changed since the
+// last write.
+func (c Change) Whole() bool {
+	return c == Created || c == Reset || c == Forked || c == Restored
 }
 
-// NopPersister keeps nothing: sessions live as long as the process.
+// ErrNotDurable is what a write's error wraps when the store could not put
+// it on disk: the change is in memory, but it would not survive a restart.
+var ErrNotDurable = errors.New("the session's change could not be made durable")
+
+// Persister is told of every change to a store's sessions while the
+// session cannot change under it: with the session's lock held exclusive,
+// or before the session is visible to requests (Created, Forked,
+// Restored), or once it has left the store (Deleted, Provisioned, which
+// read nothing of the state). So it may read the change (TakeDelta,
+// Whole); it must not wait for the disk there. It returns an Ack the
+// change's caller waits on once the lock is free, before it answers, so
+// that other requests and reads are never held up by a write's fsync;
+// nil means there is nothing to wait for. Calls come from many goroutines
+// at once: an implementation must be safe for concurrent use.
+type Persister interface {
+	Persist(s *Session, c Change) Ack
+}
+
+// Ack is a change on its way to disk.
+type Ack interface {
+	// Wait blocks until the change is durable, and returns an error
+	// wrapping ErrNotDurable if it never will be.
+	Wait() error
+}
+
+// NopPersister keeps nothing: sessions live as long as the process. A
+// store given one calls nothing at all on a change.
 type NopPersister struct{}
 
 // Persist does nothing.
-func (NopPersister) Persist(*Session, Change) {}
+func (NopPersister) Persist(*Session, Change) Ack { return nil }
 
-// report tells the session's persister of c, if there is one and c is a
-// change. Call it without holding s's lock.
-func (s *Session) report(c Change) {
-	if c != 0 && s.persist != nil {
-		s.persist.Persist(s, c)
+// wait waits for a, if there is one.
+func wait(a Ack) error {
+	if a == nil {
+		return nil
 	}
+	return a.Wait()
 }
 
-// settle publishes the entity count and takes the change the locked
-// section made. Call it while still holding s's lock exclusive.
-func (s *Session) settle() Change {
+// capture tells the session's persister of c and returns what to wait
+// for. Call it where Persister says it is called.
+func (s *Session) capture(c Change) Ack {
+	if c == 0 || s.persist == nil {
+		return nil
+	}
+	return s.persist.Persist(s, c)
+}
+
+// settle publishes the entity count, takes the change the locked section
+// made and hands it to the persister. Call it while still holding s's
+// lock exclusive.
+func (s *Session) settle() Ack {
 	s.publish()
 	c := s.st.changed
 	s.st.changed = 0
-	return c
+	return s.capture(c)
 }
 
 // mark notes that the locked section changed the state by c. A clock move

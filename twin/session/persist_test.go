@@ -16,10 +16,11 @@ type recorder struct {
 	seen []string
 }
 
-func (r *recorder) Persist(s *Session, c Change) {
+func (r *recorder) Persist(s *Session, c Change) Ack {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seen = append(r.seen, s.Name()+" "+c.String())
+	return nil
 }
 
 // take returns what r was told since the last take.

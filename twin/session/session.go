@@ -52,17 +52,20 @@ func (s *Session) Entities() int { return int(s.entities.Load()) }
 func (s *Session) Name() string { return s.name }
 
 // Do runs fn with the session's state, holding its lock exclusive.
-func (s *Session) Do(fn func(st *State)) {
+// When the store keeps sessions on disk, Do returns once what fn changed
+// is durable; it returns an error wrapping ErrNotDurable if it never will
+// be (the change stays in memory).
+func (s *Session) Do(fn func(st *State)) error {
 	s.mu.Lock()
-	s.report(s.locked(fn))
+	return wait(s.locked(fn))
 }
 
 // locked runs fn holding s's lock, which the caller took exclusive, and
-// releases it, even if fn panics; it returns what fn changed, for the
-// caller to report once the lock is free.
-func (s *Session) locked(fn func(st *State)) (c Change) {
+// releases it, even if fn panics; it returns the persister's Ack of what
+// fn changed, for the caller to wait on once the lock is free.
+func (s *Session) locked(fn func(st *State)) (a Ack) {
 	defer s.mu.Unlock(true)
-	defer func() { c = s.settle() }()
+	defer func() { a = s.settle() }()
 	fn(&s.st)
 	return
 }
@@ -70,13 +73,13 @@ func (s *Session) locked(fn func(st *State)) (c Change) {
 // DoContext is Do for a request: while another request holds the lock it
 // waits only as long as ctx lives, and returns ctx's error without running
 // fn when ctx ends first (the client went away, so nobody would read the
-// answer).
+// answer). When the store keeps sessions on disk it returns once fn's
+// change is durable, as Do does, so the caller answers only then.
 func (s *Session) DoContext(ctx context.Context, fn func(st *State)) error {
 	if err := s.lockContext(ctx, true); err != nil {
 		return err
 	}
-	s.report(s.locked(fn))
-	return nil
+	return wait(s.locked(fn))
 }
 
 // ReadContext is DoContext for a request that only reads the state: it
@@ -143,24 +146,27 @@ func (s *Session) Settings() (Settings, bool) {
 
 // MarkProvisioned records that a provisioning call named this session with
 // its current settings.
-func (s *Session) MarkProvisioned() {
+func (s *Session) MarkProvisioned() error {
 	if !s.provisioned.Swap(true) {
-		s.report(Provisioned)
+		return wait(s.capture(Provisioned))
 	}
+	return nil
 }
 
 // Reset returns the session to its just-provisioned state: overlay and
-// caches dropped, id generator reseeded, clock rewound.
-func (s *Session) Reset() {
+// caches dropped, id generator reseeded, clock rewound. Like Do, it
+// returns once that is durable.
+func (s *Session) Reset() error {
 	s.mu.Lock()
-	mem := s.st.mem
+	mem, track := s.st.mem, s.st.track
 	s.st.releaseReplays()
 	s.st.init(s.settings, s.st.world, &s.mu)
-	s.st.mem = mem
+	s.st.mem, s.st.track = mem, track
 	s.publish()
 	s.journal.clear()
+	a := s.capture(Reset)
 	s.mu.Unlock(true)
-	s.report(Reset)
+	return wait(a)
 }
 
 // attach makes mem the account of what the session's journal and
@@ -168,6 +174,7 @@ func (s *Session) Reset() {
 // visible, so a fork's or a restored session's cache is counted too.
 func (s *Session) attach(mem *Memory, p Persister) {
 	s.persist = p
+	s.st.track = p != nil
 	s.journal.mem = mem
 	s.st.mem = mem
 	for k, r := range s.st.idem {
@@ -237,6 +244,9 @@ type State struct {
 	mem       *Memory    // the store's account, which idem is charged to; nil outside a store
 	idemBytes int64      // what idem holds, by replayCost
 	changed   Change     // what the locked section changed, for the Persister (see mark)
+	track     bool       // keep dirty and dirtyIdem: the store's persister asks (see capture.go)
+	dirty     []*world.Entity
+	dirtyIdem []string
 }
 
 // Replay is a cached response for an Idempotency-Key.
@@ -398,6 +408,7 @@ func (st *State) Put(e *world.Entity) {
 		st.added++
 	}
 	st.overlay.put(e)
+	st.noteEntity(e)
 }
 
 // Delete records that the entity with id is gone, keeping a tombstone so
@@ -417,6 +428,7 @@ func (st *State) Delete(e *world.Entity) {
 	t := *e
 	t.Deleted = true
 	st.overlay.put(&t)
+	st.noteEntity(&t)
 }
 
 // Next returns the next value of the named counter, 1 first. Counters
@@ -503,6 +515,7 @@ func (st *State) Remember(key string, r *Replay) {
 	}
 	st.idem[key] = r
 	st.charge(replayCost(key, r))
+	st.noteReplay(key)
 }
 
 // replayCost is the estimate of what remembering r under key holds: the

@@ -44,8 +44,20 @@ type SnapshotSettings struct {
 // SnapshotOf returns s whole, as a snapshot of the twin named twin with
 // digest twinDigest. It holds s's lock while it copies the state.
 func SnapshotOf(s *Session, twin, twinDigest string) (Snapshot, error) {
+	doc := s.snapshotHead(twin, twinDigest)
+	var err error
+	s.Do(func(st *State) {
+		doc.Digest, _ = st.Digest()
+		doc.StateDoc, err = st.Doc()
+	})
+	return doc, err
+}
+
+// snapshotHead is a snapshot of s without its state: the twin, the name
+// and the settings, which never change.
+func (s *Session) snapshotHead(twin, twinDigest string) Snapshot {
 	set, _ := s.Settings()
-	doc := Snapshot{
+	return Snapshot{
 		Format: SnapshotFormat, Twin: twin, TwinDigest: twinDigest, Session: s.Name(),
 		Settings: SnapshotSettings{
 			Fixture: set.Fixture, Seed: set.Seed, ClockMode: set.Clock.Mode, BaseEpoch: set.Clock.BaseEpoch,
@@ -53,12 +65,6 @@ func SnapshotOf(s *Session, twin, twinDigest string) (Snapshot, error) {
 			PIIVerbatim: set.PIIVerbatim,
 		},
 	}
-	var err error
-	s.Do(func(st *State) {
-		doc.Digest, _ = st.Digest()
-		doc.StateDoc, err = st.Doc()
-	})
-	return doc, err
 }
 
 // Check reads a snapshot document for the twin named twin with digest

@@ -55,12 +55,17 @@ func (st *State) Doc() (StateDoc, error) {
 	st.overlay.each(func(e *world.Entity) { changed = append(changed, e) })
 	sortEntities(changed)
 	for _, e := range changed {
-		d.Entities = append(d.Entities, EntityDoc{
-			ID: e.ID, Object: e.Resource, Body: e.Body(), Created: e.Created, Seq: e.Seq,
-			Provenance: e.Provenance, Exchange: e.Exchange, Deleted: e.Deleted, Scope: e.Scope,
-		})
+		d.Entities = append(d.Entities, entityDoc(e))
 	}
 	return d, nil
+}
+
+// entityDoc is e as a snapshot carries it.
+func entityDoc(e *world.Entity) EntityDoc {
+	return EntityDoc{
+		ID: e.ID, Object: e.Resource, Body: e.Body(), Created: e.Created, Seq: e.Seq,
+		Provenance: e.Provenance, Exchange: e.Exchange, Deleted: e.Deleted, Scope: e.Scope,
+	}
 }
 
 // Restore returns a session named name with settings set over world w,

@@ -38,8 +38,8 @@ type StoreOptions struct {
 	// caches may hold together (0: DefaultJournalMemory; negative: no
 	// bound).
 	JournalMemory int64
-	// Persister is told of every change to a session; nil is
-	// NopPersister.
+	// Persister is told of every change to a session; nil (or
+	// NopPersister) keeps sessions in memory only.
 	Persister Persister
 }
 
@@ -48,7 +48,7 @@ func NewStoreWith(o StoreOptions) *Store {
 	st := NewStore(o.MaxSessions)
 	st.SetJournalLimit(o.JournalLimit)
 	st.SetJournalMemory(o.JournalMemory)
-	if o.Persister != nil {
+	if _, nop := o.Persister.(NopPersister); !nop {
 		st.persist = o.Persister
 	}
 	return st
@@ -81,7 +81,7 @@ func (st *Store) Finished(session string, e *Entry) {
 
 // NewStore returns a store that holds at most max sessions (0 = no limit).
 func NewStore(max int) *Store {
-	st := &Store{max: int64(max), persist: NopPersister{}}
+	st := &Store{max: int64(max)}
 	st.mem.max = DefaultJournalMemory
 	return st
 }
@@ -96,50 +96,59 @@ func (st *Store) Get(name string) *Session {
 
 // GetOrCreate returns the session named name, creating it with mk when
 // absent. created reports whether mk's session was stored. It fails with
-// ErrLimit when the store is full; nothing is ever evicted.
+// ErrLimit when the store is full; nothing is ever evicted. With a durable
+// persister it returns once the new session is on disk; if it cannot be,
+// the session is served all the same and err wraps ErrNotDurable.
 func (st *Store) GetOrCreate(name string, mk func() *Session) (s *Session, created bool, err error) {
 	if s := st.Get(name); s != nil {
 		return s, false, nil
 	}
-	s, created, err = st.getOrCreate(name, mk)
-	if created {
-		s.report(Created) // outside the store's mutex
+	s, created, a, err := st.getOrCreate(name, mk, Created)
+	if err == nil {
+		err = wait(a) // outside the store's mutex
 	}
 	return s, created, err
 }
 
-// getOrCreate is GetOrCreate without reporting the creation, for the
-// callers that report it as what it is (a fork, a restore).
-func (st *Store) getOrCreate(name string, mk func() *Session) (s *Session, created bool, err error) {
+// getOrCreate is GetOrCreate that tells the persister of the creation as
+// c (a fork, a restore) and leaves the wait to the caller. The persister
+// is told under the store's mutex, before the session is visible: so a
+// session's creation reaches it before any change of the session, and
+// after the deletion of the session that had the name before.
+func (st *Store) getOrCreate(name string, mk func() *Session, c Change) (s *Session, created bool, a Ack, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if s := st.Get(name); s != nil {
-		return s, false, nil
+		return s, false, nil, nil
 	}
 	if st.max > 0 && st.count.Load() >= st.max {
-		return nil, false, fmt.Errorf("%w: %d sessions are alive (raise --max-sessions, or delete sessions you no longer need)", ErrLimit, st.max)
+		return nil, false, nil, fmt.Errorf("%w: %d sessions are alive (raise --max-sessions, or delete sessions you no longer need)", ErrLimit, st.max)
 	}
 	s = mk()
 	s.attach(&st.mem, st.persist)
+	a = s.capture(c)
 	st.m.Store(name, s)
 	st.count.Add(1)
-	return s, true, nil
+	return s, true, a, nil
 }
 
 // Delete removes the session named name and reports whether it existed.
 // What its journal and idempotency cache held leaves the store's memory
-// account (see Session.detach).
+// account (see Session.detach). With a durable persister it returns once
+// the deletion is on disk; a persister that cannot write logs why and
+// refuses every later write, so the failure is not lost here.
 func (st *Store) Delete(name string) bool {
 	st.mu.Lock()
 	v, ok := st.m.LoadAndDelete(name)
+	var a Ack
 	if ok {
 		st.count.Add(-1)
+		a = v.(*Session).capture(Deleted)
 	}
 	st.mu.Unlock()
 	if ok {
-		s := v.(*Session)
-		s.detach() // outside the store's mutex: it waits for the session's lock
-		st.persist.Persist(s, Deleted)
+		v.(*Session).detach() // outside the store's mutex: it waits for the session's lock
+		wait(a)
 	}
 	return ok
 }
