@@ -1,0 +1,256 @@
+//go:build linux
+
+package netns
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// handshakeTimeout bounds the helper's setup: a few mounts and two binds.
+const handshakeTimeout = 15 * time.Second
+
+// Start runs cfg.Argv in its own namespaces. An error wrapping
+// ErrUnavailable means the system refused the namespaces and nothing ran;
+// the caller may fall back to weaker confinement.
+func Start(cfg Config) (*Sandbox, error) {
+	if len(cfg.Helper) == 0 || len(cfg.Argv) == 0 {
+		return nil, errors.New("netns: no helper or no command")
+	}
+	tmp, err := os.MkdirTemp("", "wraith-netns-")
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Sandbox, error) {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	var hosts strings.Builder
+	hosts.WriteString("# written by wraith run: only the sandbox's hosts resolve\n127.0.0.1\tlocalhost\n::1\tlocalhost\n")
+	for _, h := range cfg.Hosts {
+		hosts.WriteString("127.0.0.1\t" + h + "\n")
+	}
+	hostsFile, resolvFile := filepath.Join(tmp, "hosts"), filepath.Join(tmp, "resolv.conf")
+	if err := os.WriteFile(hostsFile, []byte(hosts.String()), 0o644); err != nil {
+		return fail(err)
+	}
+	if err := os.WriteFile(resolvFile, []byte("# written by wraith run: no resolver listens here\nnameserver 127.0.0.1\noptions attempts:1 timeout:1\n"), 0o644); err != nil {
+		return fail(err)
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fail(fmt.Errorf("netns: socket pair: %w", err))
+	}
+	parentEnd, childEnd := os.NewFile(uintptr(fds[0]), "netns-parent"), os.NewFile(uintptr(fds[1]), "netns-helper")
+	defer parentEnd.Close()
+
+	args := append([]string{}, cfg.Helper[1:]...)
+	args = append(args, "--hosts", hostsFile, "--resolv", resolvFile, "--")
+	args = append(args, cfg.Argv...)
+	cmd := exec.Command(cfg.Helper[0], args...)
+	cmd.Env, cmd.Dir = cfg.Env, cfg.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
+	cmd.ExtraFiles = []*os.File{childEnd}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS,
+		// Root of its own user namespace only: the one id mapped is the
+		// caller's, so the command can do nothing outside that the caller
+		// could not.
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		GidMappingsEnableSetgroups: false,
+		// The command dies with wraith run, even by SIGKILL.
+		Pdeathsig: syscall.SIGKILL,
+	}
+	s := &Sandbox{done: make(chan struct{}), tmp: tmp}
+	err = spawn(cmd, s)
+	childEnd.Close()
+	if err != nil {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) {
+			return fail(fmt.Errorf("%w: %v", ErrUnavailable, err))
+		}
+		return fail(fmt.Errorf("netns: start %s: %w", cfg.Helper[0], err))
+	}
+	tls, http, err := receive(parentEnd, s.done)
+	if err != nil {
+		cmd.Process.Kill()
+		<-s.done
+		return fail(err)
+	}
+	s.TLS, s.HTTP = tls, http
+	return s, nil
+}
+
+// receive reads the helper's report: "ok" with two sockets, or an error.
+func receive(f *os.File, exited <-chan struct{}) (tls, http net.Listener, err error) {
+	type result struct {
+		msg []byte
+		fds []int
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		buf, oob := make([]byte, 4096), make([]byte, syscall.CmsgSpace(2*4))
+		n, oobn, _, _, err := syscall.Recvmsg(int(f.Fd()), buf, oob, 0)
+		if err != nil {
+			ch <- result{err: err}
+			return
+		}
+		var fds []int
+		if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
+			for _, m := range msgs {
+				if r, err := syscall.ParseUnixRights(&m); err == nil {
+					fds = append(fds, r...)
+				}
+			}
+		}
+		ch <- result{msg: buf[:n], fds: fds}
+	}()
+	var r result
+	select {
+	case r = <-ch:
+	case <-time.After(handshakeTimeout):
+		return nil, nil, fmt.Errorf("netns: the helper did not report within %s", handshakeTimeout)
+	}
+	if r.err != nil {
+		return nil, nil, fmt.Errorf("netns: read the helper's report: %w", r.err)
+	}
+	msg := string(bytes.TrimSpace(r.msg))
+	if msg == "" {
+		// The helper exited without a word: its stderr said why.
+		return nil, nil, fmt.Errorf("netns: the helper exited before it was set up")
+	}
+	if msg != "ok" || len(r.fds) != 2 {
+		for _, fd := range r.fds {
+			syscall.Close(fd)
+		}
+		return nil, nil, fmt.Errorf("netns: %s", strings.TrimPrefix(msg, "error: "))
+	}
+	ls := make([]net.Listener, 2)
+	for i, fd := range r.fds {
+		file := os.NewFile(uintptr(fd), "sandbox-listener")
+		l, err := net.FileListener(file)
+		file.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("netns: the helper's socket: %w", err)
+		}
+		ls[i] = l
+	}
+	return ls[0], ls[1], nil
+}
+
+// Helper is the helper's side: it sets up the namespace as the package
+// doc says and executes argv in its place. It returns only on failure,
+// having reported the failure to the parent.
+func Helper(hostsFile, resolvFile string, argv, env []string) error {
+	report := os.NewFile(HelperFD, "netns-report")
+	err := setup(hostsFile, resolvFile, report, argv, env)
+	if err != nil && report != nil {
+		syscall.Sendmsg(HelperFD, []byte("error: "+err.Error()), nil, nil, 0)
+	}
+	return err
+}
+
+func setup(hostsFile, resolvFile string, report *os.File, argv, env []string) error {
+	if report == nil {
+		return errors.New("no report descriptor: the helper is started by wraith run, not by hand")
+	}
+	syscall.CloseOnExec(HelperFD)
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	if err := syscall.Mount(hostsFile, "/etc/hosts", "", syscall.MS_BIND, ""); err != nil {
+		return fmt.Errorf("bind-mount the sandbox's hosts file over /etc/hosts: %w", err)
+	}
+	if _, err := os.Stat("/etc/resolv.conf"); err == nil {
+		if err := syscall.Mount(resolvFile, "/etc/resolv.conf", "", syscall.MS_BIND, ""); err != nil {
+			return fmt.Errorf("bind-mount the sandbox's resolv.conf: %w", err)
+		}
+	}
+	if err := loopbackUp(); err != nil {
+		return fmt.Errorf("bring up the loopback interface: %w", err)
+	}
+	var fds []int
+	for _, port := range []string{"443", "80"} {
+		l, err := net.Listen("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			return fmt.Errorf("listen on 127.0.0.1:%s in the namespace: %w", port, err)
+		}
+		f, err := l.(*net.TCPListener).File()
+		if err != nil {
+			return err
+		}
+		fds = append(fds, int(f.Fd()))
+	}
+	path, err := lookPath(argv[0], env)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Sendmsg(HelperFD, []byte("ok"), syscall.UnixRights(fds...), nil, 0); err != nil {
+		return fmt.Errorf("report to wraith run: %w", err)
+	}
+	return syscall.Exec(path, argv, env)
+}
+
+// lookPath finds argv[0] on the command's own PATH.
+func lookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not found on PATH (%s)", name, path)
+}
+
+func plainAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+// loopbackUp sets IFF_UP on lo, as `ip link set lo up` does.
+func loopbackUp() error {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	var req struct {
+		name  [syscall.IFNAMSIZ]byte
+		flags uint16
+		_     [24 - 2]byte
+	}
+	copy(req.name[:], "lo")
+	if err := ioctl(fd, syscall.SIOCGIFFLAGS, unsafe.Pointer(&req)); err != nil {
+		return err
+	}
+	req.flags |= syscall.IFF_UP
+	return ioctl(fd, syscall.SIOCSIFFLAGS, unsafe.Pointer(&req))
+}
+
+func ioctl(fd int, op uintptr, arg unsafe.Pointer) error {
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), op, uintptr(arg)); e != 0 {
+		return e
+	}
+	return nil
+}
