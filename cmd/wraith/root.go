@@ -88,6 +88,9 @@ by the X-Wraith-Session header. Every answer says where it came from.`,
 		newVersionCmd(f, nil),
 		newFleetCmd(f, nil),
 		newCoverageCmd(f, nil),
+		newRunCmd(f, nil),
+		newProxyCmd(f, nil),
+		newSandboxHelperCmd(),
 		newCompletionCmd(f),
 	)
 	registerCompletions(root, f)
