@@ -17,13 +17,17 @@ import (
 	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/manifest"
 	"github.com/wraithdev/wraith/supervisor"
+	"github.com/wraithdev/wraith/twin/session"
 )
 
 // envOptions is what `wraith env` runs with.
 type envOptions struct {
 	Format string
 	File   string
-	f      *factory
+	// Session goes into the proxy variables' credential, when the
+	// project runs a proxy ([proxy]).
+	Session string
+	f       *factory
 }
 
 func newEnvCmd(f *factory, runF func(context.Context, *envOptions) error) *cobra.Command {
@@ -41,7 +45,11 @@ func newEnvCmd(f *factory, runF func(context.Context, *envOptions) error) *cobra
 
 Line formats give, per twin, _URL, _HOST, _PORT, _SESSION_HEADER, _DIGEST and,
 when the twin needs a control token, _CONTROL_TOKEN_ENV: the name of the
-variable holding the token (never the token). NAME is the twin's name
+variable holding the token (never the token). When the manifest has a
+[proxy] table, they also give HTTPS_PROXY, HTTP_PROXY and NO_PROXY, in
+upper and lower case (the proxy's URL, with --session S as its credential) and the CA variables
+SSL_CERT_FILE, REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS, CURL_CA_BUNDLE and
+GIT_SSL_CAINFO; json gives "proxy":{url,ca_file,hosts} (docs/sandbox.md). NAME is the twin's name
 upper-cased, each character other than a letter or digit turned into _.
 It exits 1 if no project is up in this folder, while it is starting (wraith
 up returns once every twin is ready: run env after it), or when
@@ -62,12 +70,18 @@ up returns once every twin is ready: run env after it), or when
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "json", "output format: json, shell, dotenv or github")
 	cmd.Flags().StringVarP(&opts.File, "file", "f", "", "project manifest, to find the project's folder (default ./"+manifest.DefaultFile+")")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "session to name in the proxy variables' credential (with [proxy])")
 	return cmd
 }
 
 func (o *envOptions) check() error {
 	switch o.Format {
 	case "json", "shell", "dotenv", "github":
+		if o.Session != "" {
+			if err := session.ValidateName(o.Session); err != nil {
+				return usagef("--session: %v", err)
+			}
+		}
 		return nil
 	}
 	return usagef("--format must be json, shell, dotenv or github, got %q", o.Format)
@@ -79,6 +93,14 @@ func runEnv(ctx context.Context, opts *envOptions) error {
 		return err
 	}
 	doc := envDocument(st)
+	px, err := projectProxy(st.Dir, st)
+	if err != nil {
+		return err
+	}
+	if px != nil {
+		doc.Proxy = &envProxy{URL: px.URL, CAFile: px.CAFile, Hosts: px.Hosts}
+		doc.session = opts.Session
+	}
 	w := opts.f.Stdout
 	if opts.Format == "json" {
 		b, err := json.MarshalIndent(doc, "", "  ")
@@ -106,9 +128,19 @@ type envDoc struct {
 	Project       string             `json:"project"`
 	SupervisorPID int                `json:"supervisor_pid"`
 	Twins         map[string]envTwin `json:"twins"`
+	// Proxy is the project's forward proxy ([proxy]); absent without one.
+	Proxy *envProxy `json:"proxy,omitempty"`
 
 	order    []string          // twin names in manifest order
 	tokenEnv map[string]string // name -> control_token_env
+	session  string            // --session, for the proxy variables
+}
+
+// envProxy is the project's forward proxy in `wraith env`.
+type envProxy struct {
+	URL    string   `json:"url"`
+	CAFile string   `json:"ca_file"`
+	Hosts  []string `json:"hosts"`
 }
 
 type envTwin struct {
@@ -159,6 +191,11 @@ func envVars(doc envDoc) [][2]string {
 		if v := doc.tokenEnv[name]; v != "" {
 			vars = append(vars, [2]string{p + "_CONTROL_TOKEN_ENV", v})
 		}
+	}
+	if doc.Proxy != nil {
+		// Lower case too: curl reads only http_proxy for plain HTTP.
+		vars = append(vars, proxyVars(doc.Proxy.URL, doc.session)...)
+		vars = append(vars, caVars(doc.Proxy.CAFile)...)
 	}
 	return vars
 }

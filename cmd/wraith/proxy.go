@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/wraithdev/wraith/internal/egress"
 	"github.com/wraithdev/wraith/ipc"
+	"github.com/wraithdev/wraith/supervisor"
 )
 
 // proxyOptions is what `wraith proxy` runs with.
@@ -178,4 +182,64 @@ func readProxyReady(path string) (ProxyReady, error) {
 		return ProxyReady{}, fmt.Errorf("%s has version %d, this build reads version %d", path, r.Version, proxyReadyVersion)
 	}
 	return r, nil
+}
+
+// startProjectProxy starts the forward proxy of the manifest's [proxy]
+// table for the project `wraith up` runs, once its twins are ready, and
+// writes .wraith/proxy.json for wraith env. stop shuts it down and removes
+// the file.
+func startProjectProxy(f *factory, dir string, st supervisor.State, log hclog.Logger) (stop func(), err error) {
+	plan, err := planFromProject(f, dir, st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("[proxy]: %w", err)
+	}
+	var pass []string
+	if plan.proj != nil && plan.proj.Proxy != nil {
+		pass = plan.proj.Proxy.Passthrough
+	}
+	router, closeRouter, err := sandboxRouter(plan, pass, log.Named("proxy"))
+	if err != nil {
+		return nil, fmt.Errorf("[proxy]: %w", err)
+	}
+	port := 0
+	if plan.proj != nil && plan.proj.Proxy != nil {
+		port = plan.proj.Proxy.Port
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		closeRouter()
+		return nil, fmt.Errorf("[proxy]: listen on 127.0.0.1:%d: %w: pick another port in [proxy], or 0 for a free one", port, err)
+	}
+	srv := startProxy(router, l, "", log.Named("proxy"))
+	ready := proxyReady(l, router)
+	path := filepath.Join(dir, proxyState)
+	if err := writeProxyReady(path, ready); err != nil {
+		srv.Close()
+		closeRouter()
+		return nil, err
+	}
+	log.Info("proxy ready", "url", ready.URL, "hosts", strings.Join(ready.Hosts, ","), "ca_file", ready.CAFile)
+	return func() {
+		os.Remove(path)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		closeRouter()
+	}, nil
+}
+
+// projectProxy reads the proxy of the running project in dir, if it runs
+// one; a proxy.json left by a process that is gone is not one.
+func projectProxy(dir string, st supervisor.State) (*ProxyReady, error) {
+	r, err := readProxyReady(filepath.Join(dir, proxyState))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.PID != st.SupervisorPID {
+		return nil, nil // written by an earlier wraith up
+	}
+	return &r, nil
 }

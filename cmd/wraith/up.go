@@ -229,6 +229,8 @@ func runUp(ctx context.Context, opts *upOptions) error {
 	}
 
 	first := true
+	stopProxy := func() {}
+	defer func() { stopProxy() }()
 	sup, err := supervisor.New(supervisor.Config{
 		Binary:        plan.binary,
 		Children:      children(proj),
@@ -251,6 +253,15 @@ func runUp(ctx context.Context, opts *upOptions) error {
 			}
 			if first {
 				first = false
+				if proj.Proxy != nil {
+					// [proxy]: the egress sandbox's forward proxy, once
+					// the twins it routes to are ready (docs/sandbox.md).
+					stop, err := startProjectProxy(f, proj.Dir, st, log)
+					if err != nil {
+						return err
+					}
+					stopProxy = stop
+				}
 				if ready == nil {
 					printSummary(f, doc)
 					return nil
