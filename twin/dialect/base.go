@@ -1,0 +1,179 @@
+package dialect
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// Base is the plainest dialect, for embedding: parameters read as
+// bracketed forms, JSON or a query (package canon), nothing reserved or
+// special in a write, lists as bare arrays paged by a Link header, string
+// ids, Bearer and Basic credentials, and refusals in plain sentences.
+type Base struct{}
+
+var _ Dialect = Base{}
+
+// Name is "base"; a dialect that embeds Base names itself.
+func (Base) Name() string { return "base" }
+
+// Defaults: creates answer 200, deletes 200, ids are strings.
+func (Base) Defaults() Defaults {
+	return Defaults{CreateStatus: http.StatusOK, DeleteStatus: http.StatusOK, IDKind: "string"}
+}
+
+// Params reads the request with canon.Params.
+func (Base) Params(contentType string, body []byte, query string) (map[string]any, error) {
+	return canon.Params(contentType, body, query)
+}
+
+// FlatParams reads the request with canon.FlatParams.
+func (Base) FlatParams(dst []canon.FlatParam, contentType string, body []byte, query string) ([]canon.FlatParam, bool) {
+	return canon.FlatParams(dst, contentType, body, query)
+}
+
+// Reserved reserves nothing.
+func (Base) Reserved(string) bool { return false }
+
+// Cleared is nil: "" clears a field.
+func (Base) Cleared(string) any { return nil }
+
+// FromString reads no object from a string.
+func (Base) FromString(string, *object.Object, string) (*object.Object, bool) { return nil, false }
+
+// ListField knows no list envelope.
+func (Base) ListField(*object.Object) (string, string, bool) { return "", "", false }
+
+// ListParam is page and per_page, LinkPages' parameters.
+func (Base) ListParam(p string) bool { return p == "page" || p == "per_page" }
+
+// List pages with LinkPages' defaults.
+func (Base) List(q *ListQuery) (*ListAnswer, *Refusal) {
+	return LinkPages{PerPage: 30, MaxPerPage: 100}.List(q), nil
+}
+
+// NewID mints StringID or IntegerID by kind.
+func (Base) NewID(src IDSource, kind, prefix string) any {
+	return NewID(src, kind, prefix)
+}
+
+// Secret is DerivedSecret's.
+func (Base) Secret(id string) string { return DerivedSecret(id) }
+
+// Credential reads a Bearer credential or a Basic-auth user name.
+func (Base) Credential(authorization string) (Credentials, bool) {
+	return Credential(authorization, "bearer")
+}
+
+// Word words p in the sentences the engine has always used, which read
+// plainly to any client.
+func (Base) Word(p Problem) string {
+	switch p.Kind {
+	case InvalidNumber:
+		return "Invalid number: " + p.Detail
+	case InvalidInteger:
+		return "Invalid integer: " + p.Value
+	case InvalidFloat:
+		return "Invalid float: " + p.Value
+	case ExpectedNumber:
+		return fmt.Sprintf("Invalid value for %s: expected a number.", p.Param)
+	case InvalidBoolean:
+		return "Invalid boolean: " + p.Value
+	case ExpectedBoolean:
+		return fmt.Sprintf("Invalid value for %s: expected a boolean.", p.Param)
+	case ExpectedHash:
+		return fmt.Sprintf("Invalid object for %s: expected a hash of fields.", p.Param)
+	case Immutable:
+		return fmt.Sprintf("You cannot change `%s`.", p.Param)
+	case KeyInPath:
+		return fmt.Sprintf("You cannot change `%s`: it is part of the item's path.", p.Param)
+	case MissingParam:
+		return "Missing required param: " + p.Param + "."
+	case AlreadyExists:
+		return "A " + p.Object + " with this " + p.Param + " already exists."
+	case KeyTooLong:
+		return fmt.Sprintf("Invalid Idempotency-Key: the key must be at most %d characters long, and this one has %d.", p.Limit, p.Have)
+	case ExpectedNames:
+		return "Invalid request: want a JSON array of names"
+	}
+	return "Invalid request: " + p.Detail
+}
+
+// idLen is the length of a string id after its prefix.
+const idLen = 14
+
+// NewID mints an id of kind from src: StringID for "string", IntegerID
+// for "integer", nil for "none".
+func NewID(src IDSource, kind, prefix string) any {
+	switch kind {
+	case "string":
+		return StringID(src, prefix)
+	case "integer":
+		return IntegerID(src)
+	}
+	return nil
+}
+
+// StringID is prefix and 14 characters from the session's generator.
+func StringID(src IDSource, prefix string) string {
+	return src.NewID(prefix, idLen)
+}
+
+// IntegerID is a new integer id: increasing per session, so never reused,
+// with low digits from the session's generator, so that it depends on the
+// seed as string ids do.
+func IntegerID(src IDSource) json.Number {
+	n := src.Next("\x00id")
+	h := fnv.New32a()
+	h.Write([]byte(src.NewID("", 4)))
+	return json.Number(strconv.FormatInt(100000000+n*1000+int64(h.Sum32()%1000), 10))
+}
+
+// DerivedSecret is "<id>_secret_<24 characters>", derived from the id so
+// it is as deterministic and as session-local as the id itself.
+func DerivedSecret(id string) string {
+	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	sum := sha256.Sum256([]byte("wraith client secret\x00" + id))
+	b := make([]byte, 0, len(id)+8+24)
+	b = append(b, id...)
+	b = append(b, "_secret_"...)
+	for _, c := range sum[:24] {
+		b = append(b, alphabet[int(c)%len(alphabet)])
+	}
+	return string(b)
+}
+
+// Credential reads an Authorization header whose scheme is Basic or one
+// of schemes (lower-case). Basic auth is read as nginx reads it into
+// $remote_user, so that a fleet hashes the session a replica serves
+// (deploy/nginx): padding optional, and no user name without the colon
+// RFC 7617 requires.
+func Credential(authorization string, schemes ...string) (Credentials, bool) {
+	scheme, cred, ok := strings.Cut(authorization, " ")
+	if !ok {
+		return Credentials{}, false
+	}
+	scheme = strings.ToLower(scheme)
+	if scheme == "basic" {
+		raw, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(strings.TrimSpace(cred), "="))
+		if err != nil {
+			return Credentials{}, false
+		}
+		user, pass, ok := strings.Cut(string(raw), ":")
+		return Credentials{Basic: true, User: user, Password: pass}, ok
+	}
+	for _, s := range schemes {
+		if scheme == s {
+			return Credentials{Token: cred}, true
+		}
+	}
+	return Credentials{}, false
+}

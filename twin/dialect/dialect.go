@@ -1,0 +1,162 @@
+// Package dialect declares how a provider speaks where providers differ:
+// how a request's parameters are read and stored, how a list is enveloped
+// and paged, how ids are minted, which credentials name a session, and the
+// words of its refusals. The engine serves every twin the same way and
+// asks its twin's Dialect at each of those points; a provider's knowledge
+// lives in that provider's package (twin/dialect/stripe, twin/dialect/github,
+// twin/dialect/rest), never in the engine (SPEC §13).
+//
+// A twin names its dialect in twin.toml (dialect = "stripe"); package
+// twin/dialect/dialects finds a Dialect by that name.
+package dialect
+
+import (
+	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// Dialect is one provider's way of speaking. Base implements every method
+// with the plainest behaviour; a dialect embeds it and overrides what its
+// provider does otherwise.
+type Dialect interface {
+	// Name is the name twin.toml gives it.
+	Name() string
+
+	// Defaults are what a resource that declares none of it is.
+	Defaults() Defaults
+
+	// Params reads a request's parameters into a tree: names to strings,
+	// nested maps and lists, as the provider's clients send them.
+	Params(contentType string, body []byte, query string) (map[string]any, error)
+	// FlatParams is Params' fast path: the parameters of a request that
+	// are all name or name[key] strings, appended to dst, sorted; ok is
+	// false when they are not all so, and Params must read them.
+	FlatParams(dst []canon.FlatParam, contentType string, body []byte, query string) (flat []canon.FlatParam, ok bool)
+	// Reserved reports whether a write parameter shapes the answer rather
+	// than the object (Stripe's expand): accepted, never stored.
+	Reserved(param string) bool
+	// Cleared is the value a write that sends field as "" leaves: nil, or
+	// the provider's empty value for it.
+	Cleared(field string) any
+	// FromString is the object a write that sends a string where field
+	// holds the object cur leaves, if the provider reads one so.
+	FromString(field string, cur *object.Object, s string) (*object.Object, bool)
+	// ListField is where a list parameter goes in field's object cur
+	// when cur is a list envelope: its data member's name, and the name
+	// of the member that counts it ("" when none).
+	ListField(cur *object.Object) (data, count string, ok bool)
+
+	// ListParam reports whether a list request's parameter pages or
+	// shapes the list, rather than filtering it by a field.
+	ListParam(param string) bool
+	// List answers a page of a list.
+	List(q *ListQuery) (*ListAnswer, *Refusal)
+
+	// NewID mints a new entity's id of kind "string" or "integer".
+	NewID(src IDSource, kind, prefix string) any
+	// Secret is the client secret of the entity with id ($secret).
+	Secret(id string) string
+	// Credential reads an Authorization header in one of the provider's
+	// schemes.
+	Credential(authorization string) (Credentials, bool)
+
+	// Word is the sentence the provider refuses a request with.
+	Word(p Problem) string
+}
+
+// Credentials are what an Authorization header carries: a token (Bearer,
+// or a scheme of the provider's own), or Basic auth's user and password.
+type Credentials struct {
+	Token          string
+	Basic          bool
+	User, Password string
+}
+
+// Defaults are a dialect's answers for a resource that declares none.
+type Defaults struct {
+	CreateStatus int    // a create's status
+	DeleteStatus int    // a delete's status
+	IDKind       string // "string", "integer" or "none"
+	// Typed says every object names its own type in "object", so a
+	// restored entity that names another is refused.
+	Typed bool
+}
+
+// IDSource is a session's deterministic id generator (session.State).
+type IDSource interface {
+	// NewID is prefix and n characters from the session's generator.
+	NewID(prefix string, n int) string
+	// Next is the next value of the session's counter name, from 1.
+	Next(name string) int64
+}
+
+// Items are the entities a list answers from, in order.
+type Items interface {
+	Len() int
+	// ID is the i'th item's id, what a cursor names.
+	ID(i int) string
+	// BodyLen is the length of the i'th item's JSON.
+	BodyLen(i int) int
+	// AppendBody appends the i'th item's JSON to dst.
+	AppendBody(dst []byte, i int) []byte
+}
+
+// ListQuery is a list request as a dialect pages it.
+type ListQuery struct {
+	Params map[string]any // the request's parameters
+	Items  Items
+	Object string // the listed resource's name, for refusals
+	// Array says the twin declared the list a bare array (list = "array")
+	// rather than the dialect's own list shape.
+	Array bool
+	// URL is the list's own path, for an envelope that names it.
+	URL string
+	// Link is the absolute URL of the page numbered page of this list,
+	// with the request's other parameters, for Link headers.
+	Link func(param string, page int) string
+}
+
+// ListAnswer is a page of a list.
+type ListAnswer struct {
+	Body []byte
+	Link string // a Link header, "" for none
+}
+
+// Refusal is a request the provider refuses: the parameter at fault and
+// the provider's sentence.
+type Refusal struct {
+	Param   string
+	Message string
+}
+
+// Problem is what is wrong with a request, for a dialect to word.
+type Problem struct {
+	Kind   Kind
+	Param  string // the parameter at fault
+	Value  string // the value sent, where the words show it
+	Object string // the resource's name
+	Detail string // Wraith's own explanation (InvalidRequest, InvalidNumber)
+	Limit  int    // the bound exceeded (KeyTooLong)
+	Have   int    // what was sent against it
+}
+
+// Kind is a kind of Problem.
+type Kind int
+
+// The kinds of Problem the engine finds.
+const (
+	InvalidRequest  Kind = iota // the request cannot be read: Detail says why
+	InvalidNumber               // a number past what the field can hold: Detail
+	InvalidInteger              // Value is no integer
+	InvalidFloat                // Value is no number
+	ExpectedNumber              // Param wants a number and got another shape
+	InvalidBoolean              // Value is no boolean
+	ExpectedBoolean             // Param wants a boolean and got another shape
+	ExpectedHash                // Param wants an object and got another shape
+	Immutable                   // Param cannot be changed
+	KeyInPath                   // Param is part of the item's path
+	MissingParam                // Param is required
+	AlreadyExists               // an Object with this Param exists
+	KeyTooLong                  // the Idempotency-Key has Have characters, past Limit
+	ExpectedNames               // Param wants a JSON array of names
+)
