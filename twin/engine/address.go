@@ -10,11 +10,11 @@ import (
 )
 
 // address is the key an entity is stored under in a session: the id for
-// Stripe-shaped resources, else the resource's name and the item path's
-// values ("issue:octocat/hello/7"), so an item read under another parent
-// misses.
+// a resource addressed by id, else the resource's name and the item
+// path's values ("issue:octocat/hello/7"), so an item read under another
+// parent misses.
 func (r *resource) address(m *route.Match[*endpoint]) string {
-	if r.ext == nil || !r.ext.keyed {
+	if !r.ext.keyed {
 		return m.Param("id")
 	}
 	x := r.ext
@@ -101,7 +101,7 @@ func inScope(scope string, want []string) bool {
 // or its key field (a number when the skeleton's is one) for keyed
 // resources.
 func setKey(o *object.Object, res *resource, req *request, scrub func(string, any) any) {
-	if res.ext == nil || !res.ext.keyed {
+	if !res.ext.keyed {
 		o.Set("id", scrub("id", req.match.Param("id")))
 		return
 	}
@@ -123,8 +123,5 @@ func setKey(o *object.Object, res *resource, req *request, scrub func(string, an
 
 // scopeText is the scope of the item a request names.
 func (r *resource) scopeText(req *request) string {
-	if r.ext == nil {
-		return ""
-	}
 	return joinSlash(r.ext.scopeOf(req.match))
 }

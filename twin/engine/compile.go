@@ -55,7 +55,7 @@ func (e *Engine) compileResources() (map[string]*resource, error) {
 	resources := map[string]*resource{}
 	for i := range e.twin.Manifest.Resources {
 		spec := &e.twin.Manifest.Resources[i]
-		r, err := compileResource(spec, e.errors)
+		r, err := compileResource(spec, e.errors, e.dialect.Defaults())
 		if err != nil {
 			return nil, fmt.Errorf("twin %s: resource %s: %w", e.twin.Name(), spec.Name, err)
 		}
@@ -86,7 +86,7 @@ func (e *Engine) compileResources() (map[string]*resource, error) {
 func routeTemplate(rt format.Route) *recorded {
 	if rt.Body == "" {
 		if rt.Status == http.StatusNoContent {
-			return &recorded{status: rt.Status} // GitHub's PUT /user/starred/...: no body to shape
+			return &recorded{status: rt.Status} // a 204 route (PUT /user/starred/...): no body to shape
 		}
 		return nil
 	}

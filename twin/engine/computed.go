@@ -9,7 +9,7 @@ import (
 
 // timeValue is a session time as the resource writes it.
 func (x *ext) timeValue(now int64) any {
-	if x != nil && x.rfc3339 {
+	if x.rfc3339 {
 		return time.Unix(now, 0).UTC().Format(time.RFC3339)
 	}
 	return json64(now)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/dialect/dialects"
 	"github.com/wraithdev/wraith/twin/fault"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/route"
@@ -40,6 +42,9 @@ type Options struct {
 	Defaults session.Settings
 	// NoControlHeaders drops the X-Wraith-* headers from app responses.
 	NoControlHeaders bool
+	// Dialect is how the twin's provider speaks; nil is the dialect
+	// twin.toml names (dialects.Lookup).
+	Dialect dialect.Dialect
 	// Scrubber tokenizes PII in synthesized answers. Required.
 	Scrubber *scrub.Scrubber
 	// Import loads a twin whose fixture sets this twin imports.
@@ -82,6 +87,7 @@ type Options struct {
 type Engine struct {
 	twin      *format.Twin
 	opts      Options
+	dialect   dialect.Dialect
 	now       func() time.Time
 	log       hclog.Logger
 	scrub     *scrub.Scrubber
@@ -116,10 +122,18 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
+	if opts.Dialect == nil {
+		d, err := dialects.Lookup(t.Manifest.DialectName())
+		if err != nil {
+			return nil, fmt.Errorf("twin %s: %w", t.Name(), err)
+		}
+		opts.Dialect = d
+	}
 	var err error
 	e := &Engine{
 		twin:     t,
 		opts:     opts,
+		dialect:  opts.Dialect,
 		now:      opts.Now,
 		log:      opts.Logger,
 		scrub:    opts.Scrubber,

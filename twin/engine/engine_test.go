@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/dialect/stripe"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -97,7 +98,8 @@ func TestApplyParams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ignored, err := applyParams(o, tt.params, map[string]bool{"id": true, "object": true}, nil, nil)
+			w := setter{d: stripe.New()}
+			ignored, err := w.apply(o, tt.params, map[string]bool{"id": true, "object": true}, nil)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("want error %q, have %v", tt.err, err)

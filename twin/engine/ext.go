@@ -3,17 +3,16 @@ package engine
 import (
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/format"
 )
 
 // ext is what a resource declares through format.Keys: how it is
-// addressed, scoped, numbered, listed and answered when it is not
-// Stripe-shaped. A resource that declares none of it has a nil ext and is
-// served by the Stripe-shaped code alone.
+// addressed, scoped, numbered, listed and answered. What a resource
+// leaves out is its dialect's default (dialect.Defaults).
 type ext struct {
 	keyed        bool     // stored under an address built from its path, not its id
 	keyField     string   // the field the item path's last parameter names
@@ -34,6 +33,7 @@ type ext struct {
 	computed     []computed
 	updateRules  []rule
 	members      []*member
+	typed        bool // its objects name their type in "object" (dialect.Defaults.Typed)
 }
 
 // computed is a field set on every write from a template.
@@ -51,13 +51,8 @@ type member struct {
 	res      *resource // resolved once every resource is compiled
 }
 
-func compileExt(spec *format.Resource) (*ext, error) {
+func compileExt(spec *format.Resource, defaults dialect.Defaults) (*ext, error) {
 	k := &spec.Keys
-	if !spec.Keyed() && k.List != "array" && k.CreateStatus == 0 && k.DeleteStatus == 0 && len(k.Required) == 0 &&
-		k.TimeFormat == "" && len(k.Computed) == 0 && len(k.UpdateRules) == 0 && len(k.Members) == 0 && k.IDKind == "" &&
-		len(k.CreatePaths) == 0 && len(k.ListPaths) == 0 && len(k.ReadPaths) == 0 && len(k.ListDefaults) == 0 {
-		return nil, nil
-	}
 	x := &ext{
 		keyed:        spec.Keyed(),
 		keyField:     spec.KeyField(),
@@ -73,15 +68,16 @@ func compileExt(spec *format.Resource) (*ext, error) {
 		required:     k.Required,
 		class:        k.Class,
 		rfc3339:      k.TimeFormat == "rfc3339",
+		typed:        defaults.Typed,
 	}
 	if x.idKind == "" {
-		x.idKind = "string"
+		x.idKind = defaults.IDKind
 	}
 	if x.createStatus == 0 {
-		x.createStatus = http.StatusOK
+		x.createStatus = defaults.CreateStatus
 	}
 	if x.deleteStatus == 0 {
-		x.deleteStatus = http.StatusOK
+		x.deleteStatus = defaults.DeleteStatus
 	}
 	if x.class == "" {
 		x.class = spec.Name
@@ -146,9 +142,6 @@ func (r *resource) endpointFor(op format.Operation) *endpoint {
 // linkMembers points every member at its resource, once all are compiled.
 func linkMembers(resources map[string]*resource) {
 	for _, r := range resources {
-		if r.ext == nil {
-			continue
-		}
 		for _, m := range r.ext.members {
 			m.res = resources[m.resource]
 		}

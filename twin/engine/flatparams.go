@@ -18,27 +18,43 @@ type reqParams struct {
 }
 
 // writeParams decodes the request's parameters into buf when they are
-// flat, else as params does, answering 400 when it cannot.
+// flat (the dialect's fast path), else as params does, answering 400 when
+// it cannot.
 func (e *Engine) writeParams(req *request, a *answer, buf []canon.FlatParam) (reqParams, bool) {
-	if flat, ok := canon.FlatParams(buf, req.ctype, req.body, req.query); ok {
+	if flat, ok := e.dialect.FlatParams(buf, req.ctype, req.body, req.query); ok {
 		return reqParams{flat: flat}, true
 	}
 	tree, ok := e.params(req, a)
 	return reqParams{tree: tree}, ok
 }
 
-// apply is applyParamsFilled of p.
-func (p reqParams) apply(o *object.Object, immutable map[string]bool, only []string, scrub func(field string, v any) any, fill *filler) ([]string, error) {
+// has reports whether p sets name to something: a value other than ""
+// and null.
+func (p reqParams) has(name string) bool {
 	if p.tree != nil {
-		return applyParamsFilled(o, p.tree, immutable, only, scrub, fill)
+		v, ok := p.tree[name]
+		return ok && v != nil && v != ""
 	}
-	return applyFlat(o, p.flat, immutable, only, scrub, fill)
+	for _, f := range p.flat {
+		if f.Name == name && (f.Key != "" || f.Value != "") {
+			return true
+		}
+	}
+	return false
 }
 
-// applyFlat is applyParamsFilled of the tree that params, a list
-// canon.FlatParams read, stands for. It gives the same object, ignored
-// names and errors (TestApplyFlat holds it to that).
-func applyFlat(o *object.Object, params []canon.FlatParam, immutable map[string]bool, only []string, scrub func(field string, v any) any, fill *filler) (ignored []string, err error) {
+// apply is w.apply of p.
+func (p reqParams) apply(w *setter, o *object.Object, immutable map[string]bool, only []string) ([]string, error) {
+	if p.tree != nil {
+		return w.apply(o, p.tree, immutable, only)
+	}
+	return w.applyFlat(o, p.flat, immutable, only)
+}
+
+// applyFlat is apply of the tree that params, a list the fast path read,
+// stands for. It gives the same object, ignored names and errors
+// (TestApplyFlat holds it to that).
+func (w *setter) applyFlat(o *object.Object, params []canon.FlatParam, immutable map[string]bool, only []string) (ignored []string, err error) {
 	for len(params) > 0 {
 		k, n := params[0].Name, 1
 		for n < len(params) && params[n].Name == k {
@@ -46,46 +62,46 @@ func applyFlat(o *object.Object, params []canon.FlatParam, immutable map[string]
 		}
 		group := params[:n]
 		params = params[n:]
-		cur, ok, err := admit(o, k, immutable, only, &ignored)
+		cur, ok, err := w.admit(o, k, immutable, only, &ignored)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		v, err := convertFlat(k, cur, group, fill)
+		v, err := w.convertFlat(k, cur, group)
 		if err != nil {
 			return nil, err
 		}
-		if scrub != nil {
-			v = scrub(k, v)
+		if w.scrub != nil {
+			v = w.scrub(k, v)
 		}
 		o.Set(k, v)
 	}
 	return ignored, nil
 }
 
-// convertFlat is convertParam of the value a group of parameters of one
-// name stands for: a string, or an object of the group's keys.
-func convertFlat(name string, cur any, group []canon.FlatParam, fill *filler) (any, error) {
+// convertFlat is convert of the value a group of parameters of one name
+// stands for: a string, or an object of the group's keys.
+func (w *setter) convertFlat(name string, cur any, group []canon.FlatParam) (any, error) {
 	if group[0].Key == "" {
-		return convertParam(name, cur, group[0].Value, fill)
+		return w.convert(name, cur, group[0].Value)
 	}
 	if c, ok := cur.(*object.Object); ok {
-		return mergeFlat(name, c, group, fill)
+		return w.mergeFlat(name, c, group)
 	}
 	// A nested default or a field of another type: rare enough to build
-	// the object convertParam reads.
+	// the object convert reads.
 	t := make(map[string]any, len(group))
 	for _, p := range group {
 		t[p.Key] = p.Value
 	}
-	return convertParam(name, cur, t, fill)
+	return w.convert(name, cur, t)
 }
 
 // mergeFlat is merge of an object whose members are the group's strings,
 // sorted by key.
-func mergeFlat(name string, cur *object.Object, group []canon.FlatParam, fill *filler) (*object.Object, error) {
+func (w *setter) mergeFlat(name string, cur *object.Object, group []canon.FlatParam) (*object.Object, error) {
 	merged := object.New(cur.Len() + len(group))
 	vals := cur.Values()
 	for i, k := range cur.Keys() {
@@ -100,7 +116,7 @@ func mergeFlat(name string, cur *object.Object, group []canon.FlatParam, fill *f
 		if s == "" {
 			continue
 		}
-		nv, err := convertParam(name+"["+k+"]", vals[i], s, fill)
+		nv, err := w.convert(name+"["+k+"]", vals[i], s)
 		if err != nil {
 			return nil, err
 		}

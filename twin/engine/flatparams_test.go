@@ -58,7 +58,7 @@ var flatForms = []string{
 
 // TestApplyFlat: a write whose form canon.FlatParams reads answers exactly
 // as the same parameters sent as JSON, which canon.Params decodes into
-// the tree applyParamsFilled applies: same status, body and ignored names,
+// the tree setter.apply applies: same status, body and ignored names,
 // on create, update and an action.
 func TestApplyFlat(t *testing.T) {
 	e := newFlat(t)

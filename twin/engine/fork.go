@@ -93,11 +93,11 @@ func (r *resource) owns(ed *session.EntityDoc) string {
 	if o.String("id") == ed.ID && o.String("object") == r.name {
 		return ""
 	}
-	if v, ok := o.Get("object"); (r.ext == nil || r.skeleton.String("object") == r.name) && (!ok || v != r.name) {
+	if v, ok := o.Get("object"); (r.ext.typed || r.skeleton.String("object") == r.name) && (!ok || v != r.name) {
 		return fmt.Sprintf("the body's object is %s: want %q, the resource the entity is stored as", jsonText(v, ok), r.name)
 	}
 	x := r.ext
-	if x == nil || !x.keyed || x.byID() {
+	if !x.keyed || x.byID() {
 		v, ok := o.Get("id")
 		if keyText(v) != ed.ID {
 			return fmt.Sprintf("the body's id is %s: want %q, the key the entity is stored under", jsonText(v, ok), ed.ID)

@@ -130,7 +130,8 @@ func BenchmarkMergeMetadata(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				o := res.skeleton.Clone()
-				if _, err := applyParams(o, params, res.immutable, nil, nil); err != nil {
+				w := setter{d: e.dialect}
+				if _, err := w.apply(o, params, res.immutable, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

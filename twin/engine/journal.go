@@ -103,7 +103,7 @@ func (e *Engine) Refuse(w http.ResponseWriter, r *http.Request, fail *apierr.Err
 	start := time.Now()
 	hostguard.NoSniff(w.Header()) // as on every application answer
 	apierr.Write(w, fail)
-	name, path, bad := sessionOf(r)
+	name, path, bad := e.sessionOf(r)
 	if bad != nil {
 		name = ""
 	}

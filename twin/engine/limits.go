@@ -11,6 +11,7 @@ import (
 
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -70,7 +71,7 @@ func (e *Engine) overLimit(a *answer, err error) {
 	if errors.As(err, &le) {
 		code = apierr.Code(le.Code)
 	}
-	e.invalid(a, "", "Invalid request: "+err.Error())
+	e.refuse(a, dialect.Problem{Kind: dialect.InvalidRequest, Detail: err.Error()})
 	a.limit = code
 	if a.wraith {
 		a.fail(apierr.New(code, "Invalid request: "+err.Error()).With("param", ""))
@@ -78,8 +79,8 @@ func (e *Engine) overLimit(a *answer, err error) {
 }
 
 // keyTooLong reports whether a POST's Idempotency-Key is longer than
-// session.MaxIdempotencyKey (Stripe's limit), answering 400 in the
-// provider's invalid-request shape, X-Wraith-Limit:
+// session.MaxIdempotencyKey, answering 400 in the provider's
+// invalid-request shape and the dialect's words, X-Wraith-Limit:
 // idempotency-key-too-long, when it is. Refused before the session's
 // lock: a key is remembered as long as its session lives, so its length
 // is what the cache would hold of it on every write.
@@ -87,7 +88,7 @@ func (e *Engine) keyTooLong(a *answer, req *request) bool {
 	if len(req.idem) <= session.MaxIdempotencyKey || req.method != http.MethodPost {
 		return false
 	}
-	msg := fmt.Sprintf("Invalid Idempotency-Key: the key must be at most %d characters long, and this one has %d.", session.MaxIdempotencyKey, len(req.idem))
+	msg := e.dialect.Word(dialect.Problem{Kind: dialect.KeyTooLong, Limit: session.MaxIdempotencyKey, Have: len(req.idem)})
 	e.invalid(a, "", msg)
 	a.limit = apierr.IdempotencyKeyTooLong
 	if a.wraith {

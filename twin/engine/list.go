@@ -3,33 +3,26 @@ package engine
 import (
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
 )
 
-const (
-	defaultLimit = 10
-	maxLimit     = 100
-)
-
-// listParams are the pagination parameters; every other query parameter
-// that names a top-level field of the resource filters by equality.
-var listParams = map[string]bool{"limit": true, "starting_after": true, "ending_before": true, "expand": true, "page": true, "per_page": true}
-
-// list answers GET {collection} from the session's world, in the
-// provider's list envelope. A session that has no fixture and changed
-// nothing of this resource gets a recorded list verbatim when one matches.
+// list answers GET {collection} from the session's world: the entities
+// of the request's parent scope, filtered by field parameters and the
+// resource's list_defaults, paged and enveloped by the dialect. A session
+// that has no fixture and changed nothing of this resource gets a
+// recorded list verbatim when one matches (lists of a top-level
+// collection in the dialect's own shape: those are the ones recorded).
 func (e *Engine) list(st *session.State, req *request, a *answer) {
 	res := req.match.Value.res
-	if res.ext != nil && (res.ext.array || len(res.ext.parents) > 0) {
-		e.listExt(st, req, a)
-		return
-	}
-	if st.World() == e.worlds[""] && !st.HasChanges(res.name) {
+	x := res.ext
+	if !x.array && len(x.parents) == 0 && st.World() == e.worlds[""] && !st.HasChanges(res.name) {
 		if rec := e.recordedFor(req); rec != nil {
 			a.fromRecorded(rec)
 			return
@@ -40,45 +33,74 @@ func (e *Engine) list(st *session.State, req *request, a *answer) {
 		return
 	}
 	filters, ignored := e.listFilters(st, res, p)
+	for _, d := range x.listDefaults {
+		if v, given := p[d.field]; given {
+			if v == "all" {
+				filters = dropFilter(filters, d.field)
+			}
+			continue
+		}
+		filters = append(filters, d)
+	}
 	all := visible(st, res.name)
+	url := res.listURL
+	if len(x.parents) > 0 {
+		want := x.scopeOf(req.match)
+		scoped := make([]*world.Entity, 0, len(all))
+		for _, ent := range all {
+			if inScope(ent.Scope, want) {
+				scoped = append(scoped, ent)
+			}
+		}
+		all = scoped
+		url = req.path // a parent-scoped list is named by the path it was asked at
+	}
 	if len(filters) > 0 {
 		all = filter(all, filters)
 	}
-	e.stripeList(a, res, p, all, res.listURL, ignored)
+	page, refused := e.dialect.List(&dialect.ListQuery{
+		Params: p,
+		Items:  entities(all),
+		Object: res.name,
+		Array:  x.array,
+		URL:    url,
+		Link:   req.pageLink,
+	})
+	if refused != nil {
+		e.invalid(a, refused.Param, refused.Message)
+		return
+	}
+	a.status, a.prov, a.ignored, a.body = http.StatusOK, ProvHandler, ignored, page.Body
+	if page.Link != "" {
+		a.link = []string{page.Link}
+	}
 }
 
-// stripeList answers with the page of all that p asks for, in Stripe's
-// list envelope: limit is 1 to 100 (default 10), starting_after or
-// ending_before name the entity the page starts after or ends before.
-// Top-level and parent-scoped lists page alike; url is the envelope's url.
-func (e *Engine) stripeList(a *answer, res *resource, p map[string]any, all []*world.Entity, url string, ignored []string) {
-	limit := defaultLimit
-	if v, ok := p["limit"]; ok {
-		s, _ := v.(string)
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxLimit {
-			e.invalid(a, "limit", "Invalid limit: must be an integer between 1 and 100")
-			return
+// entities are a list's items as a dialect pages them.
+type entities []*world.Entity
+
+func (l entities) Len() int                            { return len(l) }
+func (l entities) ID(i int) string                     { return l[i].ID }
+func (l entities) BodyLen(i int) int                   { return l[i].BodyLen() }
+func (l entities) AppendBody(dst []byte, i int) []byte { return l[i].AppendBody(dst) }
+
+// pageLink is the absolute URL of this request with param set to page,
+// for a list's Link header: it leads back to the session when the path
+// named it (baseURL).
+func (req *request) pageLink(param string, page int) string {
+	q, _ := url.ParseQuery(req.query)
+	q.Set(param, strconv.Itoa(page))
+	return req.baseURL() + req.path + "?" + q.Encode()
+}
+
+func dropFilter(fs []fieldFilter, field string) []fieldFilter {
+	out := fs[:0]
+	for _, f := range fs {
+		if f.field != field {
+			out = append(out, f)
 		}
-		limit = n
 	}
-	after, _ := p["starting_after"].(string)
-	before, _ := p["ending_before"].(string)
-	if after != "" && before != "" {
-		e.invalid(a, "ending_before", "You may only specify one of these parameters: ending_before, starting_after.")
-		return
-	}
-	page, more, ok := paginate(all, limit, after, before)
-	if !ok {
-		cursor, param := after, "starting_after"
-		if before != "" {
-			cursor, param = before, "ending_before"
-		}
-		e.invalid(a, param, "No such "+res.name+": '"+cursor+"'")
-		return
-	}
-	a.status, a.prov, a.ignored = http.StatusOK, ProvHandler, ignored
-	a.body = envelope(page, more, url)
+	return out
 }
 
 type fieldFilter struct {
@@ -92,7 +114,7 @@ func (e *Engine) listFilters(st *session.State, res *resource, p map[string]any)
 	var fs []fieldFilter
 	var ignored []string
 	for _, k := range slices.Sorted(maps.Keys(p)) {
-		if listParams[k] {
+		if e.dialect.ListParam(k) {
 			continue
 		}
 		s, isString := p[k].(string)
@@ -158,65 +180,4 @@ func filter(all []*world.Entity, fs []fieldFilter) []*world.Entity {
 		}
 	}
 	return out
-}
-
-// paginate cuts one page. ok is false when a cursor names no entity.
-func paginate(all []*world.Entity, limit int, after, before string) (page []*world.Entity, more, ok bool) {
-	start, end := 0, len(all)
-	switch {
-	case after != "":
-		i := indexOf(all, after)
-		if i < 0 {
-			return nil, false, false
-		}
-		start = i + 1
-		if end-start > limit {
-			end = start + limit
-		}
-		return all[start:end], end < len(all), true
-	case before != "":
-		i := indexOf(all, before)
-		if i < 0 {
-			return nil, false, false
-		}
-		end = i
-		if end-start > limit {
-			start = end - limit
-		}
-		return all[start:end], start > 0, true
-	}
-	if end > limit {
-		end = limit
-	}
-	return all[:end], end < len(all), true
-}
-
-func indexOf(all []*world.Entity, id string) int {
-	for i, e := range all {
-		if e.ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
-// envelope writes the provider's list envelope around entity bodies.
-func envelope(page []*world.Entity, more bool, url string) []byte {
-	n := 64 + len(url)
-	for _, e := range page {
-		n += e.BodyLen() + 1
-	}
-	b := make([]byte, 0, n)
-	b = append(b, `{"object":"list","data":[`...)
-	for i, e := range page {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = e.AppendBody(b)
-	}
-	b = append(b, `],"has_more":`...)
-	b = strconv.AppendBool(b, more)
-	b = append(b, `,"url":`...)
-	b = object.AppendString(b, url)
-	return append(b, '}')
 }

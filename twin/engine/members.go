@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
@@ -12,8 +13,8 @@ import (
 
 // addMembers answers POST {item}/{member}: it adds entities of the member
 // resource, named by key, to an array field of the item, creating in the
-// item's scope those that do not exist yet (GitHub creates a label it is
-// asked to add to an issue), and answers the field's new value.
+// item's scope those that do not exist yet (as a label added to an issue
+// is created in its repository), and answers the field's new value.
 func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
 	ep := req.match.Value
 	res, mem := ep.res, ep.member
@@ -46,9 +47,7 @@ func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
 		list = append(list, e.memberEntity(st, mr, scope, k, req))
 	}
 	o.Set(mem.field, list)
-	if res.ext != nil {
-		e.compute(res, o, res.ext.scopeOf(req.match), req)
-	}
+	e.compute(res, o, res.ext.scopeOf(req.match), req)
 	if !e.save(st, req, o, ent, a) {
 		return
 	}
@@ -61,7 +60,7 @@ func (e *Engine) memberKeys(req *request, mem *member, a *answer) ([]string, boo
 	if body := bytes.TrimSpace(req.body); len(body) > 0 && body[0] == '[' {
 		var keys []string
 		if err := json.Unmarshal(body, &keys); err != nil {
-			e.invalid(a, mem.param, "Invalid request: want a JSON array of names")
+			e.refuse(a, dialect.Problem{Kind: dialect.ExpectedNames, Param: mem.param})
 			return nil, false
 		}
 		return keys, true

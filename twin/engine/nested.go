@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
@@ -93,6 +94,7 @@ func linkExpansions(resources map[string]*resource) {
 // object being written, the session's clock and its id generator.
 type filler struct {
 	n   *nested
+	d   dialect.Dialect
 	st  *session.State
 	o   *object.Object
 	now int64
@@ -100,11 +102,16 @@ type filler struct {
 
 // fillerFor returns nil when the resource declares no nested defaults,
 // so that parameters of most resources cost nothing more.
-func fillerFor(res *resource, st *session.State, o *object.Object, now int64) *filler {
+func fillerFor(res *resource, d dialect.Dialect, st *session.State, o *object.Object, now int64) *filler {
 	if res.nested == nil || len(res.nested.defaults) == 0 {
 		return nil
 	}
-	return &filler{n: res.nested, st: st, o: o, now: now}
+	return &filler{n: res.nested, d: d, st: st, o: o, now: now}
+}
+
+// setterFor is how a write of res in st sets its parameters onto o.
+func (e *Engine) setterFor(res *resource, st *session.State, o *object.Object, now int64) setter {
+	return setter{d: e.dialect, fill: fillerFor(res, e.dialect, st, o, now), scrub: e.scrubFor(st)}
 }
 
 // has reports whether there is a default at path, without making one
@@ -131,9 +138,9 @@ func (f *filler) defaultAt(path string) *object.Object {
 		case x.Now:
 			o.Set(a.field, json.Number(strconv.FormatInt(f.now+x.Offset, 10)))
 		case x.IDPrefix != "":
-			o.Set(a.field, f.st.NewID(x.IDPrefix, defaultIDLen))
+			o.Set(a.field, dialect.StringID(f.st, x.IDPrefix))
 		case x.Secret:
-			o.Set(a.field, clientSecret(f.o.String("id")))
+			o.Set(a.field, f.d.Secret(f.o.String("id")))
 		default:
 			v, _ := f.o.Get(x.Field)
 			o.Set(a.field, object.CloneValue(v))

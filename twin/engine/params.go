@@ -2,62 +2,65 @@ package engine
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/object"
 )
 
-// paramError is a request parameter the provider would refuse.
-type paramError struct {
-	param   string
-	message string
+// paramError is a request parameter the provider would refuse, for the
+// dialect to word.
+type paramError struct{ p dialect.Problem }
+
+// Error words p plainly; an answer words it in the twin's dialect.
+func (p *paramError) Error() string { return dialect.Base{}.Word(p.p) }
+
+func problem(kind dialect.Kind, param, value string) *paramError {
+	return &paramError{dialect.Problem{Kind: kind, Param: param, Value: value}}
 }
 
-func (p *paramError) Error() string { return p.message }
-
-// ignoredParams are accepted on any request and never stored: they shape
-// the answer or the transport, not the object.
-var ignoredParams = map[string]bool{"expand": true}
-
-// applyParams sets request parameters onto o the way the provider stores
-// them: a parameter names a field; nested objects merge (an empty string
-// clears a metadata key, or the whole field); strings are converted to the
-// field's type when the field is a number or boolean, and scrubbed with
-// scrub when it is not nil. Parameters that name no field are returned,
-// sorted, so the answer can say they were ignored.
-func applyParams(o *object.Object, params map[string]any, immutable map[string]bool, only []string, scrub func(field string, v any) any) (ignored []string, err error) {
-	return applyParamsFilled(o, params, immutable, only, scrub, nil)
+// setter sets a write's parameters onto an object the way the provider
+// stores them: its dialect's value rules (d), the resource's nested
+// defaults (fill, nil when it has none), and the session's scrubber
+// (scrub, nil for none).
+type setter struct {
+	d     dialect.Dialect
+	fill  *filler
+	scrub func(field string, v any) any
 }
 
-// applyParamsFilled is applyParams with the resource's nested defaults
-// (nested.go): a parameter that writes a nested object where the field
-// holds none, or the elements of a nested list, is merged over the
-// default for that place.
-func applyParamsFilled(o *object.Object, params map[string]any, immutable map[string]bool, only []string, scrub func(field string, v any) any, fill *filler) (ignored []string, err error) {
+// apply sets request parameters onto o: a parameter names a field; nested
+// objects merge (an empty string clears a key, or the whole field, as the
+// dialect clears it); strings are converted to the field's type when the
+// field is a number or boolean, and scrubbed. A parameter that writes a
+// nested object where the field holds none, or the elements of a nested
+// list, is merged over the nested default for that place. Parameters that
+// name no field are returned, sorted, so the answer can say they were
+// ignored.
+func (w *setter) apply(o *object.Object, params map[string]any, immutable map[string]bool, only []string) (ignored []string, err error) {
 	keys := make([]string, 0, 16) // on the stack for the few parameters a request usually has
 	for k := range params {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		cur, ok, err := admit(o, k, immutable, only, &ignored)
+		cur, ok, err := w.admit(o, k, immutable, only, &ignored)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		v, err := convertParam(k, cur, params[k], fill)
+		v, err := w.convert(k, cur, params[k])
 		if err != nil {
 			return nil, err
 		}
-		if scrub != nil {
-			v = scrub(k, v)
+		if w.scrub != nil {
+			v = w.scrub(k, v)
 		}
 		o.Set(k, v)
 	}
@@ -68,8 +71,8 @@ func applyParamsFilled(o *object.Object, params map[string]any, immutable map[st
 // the engine ignores is skipped, one outside only or naming no field of o
 // is skipped and added to ignored, and one naming an immutable field is
 // refused. ok says the parameter applies to cur, o's field k.
-func admit(o *object.Object, k string, immutable map[string]bool, only []string, ignored *[]string) (cur any, ok bool, err error) {
-	if ignoredParams[k] {
+func (w *setter) admit(o *object.Object, k string, immutable map[string]bool, only []string, ignored *[]string) (cur any, ok bool, err error) {
+	if w.d.Reserved(k) {
 		return nil, false, nil
 	}
 	if only != nil && !contains(only, k) {
@@ -89,7 +92,7 @@ func admit(o *object.Object, k string, immutable map[string]bool, only []string,
 // immutableParam refuses a parameter that names a field no write may
 // change.
 func immutableParam(k string) error {
-	return &paramError{param: k, message: fmt.Sprintf("You cannot change `%s`.", k)}
+	return problem(dialect.Immutable, k, "")
 }
 
 func contains(list []string, s string) bool {
@@ -101,56 +104,47 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// convertParam returns the new value of a field whose current value is cur.
-func convertParam(name string, cur, v any, fill *filler) (any, error) {
+// convert returns the new value of a field whose current value is cur.
+func (w *setter) convert(name string, cur, v any) (any, error) {
 	if m, ok := v.(map[string]any); ok && cur == nil {
-		if d := fill.defaultAt(dottedPath(name)); d != nil {
-			return merge(name, d, m, fill)
+		if d := w.fill.defaultAt(dottedPath(name)); d != nil {
+			return w.merge(name, d, m)
 		}
 	}
-	if l, ok := v.([]any); ok && fill.has(dottedPath(name)+"[]") {
+	if l, ok := v.([]any); ok && w.fill.has(dottedPath(name)+"[]") {
 		if _, isList := cur.([]any); isList || cur == nil {
-			return mergeEach(name, dottedPath(name)+"[]", l, fill)
+			return w.mergeEach(name, dottedPath(name)+"[]", l)
 		}
 	}
 	switch c := cur.(type) {
 	case *object.Object:
 		switch t := v.(type) {
 		case map[string]any:
-			return merge(name, c, t, fill)
+			return w.merge(name, c, t)
 		case string:
 			if t == "" {
-				if name == "metadata" {
-					return object.New(0), nil
-				}
-				return nil, nil
+				return w.d.Cleared(name), nil
 			}
-			// GitHub names a pull request's head and base branch objects
-			// by their ref: a string sets it.
-			if _, ok := c.Get("ref"); ok {
-				o := c.Clone()
-				o.Set("ref", t)
+			if o, ok := w.d.FromString(name, c, t); ok {
 				return o, nil
 			}
 		case nil:
 			return nil, nil
 		case []any:
-			// A list parameter into a list envelope (Stripe's items[0][price]
-			// into items.data) replaces the envelope's data.
-			if c.String("object") == "list" {
+			if data, count, ok := w.d.ListField(c); ok {
 				env := c.Clone()
-				data, err := mergeEach(name, dottedPath(name)+".data[]", t, fill)
+				items, err := w.mergeEach(name, dottedPath(name)+"."+data+"[]", t)
 				if err != nil {
 					return nil, err
 				}
-				env.Set("data", data)
-				if _, ok := env.Get("total_count"); ok {
-					env.Set("total_count", json.Number(strconv.Itoa(len(t))))
+				env.Set(data, items)
+				if _, ok := env.Get(count); ok && count != "" {
+					env.Set(count, json.Number(strconv.Itoa(len(t))))
 				}
 				return env, nil
 			}
 		}
-		return nil, &paramError{param: name, message: fmt.Sprintf("Invalid object for %s: expected a hash of fields.", name)}
+		return nil, problem(dialect.ExpectedHash, name, "")
 	case json.Number:
 		return numberParam(name, c, v)
 	case bool:
@@ -160,11 +154,11 @@ func convertParam(name string, cur, v any, fill *filler) (any, error) {
 		case string:
 			b, err := strconv.ParseBool(t)
 			if err != nil {
-				return nil, &paramError{param: name, message: fmt.Sprintf("Invalid boolean: %s", t)}
+				return nil, problem(dialect.InvalidBoolean, name, t)
 			}
 			return b, nil
 		}
-		return nil, &paramError{param: name, message: fmt.Sprintf("Invalid value for %s: expected a boolean.", name)}
+		return nil, problem(dialect.ExpectedBoolean, name, "")
 	default:
 		return paramValue(v), nil
 	}
@@ -175,7 +169,7 @@ func convertParam(name string, cur, v any, fill *filler) (any, error) {
 // follow cur's in sorted order. It builds the result in one pass over cur
 // and one over t, so a merge of n keys costs O(n log n) for the sort and
 // nothing quadratic. cur itself is left as it was.
-func merge(name string, cur *object.Object, t map[string]any, fill *filler) (*object.Object, error) {
+func (w *setter) merge(name string, cur *object.Object, t map[string]any) (*object.Object, error) {
 	merged := object.New(cur.Len() + len(t))
 	vals := cur.Values()
 	for i, k := range cur.Keys() {
@@ -187,7 +181,7 @@ func merge(name string, cur *object.Object, t map[string]any, fill *filler) (*ob
 		if s, ok := v.(string); ok && s == "" {
 			continue
 		}
-		nv, err := convertParam(name+"["+k+"]", vals[i], v, fill)
+		nv, err := w.convert(name+"["+k+"]", vals[i], v)
 		if err != nil {
 			return nil, err
 		}
@@ -203,12 +197,12 @@ func merge(name string, cur *object.Object, t map[string]any, fill *filler) (*ob
 	for _, k := range added {
 		v := t[k]
 		if s, isString := v.(string); isString {
-			if s != "" { // what convertParam makes of a string for a field cur lacks
+			if s != "" { // what convert makes of a string for a field cur lacks
 				merged.Set(k, v) // v as it is: a string made an interface again would be a copy
 			}
 			continue
 		}
-		nv, err := convertParam(name+"["+k+"]", nil, v, fill)
+		nv, err := w.convert(name+"["+k+"]", nil, v)
 		if err != nil {
 			return nil, err
 		}
@@ -219,15 +213,15 @@ func merge(name string, cur *object.Object, t map[string]any, fill *filler) (*ob
 
 // mergeEach converts the elements of a list parameter, merging each
 // object over the nested default at path when there is one.
-func mergeEach(name, path string, l []any, fill *filler) ([]any, error) {
+func (w *setter) mergeEach(name, path string, l []any) ([]any, error) {
 	out := make([]any, len(l))
 	for i, el := range l {
 		m, ok := el.(map[string]any)
-		if !ok || !fill.has(path) {
+		if !ok || !w.fill.has(path) {
 			out[i] = paramValue(el)
 			continue
 		}
-		merged, err := merge(name+"["+strconv.Itoa(i)+"]", fill.defaultAt(path), m, fill)
+		merged, err := w.merge(name+"["+strconv.Itoa(i)+"]", w.fill.defaultAt(path), m)
 		if err != nil {
 			return nil, err
 		}
@@ -261,7 +255,7 @@ func paramValue(v any) any {
 
 // numberParam converts v, sent for a field whose current value is the
 // number cur. A field that holds an integer takes only integers within
-// int64, written in decimal, as Stripe does ("Invalid integer: 1.5"); any
+// int64, written in decimal (1.5 is an InvalidInteger); any
 // other number field takes a JSON number that a 64-bit float holds. NaN,
 // Inf, hex, 1_000 and the like, which strconv would read, are refused:
 // stored, they would be served as text no JSON decoder reads. The result
@@ -275,17 +269,17 @@ func numberParam(name string, cur json.Number, v any) (json.Number, error) {
 	case string:
 		text = t
 	default:
-		return "", &paramError{param: name, message: fmt.Sprintf("Invalid value for %s: expected a number.", name)}
+		return "", problem(dialect.ExpectedNumber, name, "")
 	}
 	if isInteger(cur) {
 		n, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {
-			return "", &paramError{param: name, message: "Invalid integer: " + text}
+			return "", problem(dialect.InvalidInteger, name, text)
 		}
 		return json.Number(strconv.FormatInt(n, 10)), nil
 	}
 	if !canon.Number(text) {
-		return "", &paramError{param: name, message: "Invalid float: " + text}
+		return "", problem(dialect.InvalidFloat, name, text)
 	}
 	return json.Number(text), nil
 }

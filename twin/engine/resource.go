@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/object"
 )
@@ -32,9 +32,10 @@ type resource struct {
 	actions    []*action
 	immutable  map[string]bool
 	listURL    string
-	ext        *ext      // nil for a Stripe-shaped resource; see ext.go
+	ext        *ext      // how it is addressed, scoped, numbered, listed; see ext.go
 	nested     *nested   // nested defaults and expansions; see nested.go
 	recycled   sync.Pool // *object.Object that creates are done with; see startCreate
+	deep       bool      // creates copy the skeleton deeply; see deepCreate
 }
 
 type action struct {
@@ -65,7 +66,7 @@ type assign struct {
 	rfc   bool         // $now is written as RFC 3339 text (time_format)
 }
 
-func compileResource(spec *format.Resource, errs errorShapes) (*resource, error) {
+func compileResource(spec *format.Resource, errs errorShapes, defaults dialect.Defaults) (*resource, error) {
 	skel, err := object.Parse([]byte(spec.Skeleton))
 	if err != nil {
 		return nil, fmt.Errorf("skeleton: %w", err)
@@ -104,13 +105,14 @@ func compileResource(spec *format.Resource, errs errorShapes) (*resource, error)
 		}
 		r.actions = append(r.actions, ca)
 	}
-	if r.ext, err = compileExt(spec); err != nil {
+	if r.ext, err = compileExt(spec, defaults); err != nil {
 		return nil, err
 	}
 	if r.nested, err = compileNested(spec); err != nil {
 		return nil, err
 	}
-	if r.ext != nil && r.ext.rfc3339 {
+	r.deep = r.needsDeep()
+	if r.ext.rfc3339 {
 		markRFC3339(r.create)
 		markRFC3339(r.ext.updateRules)
 		for _, a := range r.actions {
@@ -250,7 +252,7 @@ func (e *Engine) applyRules(rules []rule, o *object.Object, now int64) {
 			case a.expr.Now:
 				o.Set(a.field, json.Number(strconv.FormatInt(now+a.expr.Offset, 10)))
 			case a.expr.Secret:
-				o.Set(a.field, clientSecret(o.String("id")))
+				o.Set(a.field, e.dialect.Secret(o.String("id")))
 			default:
 				v, _ := o.Get(a.expr.Field)
 				o.Set(a.field, e.scrubbed(a.field, object.CloneValue(v)))
@@ -278,8 +280,8 @@ func (r *resource) skeletonBytes() *object.Skeleton {
 // startCreate returns the object a create of r starts from: a copy of the
 // skeleton. The create path replaces top-level fields and never changes a
 // nested value in place (a parameter merges into a new object, a rule sets
-// a copy), unless an expansion sets a field inside a nested object; only
-// then does it need a deep copy. Sharing the skeleton's nested values saves
+// a copy), unless an expansion or a computed field sets a field inside a
+// nested object; only then does it need a deep copy (deepCreate). Sharing the skeleton's nested values saves
 // copying them, and encoding them again in save.
 //
 // The top-level copy reuses one that an earlier create handed back with
@@ -305,8 +307,17 @@ func (r *resource) endCreate(o *object.Object) {
 }
 
 // deepCreate reports whether a create of r needs a deep copy of the
-// skeleton: an expansion sets a field inside a nested object.
-func (r *resource) deepCreate() bool {
+// skeleton, which compileResource decides once (needsDeep).
+func (r *resource) deepCreate() bool { return r.deep }
+
+// needsDeep reports whether an expansion or a computed field
+// ("owner.login") of r sets a field inside a nested object.
+func (r *resource) needsDeep() bool {
+	for _, c := range r.ext.computed {
+		if len(c.path) > 1 {
+			return true
+		}
+	}
 	if r.nested != nil {
 		for _, x := range r.nested.expands {
 			if len(x.parents) > 0 {
@@ -324,18 +335,4 @@ func (r *resource) template() *object.Object {
 		return r.shape
 	}
 	return r.skeleton
-}
-
-// clientSecret is "<id>_secret_<24 characters>", derived from the id so it
-// is as deterministic and as session-local as the id itself.
-func clientSecret(id string) string {
-	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	sum := sha256.Sum256([]byte("wraith client secret\x00" + id))
-	b := make([]byte, 0, len(id)+8+24)
-	b = append(b, id...)
-	b = append(b, "_secret_"...)
-	for _, c := range sum[:24] {
-		b = append(b, alphabet[int(c)%len(alphabet)])
-	}
-	return string(b)
 }

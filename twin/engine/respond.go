@@ -24,7 +24,7 @@ type answer struct {
 	ignored  []string
 	limit    apierr.Code   // the code of a Wraith limit the request passed, for X-Wraith-Limit
 	wraith   bool          // body is a Wraith error, not the provider's
-	link     []string      // a Link header, for lists paged GitHub's way
+	link     []string      // a Link header, for lists paged by page number
 	fault    []string      // X-Wraith-Fault: the fault rule that fired
 	reset    bool          // close the connection instead of answering
 	delay    time.Duration // wait this long before answering (a slow fault on a real clock)

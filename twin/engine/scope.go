@@ -7,8 +7,8 @@ import (
 	"github.com/wraithdev/wraith/twin/world"
 )
 
-// Stripe-shaped resources with parents: a customer's tax ids and sources,
-// an account's persons and external accounts. Their ids are unique on
+// Resources with parents that are not keyed by path (a customer's tax ids
+// and sources, an account's persons and external accounts). Their ids are unique on
 // their own, so an entity whose item path is the resource's own
 // (/v1/tax_ids/{id}) is stored under its id (byID) and its parents only
 // scope it: a path that names a parent (/v1/customers/{customer}/tax_ids/{id})
@@ -27,7 +27,7 @@ func (x *ext) byID() bool {
 // names; a parent the path does not name matches any value.
 func (r *resource) inPathScope(ent *world.Entity, m *route.Match[*endpoint]) bool {
 	x := r.ext
-	if x == nil || len(x.parents) == 0 {
+	if len(x.parents) == 0 {
 		return true
 	}
 	want := make([]string, len(x.parents))
@@ -51,11 +51,11 @@ func (r *resource) scoped(ent *world.Entity, m *route.Match[*endpoint]) *world.E
 
 // shownID is the id an answer names for an entity stored at addr: the
 // address without its resource name and parents' values, so a keyed
-// Stripe-shaped entity's tombstone and not-found answers name "person_1",
-// not "person:acct_1/person_1".
+// entity whose key is its id answers its tombstone and not-found with
+// "person_1", not "person:acct_1/person_1".
 func (r *resource) shownID(addr string) string {
 	x := r.ext
-	if x == nil || !x.keyed || x.byID() || x.keyField != "id" {
+	if !x.keyed || x.byID() || x.keyField != "id" {
 		return addr
 	}
 	rest, ok := strings.CutPrefix(addr, r.name+":")

@@ -52,7 +52,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Set before anything can be written: the refusals below are answers
 	// too (setHeader sets it on the rest, with the sandbox where needed).
 	hostguard.NoSniff(w.Header())
-	name, path, bad := sessionOf(r)
+	name, path, bad := e.sessionOf(r)
 	if bad != nil {
 		apierr.Write(w, bad)
 		e.refused("", r, nil, bad.Status(), ProvFault, start) // the name is not one: nobody to count it against

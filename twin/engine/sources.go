@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -42,7 +41,7 @@ const credentialMarker = ".wraith."
 // asks for. Every source present must name the same session: a header and
 // a path prefix that disagree are a mistake in the client's setup, and
 // picking one would put the agent's requests in a world it did not mean.
-func sessionOf(r *http.Request) (name, path string, fail *apierr.Error) {
+func (e *Engine) sessionOf(r *http.Request) (name, path string, fail *apierr.Error) {
 	path = r.URL.Path
 	var from string
 	take := func(src, v string) bool {
@@ -84,7 +83,7 @@ func sessionOf(r *http.Request) (name, path string, fail *apierr.Error) {
 		path = rest
 	}
 	if v := r.Header["Authorization"]; len(v) > 0 {
-		s, ok, colon := credentialSession(v[0])
+		s, ok, colon := e.credentialSession(v[0])
 		if colon {
 			return "", "", apierr.New(apierr.InvalidSession, "the Basic credential names a session after "+credentialMarker+" and more than one ':' follows: a Basic user name ends at its first ':' (RFC 7617), so a session named there cannot hold one, and the twin will not guess where the name ends; "+
 				"name a session without ':' in the credential, or name it in the "+SessionHeader+" header or the "+PathPrefix+"{session}/ path prefix (a password holding ':' beside such a user name is refused too: the two cannot be told apart)")
@@ -117,34 +116,22 @@ func pathSession(esc string) (seg, path string) {
 	return rest[:i], path
 }
 
-// credentialSession returns the session a Bearer (or GitHub's "token")
-// credential, or a Basic-auth user name, names with its .wraith.{session}
-// suffix. colon reports a Basic user name naming a session with more than
-// one ':' in the credential: a session name may hold ':', a Basic user name
-// cannot, so sk.wraith.team:agent-1 plus the ':' every client adds would
-// silently be session "team", shared by every agent of the team.
-func credentialSession(auth string) (name string, ok, colon bool) {
-	scheme, cred, ok := strings.Cut(auth, " ")
+// credentialSession returns the session a credential names with its
+// .wraith.{session} suffix: a token in one of the dialect's schemes, or a
+// Basic-auth user name. colon reports a Basic user name naming a session
+// with more than one ':' in the credential: a session name may hold ':', a
+// Basic user name cannot, so sk.wraith.team:agent-1 plus the ':' every
+// client adds would silently be session "team", shared by every agent of
+// the team.
+func (e *Engine) credentialSession(auth string) (name string, ok, colon bool) {
+	c, ok := e.dialect.Credential(auth)
 	if !ok {
 		return "", false, false
 	}
-	switch strings.ToLower(scheme) {
-	case "bearer", "token":
-	case "basic":
-		// Read as nginx reads it into $remote_user, so that a fleet hashes
-		// the session a replica serves (deploy/nginx): padding optional,
-		// and no user name without the colon RFC 7617 requires.
-		raw, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(strings.TrimSpace(cred), "="))
-		if err != nil {
-			return "", false, false
-		}
-		var pass string
-		if cred, pass, ok = strings.Cut(string(raw), ":"); !ok {
-			return "", false, false
-		}
-		colon = strings.Contains(cred, credentialMarker) && strings.IndexByte(pass, ':') >= 0
-	default:
-		return "", false, false
+	cred := c.Token
+	if c.Basic {
+		cred = c.User
+		colon = strings.Contains(cred, credentialMarker) && strings.IndexByte(c.Password, ':') >= 0
 	}
 	i := strings.Index(cred, credentialMarker)
 	if i < 0 {

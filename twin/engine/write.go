@@ -2,75 +2,51 @@ package engine
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
 )
 
-// create answers POST {collection}.
+// create answers POST {collection}: a new entity from the resource's
+// skeleton, its ids and timestamps, the request's parameters, its
+// expansions and create rules, and for a resource keyed by its path, the
+// key that addresses it.
 func (e *Engine) create(st *session.State, req *request, a *answer) {
 	res := req.match.Value.res
-	if res.ext != nil {
-		e.createExt(st, req, a)
-		return
-	}
+	x := res.ext
 	var buf [16]canon.FlatParam // on the stack for the few parameters a create usually has
 	p, ok := e.writeParams(req, a, buf[:0])
 	if !ok {
 		return
 	}
-	o := res.startCreate()
-	defer res.endCreate(o) // what save keeps is bytes: o is done with when create returns
-	id := st.NewID(res.idPrefix, defaultIDLen)
-	o.Set("id", e.scrubbed("id", id))
-	now := json64(req.now)
-	for _, f := range res.timestamps {
-		o.Set(f, now)
-	}
-	ignored, err := p.apply(o, res.immutable, nil, e.scrubFor(st), fillerFor(res, st, o, req.now))
-	if err != nil {
-		e.paramFailed(a, err)
-		return
-	}
-	if !e.expand(st, res, o, a) {
-		return
-	}
-	e.applyRules(res.create, o, req.now)
-	if e.save(st, req, o, &world.Entity{ID: id, Resource: res.name, Created: req.now, Seq: st.NextSeq()}, a) {
-		a.ignored = ignored
-	}
-}
-
-// createExt answers a create of a resource with an ext.
-func (e *Engine) createExt(st *session.State, req *request, a *answer) {
-	res := req.match.Value.res
-	x := res.ext
-	p, ok := e.params(req, a)
-	if !ok {
-		return
-	}
 	for _, f := range x.required {
-		if v, ok := p[f]; !ok || v == nil || v == "" {
+		if !p.has(f) {
 			e.validation(a, res, f, "missing_field")
 			return
 		}
 	}
 	scope := x.scopeOf(req.match)
-	o := res.skeleton.Clone()
+	o := res.startCreate()
+	defer res.endCreate(o) // what save keeps is bytes: o is done with when create returns
 	e.fillIDs(st, res, scope, o)
+	now := x.timeValue(req.now)
 	for _, f := range res.timestamps {
-		o.Set(f, x.timeValue(req.now))
+		o.Set(f, now)
 	}
-	ignored, err := applyParams(o, p, res.immutable, nil, e.scrubFor(st))
+	w := e.setterFor(res, st, o, req.now)
+	ignored, err := p.apply(&w, o, res.immutable, nil)
 	if err != nil {
 		e.paramFailed(a, err)
+		return
+	}
+	if !e.expand(st, res, o, a) {
 		return
 	}
 	e.applyRules(res.create, o, req.now)
@@ -80,12 +56,14 @@ func (e *Engine) createExt(st *session.State, req *request, a *answer) {
 		return
 	}
 	addr := res.addressOf(scope, key)
-	if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == res.name {
-		e.validation(a, res, x.keyField, "already_exists")
-		return
+	if x.keyed {
+		if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == res.name {
+			e.validation(a, res, x.keyField, "already_exists")
+			return
+		}
 	}
 	e.compute(res, o, scope, req)
-	if !e.save(st, req, o, &world.Entity{ID: addr, Resource: res.name, Created: req.now, Seq: st.NextSeq(), Scope: strings.Join(scope, "/")}, a) {
+	if !e.save(st, req, o, &world.Entity{ID: addr, Resource: res.name, Created: req.now, Seq: st.NextSeq(), Scope: joinSlash(scope)}, a) {
 		return
 	}
 	a.status, a.ignored = x.createStatus, ignored
@@ -103,7 +81,8 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
-	ignored, err := p.apply(o, res.immutable, nil, e.scrubFor(st), fillerFor(res, st, o, req.now))
+	w := e.setterFor(res, st, o, req.now)
+	ignored, err := p.apply(&w, o, res.immutable, nil)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -111,7 +90,7 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 	if !e.expand(st, res, o, a) {
 		return
 	}
-	if res.ext != nil && !e.afterUpdate(res, o, ent, req, a) {
+	if !e.afterUpdate(res, o, ent, req, a) {
 		return
 	}
 	if e.save(st, req, o, ent, a) {
@@ -119,14 +98,14 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 	}
 }
 
-// afterUpdate applies what an ext adds to an update: the key stays (it is
-// the entity's address), update rules, computed fields.
+// afterUpdate applies what a resource declares of an update: the key
+// stays (it is the entity's address), update rules, computed fields.
 func (e *Engine) afterUpdate(res *resource, o *object.Object, ent *world.Entity, req *request, a *answer) bool {
 	x := res.ext
 	if x.keyed {
 		v, _ := o.Get(x.keyField)
 		if key := keyText(v); !strings.HasSuffix(ent.ID, "/"+key) && !strings.HasSuffix(ent.ID, ":"+key) {
-			e.invalid(a, x.keyField, fmt.Sprintf("You cannot change `%s`: it is part of the item's path.", x.keyField))
+			e.refuse(a, dialect.Problem{Kind: dialect.KeyInPath, Param: x.keyField})
 			return false
 		}
 	}
@@ -152,7 +131,8 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		e.unexpectedState(a, res, ent.ID, status, act)
 		return
 	}
-	ignored, err := p.apply(o, res.immutable, act.params, e.scrubFor(st), fillerFor(res, st, o, req.now))
+	w := e.setterFor(res, st, o, req.now)
+	ignored, err := p.apply(&w, o, res.immutable, act.params)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -187,7 +167,7 @@ func (e *Engine) remove(st *session.State, req *request, a *answer) {
 	}
 	st.Delete(ent)
 	a.prov, a.status = ProvHandler, http.StatusOK
-	if res.ext != nil && res.ext.deleteStatus == http.StatusNoContent {
+	if res.ext.deleteStatus == http.StatusNoContent {
 		a.status = http.StatusNoContent
 		return
 	}
@@ -198,18 +178,25 @@ func (e *Engine) remove(st *session.State, req *request, a *answer) {
 	a.body = ent.Body()
 }
 
-// params decodes the request's parameters, answering 400 when it cannot.
+// params decodes the request's parameters as the dialect reads them,
+// answering 400 when it cannot.
 func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
-	p, err := canon.Params(req.ctype, req.body, req.query)
+	p, err := e.dialect.Params(req.ctype, req.body, req.query)
 	if err != nil {
 		if ne, ok := err.(*canon.NumberError); ok {
-			e.invalid(a, ne.Param, "Invalid number: "+ne.Error())
+			e.refuse(a, dialect.Problem{Kind: dialect.InvalidNumber, Param: ne.Param, Detail: ne.Error()})
 			return nil, false
 		}
-		e.invalid(a, "", "Invalid request: "+err.Error())
+		e.refuse(a, dialect.Problem{Kind: dialect.InvalidRequest, Detail: err.Error()})
 		return nil, false
 	}
 	return p, true
+}
+
+// refuse answers p in the dialect's words and the twin's invalid-request
+// shape.
+func (e *Engine) refuse(a *answer, p dialect.Problem) {
+	e.invalid(a, p.Param, e.dialect.Word(p))
 }
 
 // invalid answers with the provider's invalid-request shape.
@@ -224,7 +211,7 @@ func (e *Engine) invalid(a *answer, param, message string) {
 
 func (e *Engine) paramFailed(a *answer, err error) {
 	if pe, ok := err.(*paramError); ok {
-		e.invalid(a, pe.param, pe.message)
+		e.refuse(a, pe.p)
 		return
 	}
 	e.invalid(a, "", err.Error())
@@ -238,11 +225,11 @@ func (e *Engine) validation(a *answer, res *resource, field, code string) {
 		e.errors.validation.set(a, map[string]string{"resource": res.ext.class, "param": field, "code": code, "object": res.name})
 		return
 	}
-	msg := "Missing required param: " + field + "."
+	kind := dialect.MissingParam
 	if code == "already_exists" {
-		msg = "A " + res.name + " with this " + field + " already exists."
+		kind = dialect.AlreadyExists
 	}
-	e.invalid(a, field, msg)
+	e.refuse(a, dialect.Problem{Kind: kind, Param: field, Object: res.name})
 }
 
 // save saves o as the session's version of ent and answers with it, and
