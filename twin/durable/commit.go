@@ -1,0 +1,155 @@
+package durable
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// Record operations.
+const (
+	opWhole       = "whole"       // the session made or replaced: Whole holds it
+	opDelta       = "delta"       // what a write changed: Delta holds it
+	opProvisioned = "provisioned" // a session its first request made was provisioned
+	opDeleted     = "deleted"
+)
+
+// record is one journal record. Seq orders every record of the folder;
+// a checkpoint of a session holds every record of it up to its own seq.
+type record struct {
+	Seq         uint64            `json:"seq"`
+	Op          string            `json:"op"`
+	Session     string            `json:"session"`
+	Provisioned bool              `json:"provisioned,omitempty"`
+	Whole       *session.Snapshot `json:"whole,omitempty"`
+	Delta       *session.StateDoc `json:"delta,omitempty"`
+}
+
+// batch is the records of one group commit, and their acknowledgement.
+type batch struct {
+	recs []*record
+	done chan struct{}
+	err  error
+}
+
+func newBatch() *batch { return &batch{done: make(chan struct{})} }
+
+// Wait blocks until the batch is on disk.
+func (b *batch) Wait() error {
+	<-b.done
+	return b.err
+}
+
+// refused is the Ack of a write the store will not take.
+type refused struct{ err error }
+
+func (r refused) Wait() error { return r.err }
+
+// Persist captures change c of s and queues it for the next commit. It is
+// called where s cannot change (see session.Persister), never waits for
+// the disk, and returns what the write's caller waits on.
+func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
+	rec := &record{Session: s.Name()}
+	var err error
+	switch {
+	case c == session.Deleted:
+		rec.Op = opDeleted
+	case c == session.Provisioned:
+		rec.Op = opProvisioned
+	case c.Whole():
+		rec.Op = opWhole
+		_, rec.Provisioned = s.Settings()
+		var doc session.Snapshot
+		doc, err = s.Whole(st.opts.Twin, st.opts.TwinDigest)
+		rec.Whole = &doc
+	default:
+		rec.Op = opDelta
+		var d session.StateDoc
+		d, err = s.TakeDelta()
+		rec.Delta = &d
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch {
+	case st.quiet:
+		return nil
+	case st.failed != nil:
+		return refused{st.failed}
+	case st.closing:
+		return refused{fmt.Errorf("%w: the twin is stopping", session.ErrNotDurable)}
+	case err != nil:
+		return refused{fmt.Errorf("%w: read session %q: %v", session.ErrNotDurable, s.Name(), err)}
+	}
+	st.seq++
+	rec.Seq = st.seq
+	if c == session.Deleted {
+		st.dirty[rec.Session] = nil
+	} else {
+		st.dirty[rec.Session] = s
+	}
+	b := st.cur
+	b.recs = append(b.recs, rec)
+	select {
+	case st.kick <- struct{}{}:
+	default:
+	}
+	return b
+}
+
+// commit is the one goroutine that writes the journal: each time records
+// are queued it takes them all, writes them in one write and one sync,
+// and acknowledges them; what queues meanwhile goes out next. It
+// checkpoints when the journal has grown past its bound.
+func (st *Store) commit() {
+	defer close(st.done)
+	var buf []byte
+	for range st.kick {
+		st.mu.Lock()
+		b, closing := st.cur, st.closing
+		st.cur = newBatch()
+		st.mu.Unlock()
+		if len(b.recs) > 0 {
+			buf = buf[:0]
+			var err error
+			for _, r := range b.recs {
+				var p []byte
+				if p, err = json.Marshal(r); err != nil {
+					break
+				}
+				buf = appendFrame(buf, p)
+			}
+			if err == nil {
+				err = st.j.write(buf)
+			}
+			if err != nil {
+				b.err = st.fail(fmt.Errorf("write %s: %w", journalFile, err))
+			}
+			close(b.done)
+			if cap(buf) > 4<<20 {
+				buf = nil // one large session's record need not stay allocated
+			}
+		}
+		if closing {
+			return
+		}
+		if st.j.size > st.opts.CheckpointBytes {
+			if err := st.checkpoint(); err != nil {
+				st.fail(fmt.Errorf("checkpoint: %w", err))
+			}
+		}
+	}
+}
+
+// fail puts the store in its failed state: the change that failed, and
+// every later one, is refused with an error wrapping ErrNotDurable. The
+// sessions keep being served from memory; what they change is not kept.
+func (st *Store) fail(err error) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.failed == nil {
+		st.failed = fmt.Errorf("%w: state folder %s: %v (writes are refused until the twin is restarted; check the disk)", session.ErrNotDurable, st.opts.Dir, err)
+		st.log.Error("durable sessions stopped", "error", st.failed)
+	}
+	return st.failed
+}

@@ -1,0 +1,192 @@
+package durable
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// checkpointed is a session as state.db keeps it: whole, as of record Seq.
+type checkpointed struct {
+	Seq         uint64           `json:"seq"`
+	Provisioned bool             `json:"provisioned"`
+	Snapshot    session.Snapshot `json:"snapshot"`
+}
+
+// replaying is a session being rebuilt from the checkpoint and journal.
+type replaying struct {
+	checkpointed
+	index   map[string]int // entity id → its place in Snapshot.Entities, built on the first delta
+	touched bool           // the journal changed it: checkpoint it before serving
+}
+
+// recover reads the checkpoint, replays the journal over it, cuts a torn
+// tail, and checkpoints what the journal changed, so the journal starts
+// empty and serving starts from one place.
+func (st *Store) recover() error {
+	if err := st.checkHeader(); err != nil {
+		return err
+	}
+	sessions := map[string]*replaying{}
+	err := st.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(sessionsBucket).ForEach(func(k, v []byte) error {
+			r := &replaying{}
+			if err := json.Unmarshal(v, &r.checkpointed); err != nil {
+				return fmt.Errorf("session %q in %s does not read: %w", k, dbFile, err)
+			}
+			sessions[string(k)] = r
+			st.seq = max(st.seq, r.Seq)
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("state folder %s: %w", st.opts.Dir, err)
+	}
+	path := filepath.Join(st.opts.Dir, journalFile)
+	_, statErr := os.Stat(path)
+	j, payloads, cutAt, cutBytes, err := openJournal(path)
+	if err != nil {
+		return fmt.Errorf("state folder %s: %w", st.opts.Dir, err)
+	}
+	st.j = j
+	if os.IsNotExist(statErr) {
+		if err := syncDir(st.opts.Dir); err != nil {
+			return err
+		}
+	}
+	st.report.CutAt, st.report.CutBytes = cutAt, cutBytes
+	if cutAt >= 0 {
+		st.log.Warn("cut a torn record off the end of the journal: the process stopped while writing it, and nobody was answered for it", "file", path, "offset", cutAt, "bytes", cutBytes)
+	}
+	for i, p := range payloads {
+		var rec record
+		if err := json.Unmarshal(p, &rec); err != nil {
+			return fmt.Errorf("state folder %s: journal record %d does not read (%v), though its checksum holds: it was written by another wraith version; serve it with that version, or remove the folder to start over", st.opts.Dir, i, err)
+		}
+		st.seq = max(st.seq, rec.Seq)
+		if apply(sessions, &rec) {
+			st.report.Records++
+		}
+	}
+	st.recovered = make([]Recovered, 0, len(sessions))
+	for _, r := range sessions {
+		st.recovered = append(st.recovered, Recovered{Provisioned: r.Provisioned, Snapshot: r.Snapshot})
+		st.report.Entities += len(r.Snapshot.Entities)
+	}
+	sort.Slice(st.recovered, func(i, j int) bool { return st.recovered[i].Snapshot.Session < st.recovered[j].Snapshot.Session })
+	st.report.Sessions = len(st.recovered)
+	if st.report.Records == 0 && len(payloads) == 0 {
+		return nil
+	}
+	// Checkpoint what the journal changed, and start the journal over.
+	err = st.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(sessionsBucket)
+		for _, p := range payloads {
+			var rec record
+			json.Unmarshal(p, &rec) // read above
+			if _, ok := sessions[rec.Session]; !ok {
+				if err := b.Delete([]byte(rec.Session)); err != nil {
+					return err
+				}
+			}
+		}
+		for name, r := range sessions {
+			if !r.touched {
+				continue
+			}
+			v, err := json.Marshal(&r.checkpointed)
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(name), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("state folder %s: checkpoint the journal: %w", st.opts.Dir, err)
+	}
+	return st.j.reset()
+}
+
+// apply replays rec over sessions, unless the checkpoint already holds
+// it; it reports whether it changed anything.
+func apply(sessions map[string]*replaying, rec *record) bool {
+	r := sessions[rec.Session]
+	if r != nil && rec.Seq <= r.Seq {
+		return false // the checkpoint holds it
+	}
+	switch rec.Op {
+	case opWhole:
+		if rec.Whole == nil {
+			return false
+		}
+		sessions[rec.Session] = &replaying{checkpointed: checkpointed{Seq: rec.Seq, Provisioned: rec.Provisioned, Snapshot: *rec.Whole}, touched: true}
+		return true
+	case opDeleted:
+		if r == nil {
+			return false
+		}
+		delete(sessions, rec.Session)
+		return true
+	case opProvisioned:
+		if r == nil {
+			return false
+		}
+		r.Provisioned, r.Seq, r.touched = true, rec.Seq, true
+		return true
+	case opDelta:
+		if r == nil || rec.Delta == nil {
+			return false // a write of a session deleted meanwhile
+		}
+		r.merge(rec.Delta)
+		r.Seq, r.touched = rec.Seq, true
+		return true
+	}
+	return false
+}
+
+// merge lays a delta over the session: its counters, generator and clock
+// replace the session's, its entities and answers replace or join them.
+func (r *replaying) merge(d *session.StateDoc) {
+	s := &r.Snapshot.StateDoc
+	s.ClockPos, s.Generator, s.Seq, s.Requests = d.ClockPos, d.Generator, d.Seq, d.Requests
+	s.Counters, s.RateEnd, s.RateCount, s.FaultCounts = d.Counters, d.RateEnd, d.RateCount, d.FaultCounts
+	if len(d.Entities) > 0 && r.index == nil {
+		r.index = make(map[string]int, len(s.Entities))
+		for i, e := range s.Entities {
+			r.index[e.ID] = i
+		}
+	}
+	for _, e := range d.Entities {
+		if i, ok := r.index[e.ID]; ok {
+			s.Entities[i] = e
+			continue
+		}
+		r.index[e.ID] = len(s.Entities)
+		s.Entities = append(s.Entities, e)
+	}
+	if len(d.Idempotency) > 0 && s.Idempotency == nil {
+		s.Idempotency = make(map[string]*session.Replay, len(d.Idempotency))
+	}
+	for k, v := range d.Idempotency {
+		s.Idempotency[k] = v
+	}
+}
+
+// syncDir makes a new file's name in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
