@@ -26,6 +26,7 @@ const (
 	SessionIdempotencyLimit Code = "session-idempotency-limit" // --max-entities, for remembered keys
 	MemoryLimit             Code = "memory-limit"              // --max-memory
 	RequestCanceled         Code = "request-canceled"          // the client went away first
+	StateUnavailable        Code = "state-unavailable"         // --state-dir could not keep a write
 	SessionLimit            Code = "session-limit"             // --max-sessions
 	SessionNotProvisioned   Code = "session-not-provisioned"   // --require-provisioned, a session never provisioned
 	InvalidSession          Code = "invalid-session"           // a session name that breaks the rules
@@ -105,7 +106,10 @@ var statuses = map[Code]int{
 
 	// 503: nobody reads a canceled answer; a session slot may free up.
 	RequestCanceled: http.StatusServiceUnavailable,
-	SessionLimit:    http.StatusServiceUnavailable,
+	// The change is in memory but not on disk; a restart of the twin
+	// (once the disk is fixed) serves what was.
+	StateUnavailable: http.StatusServiceUnavailable,
+	SessionLimit:     http.StatusServiceUnavailable,
 
 	// 409: the request is fine, the session is not in the state it needs
 	// (provisioned); provisioning it first resolves it.
