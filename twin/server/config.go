@@ -46,6 +46,9 @@ type Config struct {
 	MaxBody            int64
 	MaxMemory          int64
 	Grace              time.Duration
+	// StateDir keeps every session on disk there (docs/durable.md); \"\"
+	// keeps them in memory only.
+	StateDir string
 }
 
 // MinJournalMemory is the smallest journal budget: below it a sweep,
@@ -182,6 +185,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	c.MaxBody = 10 << 20
 	fs.Var(sizeFlag{&c.MaxBody}, "max-body", "largest request body (a `SIZE` such as 10MiB, or bytes), and largest entity; larger bodies get 413 body-too-large")
 	fs.Var(sizeFlag{&c.MaxMemory}, "max-memory", "soft limit on the live heap, a `SIZE` such as 512MiB or 2GiB (or bytes); past it writes get 507 memory-limit and reads keep working (0: none)")
+	fs.StringVar(&c.StateDir, "state-dir", "", "keep every session in the folder `DIR`: each write is on disk before it is answered, and a restarted twin recovers every session (see docs/durable.md)")
 	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second, "how long (a `DURATION`) in-flight requests may finish after SIGINT or SIGTERM")
 	return c
 }

@@ -85,10 +85,15 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	}
 	// The store is made here, configured whole, and handed to the engine:
 	// the observer and the request log watch it too.
+	state, err := openState(cfg, t, log)
+	if err != nil {
+		return nil, err
+	}
 	store := session.NewStoreWith(session.StoreOptions{
 		MaxSessions:   cfg.MaxSessions,
 		JournalLimit:  cfg.JournalLimit,
 		JournalMemory: cfg.journalBudget(),
+		Persister:     state.persister(),
 	})
 	eng, err := engine.New(t, engine.Options{
 		UnknownEntity:    cfg.UnknownEntity,
@@ -112,7 +117,11 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		Now:                deps.Now,
 		Logger:             log.Named("engine"),
 	})
+	if err == nil {
+		err = state.restore(eng, t)
+	}
 	if err != nil {
+		state.close()
 		// The serve-wide defaults are the flags': the control plane's
 		// map of the engine's errors says which flag is at fault.
 		switch p := control.Problem(err); p.Code {
@@ -123,7 +132,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		}
 		return nil, err
 	}
-	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access}
+	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access, state: state}
 	obs := observe.New(store, deps.Now, eng.Routes()...)
 	obs.AccountTo(store.Memory())
 	logRequest := requestLog(log.Named("request"), deps.Now)
@@ -144,6 +153,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	addr := hostguard.ListenAddr(cfg.Host, cfg.Port)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		state.close()
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return nil, fmt.Errorf("port %d on %s is in use: pick another port, or use --port 0 for any free port", cfg.Port, cfg.Host)
 		}
@@ -154,6 +164,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		// elsewhere: never serve an open control plane off loopback.
 		if !access.token.Set() {
 			ln.Close()
+			state.close()
 			return nil, usagef("--host %s resolved to loopback but bound %s: bind --host 127.0.0.1, or set --control-token-env", cfg.Host, bound)
 		}
 		access.loopback = false

@@ -76,6 +76,10 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	err := g.Run()
 	s.withdraw()
+	if cerr := s.state.close(); cerr != nil {
+		s.log.Error("closing the state folder", "error", cerr)
+		err = errors.Join(err, cerr)
+	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		s.log.Info("stopped", "reason", context.Cause(ctx).Error())
 		return nil

@@ -55,6 +55,7 @@ type Server struct {
 	ln      net.Listener
 	srv     *http.Server
 	started time.Time
+	state   *state // nil without --state-dir
 }
 
 // Engine returns the server's engine.
