@@ -107,6 +107,9 @@ func (Base) Word(p Problem) string {
 	return "Invalid request: " + p.Detail
 }
 
+// Errors names none: Wraith's own shapes answer.
+func (Base) Errors() map[string]Shape { return nil }
+
 // idLen is the length of a string id after its prefix.
 const idLen = 14
 

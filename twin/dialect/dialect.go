@@ -62,6 +62,21 @@ type Dialect interface {
 
 	// Word is the sentence the provider refuses a request with.
 	Word(p Problem) string
+	// Errors are the provider's error answers for the kinds a twin's
+	// [errors] leaves out, by their twin.toml names (not_found,
+	// invalid_request, validation, idempotency, rate_limited,
+	// unexpected_state); a kind neither names is answered in Wraith's
+	// own shape.
+	Errors() map[string]Shape
+}
+
+// Shape is an error answer as a twin.toml [errors] entry declares one: a
+// status and a JSON body with {placeholders}, and its media type ("" is
+// application/json).
+type Shape struct {
+	Status      int
+	ContentType string
+	Body        string
 }
 
 // Credentials are what an Authorization header carries: a token (Bearer,

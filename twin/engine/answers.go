@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/format"
 )
 
@@ -13,6 +15,7 @@ import (
 type shaped struct {
 	status int
 	body   string
+	header http.Header // a media type other than JSON's, from the dialect
 }
 
 // errorShapes are the twin's provider-shaped error answers; nil where the
@@ -35,18 +38,28 @@ func compileShaped(a *format.Answer, status int) (*shaped, error) {
 	return &shaped{status: status, body: buf.String()}, nil
 }
 
-func compileErrorShapes(e format.Errors) (errorShapes, error) {
+// compileErrorShapes compiles the twin's [errors], each kind it leaves
+// out taken from the dialect's shapes.
+func compileErrorShapes(e format.Errors, d map[string]dialect.Shape) (errorShapes, error) {
 	var s errorShapes
 	var err error
 	for _, c := range []struct {
-		dst **shaped
-		src *format.Answer
+		dst  **shaped
+		src  *format.Answer
+		name string
 	}{
-		{&s.notFound, e.NotFound}, {&s.invalid, e.InvalidRequest}, {&s.idempotency, e.Idempotency},
-		{&s.rateLimited, e.RateLimited}, {&s.unexpectedState, e.UnexpectedState}, {&s.validation, e.Validation},
+		{&s.notFound, e.NotFound, "not_found"}, {&s.invalid, e.InvalidRequest, "invalid_request"}, {&s.idempotency, e.Idempotency, "idempotency"},
+		{&s.rateLimited, e.RateLimited, "rate_limited"}, {&s.unexpectedState, e.UnexpectedState, "unexpected_state"}, {&s.validation, e.Validation, "validation"},
 	} {
-		if *c.dst, err = compileShaped(c.src, 400); err != nil {
-			return s, err
+		src, ctype := c.src, ""
+		if ds, ok := d[c.name]; ok && src == nil {
+			src, ctype = &format.Answer{Status: ds.Status, Body: ds.Body}, ds.ContentType
+		}
+		if *c.dst, err = compileShaped(src, 400); err != nil {
+			return s, fmt.Errorf("%s: %w", c.name, err)
+		}
+		if ctype != "" {
+			(*c.dst).header = http.Header{"Content-Type": {ctype}}
 		}
 	}
 	return s, nil
@@ -56,4 +69,7 @@ func compileErrorShapes(e format.Errors) (errorShapes, error) {
 func (s *shaped) set(a *answer, vals map[string]string) {
 	a.status = s.status
 	a.body = []byte(format.Fill(s.body, vals))
+	if s.header != nil {
+		a.header = s.header
+	}
 }

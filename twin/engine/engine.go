@@ -146,7 +146,7 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 		e.store = session.NewStore(opts.MaxSessions)
 	}
 	e.age.recordedAt = t.RecordedAt
-	if e.errors, err = compileErrorShapes(t.Manifest.Errors); err != nil {
+	if e.errors, err = compileErrorShapes(t.Manifest.Errors, e.dialect.Errors()); err != nil {
 		return nil, fmt.Errorf("twin %s: errors: %w", t.Name(), err)
 	}
 	resources, err := e.compileResources()

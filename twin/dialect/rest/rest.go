@@ -20,6 +20,18 @@ func New() Dialect { return Dialect{} }
 // Name is "rest".
 func (Dialect) Name() string { return "rest" }
 
+// Errors are RFC 9457 problem details, for a twin whose description
+// declares no error schema of its own.
+func (Dialect) Errors() map[string]dialect.Shape {
+	const problem = "application/problem+json"
+	return map[string]dialect.Shape{
+		"not_found":        {Status: http.StatusNotFound, ContentType: problem, Body: `{"type":"about:blank","title":"Not Found","status":404,"detail":"There is no {object} '{id}'."}`},
+		"invalid_request":  {Status: http.StatusBadRequest, ContentType: problem, Body: `{"type":"about:blank","title":"Bad Request","status":400,"detail":"{message}","invalid-params":[{"name":"{param}","reason":"{message}"}]}`},
+		"validation":       {Status: http.StatusUnprocessableEntity, ContentType: problem, Body: `{"type":"about:blank","title":"Unprocessable Content","status":422,"detail":"{param}: {code}","invalid-params":[{"name":"{param}","reason":"{code}"}]}`},
+		"unexpected_state": {Status: http.StatusConflict, ContentType: problem, Body: `{"type":"about:blank","title":"Conflict","status":409,"detail":"This {object} is {status}: it cannot be {action}."}`},
+	}
+}
+
 // Defaults: creates answer 201, deletes 204, ids are strings.
 func (Dialect) Defaults() dialect.Defaults {
 	return dialect.Defaults{CreateStatus: http.StatusCreated, DeleteStatus: http.StatusNoContent, IDKind: "string"}
