@@ -141,6 +141,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		switch {
 		case err == nil:
 			go router.ServeTLS(sb.TLS, opts.Session)
+			go router.ServeDNS(sb.DNS, opts.Session)
 			hs := &http.Server{Handler: router.ServeHTTP(opts.Session), ReadHeaderTimeout: 30 * time.Second}
 			go hs.Serve(sb.HTTP)
 			defer hs.Close()

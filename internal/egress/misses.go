@@ -18,6 +18,7 @@ const (
 	ViaProxy   = "proxy"   // an absolute-form request to the forward proxy
 	ViaTLS     = "tls"     // a TLS hello for an unmapped name
 	ViaHTTP    = "http"    // a plain request for an unmapped Host
+	ViaDNS     = "dns"     // a name lookup inside a network namespace
 )
 
 // Miss is one refused connection or request: one JSON line of the misses

@@ -10,8 +10,10 @@
 //     localhost to itself), and a resolv.conf naming 127.0.0.1, where no
 //     resolver listens, so every other name fails to resolve at once;
 //  2. brings up the namespace's loopback interface, its only one, and
-//     listens on 127.0.0.1:443 and 127.0.0.1:80;
-//  3. sends the two listening sockets to the parent over descriptor 3 (a
+//     listens on 127.0.0.1:443 and 127.0.0.1:80 (TCP) and 127.0.0.1:53
+//     (UDP, where the parent answers every lookup NXDOMAIN and records
+//     the name);
+//  3. sends the three sockets to the parent over descriptor 3 (a
 //     Unix socket pair) with the line "ok", or a line "error: ..." and
 //     exits 125 if a step failed;
 //  4. executes the command in its place, so the command's pid, exit
@@ -61,6 +63,9 @@ type Sandbox struct {
 	// TLS and HTTP accept the command's connections to port 443 and 80 of
 	// its 127.0.0.1.
 	TLS, HTTP net.Listener
+	// DNS receives the command's name lookups, which only names outside
+	// the hosts file make.
+	DNS net.PacketConn
 	// Process is the command (the helper became it).
 	Process *os.Process
 
@@ -76,6 +81,7 @@ func (s *Sandbox) Wait() (*os.ProcessState, error) {
 	if s.TLS != nil {
 		s.TLS.Close()
 		s.HTTP.Close()
+		s.DNS.Close()
 	}
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)
@@ -117,11 +123,16 @@ func spawn(cmd *exec.Cmd, s *Sandbox) error {
 	go func() {
 		runtime.LockOSThread()
 		if err := cmd.Start(); err != nil {
+			runtime.UnlockOSThread()
 			started <- err
 			return
 		}
 		started <- nil
 		err := cmd.Wait()
+		// Unlocked, not ended with the goroutine: a locked thread that
+		// ends takes down with it (Pdeathsig) any child another part of
+		// this process started from it, such as a twin.
+		runtime.UnlockOSThread()
 		s.state = cmd.ProcessState
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {

@@ -43,7 +43,7 @@ func Start(cfg Config) (*Sandbox, error) {
 	if err := os.WriteFile(hostsFile, []byte(hosts.String()), 0o644); err != nil {
 		return fail(err)
 	}
-	if err := os.WriteFile(resolvFile, []byte("# written by wraith run: no resolver listens here\nnameserver 127.0.0.1\noptions attempts:1 timeout:1\n"), 0o644); err != nil {
+	if err := os.WriteFile(resolvFile, []byte("# written by wraith run: the sandbox answers every lookup NXDOMAIN\nnameserver 127.0.0.1\noptions attempts:1\n"), 0o644); err != nil {
 		return fail(err)
 	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
@@ -80,18 +80,46 @@ func Start(cfg Config) (*Sandbox, error) {
 		}
 		return fail(fmt.Errorf("netns: start %s: %w", cfg.Helper[0], err))
 	}
-	tls, http, err := receive(parentEnd, s.done)
+	files, err := receive(parentEnd)
+	if err == nil {
+		err = s.adopt(files)
+	}
 	if err != nil {
 		cmd.Process.Kill()
 		<-s.done
 		return fail(err)
 	}
-	s.TLS, s.HTTP = tls, http
 	return s, nil
 }
 
-// receive reads the helper's report: "ok" with two sockets, or an error.
-func receive(f *os.File, exited <-chan struct{}) (tls, http net.Listener, err error) {
+// adopt turns the helper's three sockets into the sandbox's listeners.
+func (s *Sandbox) adopt(files []*os.File) error {
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	var err error
+	if s.TLS, err = net.FileListener(files[0]); err != nil {
+		return fmt.Errorf("netns: the helper's socket: %w", err)
+	}
+	if s.HTTP, err = net.FileListener(files[1]); err != nil {
+		s.TLS.Close()
+		return fmt.Errorf("netns: the helper's socket: %w", err)
+	}
+	if s.DNS, err = net.FilePacketConn(files[2]); err != nil {
+		s.TLS.Close()
+		s.HTTP.Close()
+		return fmt.Errorf("netns: the helper's socket: %w", err)
+	}
+	return nil
+}
+
+// helperSockets is how many sockets the helper sends: TLS, HTTP, DNS.
+const helperSockets = 3
+
+// receive reads the helper's report: "ok" with the sockets, or an error.
+func receive(f *os.File) ([]*os.File, error) {
 	type result struct {
 		msg []byte
 		fds []int
@@ -99,7 +127,7 @@ func receive(f *os.File, exited <-chan struct{}) (tls, http net.Listener, err er
 	}
 	ch := make(chan result, 1)
 	go func() {
-		buf, oob := make([]byte, 4096), make([]byte, syscall.CmsgSpace(2*4))
+		buf, oob := make([]byte, 4096), make([]byte, syscall.CmsgSpace(helperSockets*4))
 		n, oobn, _, _, err := syscall.Recvmsg(int(f.Fd()), buf, oob, 0)
 		if err != nil {
 			ch <- result{err: err}
@@ -119,33 +147,27 @@ func receive(f *os.File, exited <-chan struct{}) (tls, http net.Listener, err er
 	select {
 	case r = <-ch:
 	case <-time.After(handshakeTimeout):
-		return nil, nil, fmt.Errorf("netns: the helper did not report within %s", handshakeTimeout)
+		return nil, fmt.Errorf("netns: the helper did not report within %s", handshakeTimeout)
 	}
 	if r.err != nil {
-		return nil, nil, fmt.Errorf("netns: read the helper's report: %w", r.err)
+		return nil, fmt.Errorf("netns: read the helper's report: %w", r.err)
 	}
 	msg := string(bytes.TrimSpace(r.msg))
-	if msg == "" {
-		// The helper exited without a word: its stderr said why.
-		return nil, nil, fmt.Errorf("netns: the helper exited before it was set up")
-	}
-	if msg != "ok" || len(r.fds) != 2 {
+	if msg != "ok" || len(r.fds) != helperSockets {
 		for _, fd := range r.fds {
 			syscall.Close(fd)
 		}
-		return nil, nil, fmt.Errorf("netns: %s", strings.TrimPrefix(msg, "error: "))
-	}
-	ls := make([]net.Listener, 2)
-	for i, fd := range r.fds {
-		file := os.NewFile(uintptr(fd), "sandbox-listener")
-		l, err := net.FileListener(file)
-		file.Close()
-		if err != nil {
-			return nil, nil, fmt.Errorf("netns: the helper's socket: %w", err)
+		if msg == "" {
+			// The helper exited without a word: its stderr said why.
+			return nil, errors.New("netns: the helper exited before it was set up")
 		}
-		ls[i] = l
+		return nil, fmt.Errorf("netns: %s", strings.TrimPrefix(msg, "error: "))
 	}
-	return ls[0], ls[1], nil
+	files := make([]*os.File, len(r.fds))
+	for i, fd := range r.fds {
+		files[i] = os.NewFile(uintptr(fd), "sandbox-socket")
+	}
+	return files, nil
 }
 
 // Helper is the helper's side: it sets up the namespace as the package
@@ -191,6 +213,15 @@ func setup(hostsFile, resolvFile string, report *os.File, argv, env []string) er
 		}
 		fds = append(fds, int(f.Fd()))
 	}
+	pc, err := net.ListenPacket("udp", "127.0.0.1:53")
+	if err != nil {
+		return fmt.Errorf("listen on 127.0.0.1:53 (udp) in the namespace: %w", err)
+	}
+	f, err := pc.(*net.UDPConn).File()
+	if err != nil {
+		return err
+	}
+	fds = append(fds, int(f.Fd()))
 	path, err := lookPath(argv[0], env)
 	if err != nil {
 		return err
