@@ -58,7 +58,7 @@ type nginxProc struct {
 }
 
 // fleetConfig is deploy/nginx/wraith-fleet.conf, the documented file, with
-// its example replicas and listen address replaced.
+// its example replicas (their parameters kept) and listen address replaced.
 func fleetConfig(tb testing.TB, listen string, replicas []string) string {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "nginx", "wraith-fleet.conf"))
@@ -66,13 +66,15 @@ func fleetConfig(tb testing.TB, listen string, replicas []string) string {
 		tb.Fatal(err)
 	}
 	conf := string(b)
-	servers := regexp.MustCompile(`(?m)^(\s*)server 127\.0\.0\.1:808[1-3];\n`)
-	if n := len(servers.FindAllString(conf, -1)); n != 3 {
-		tb.Fatalf("deploy/nginx/wraith-fleet.conf: want 3 example `server 127.0.0.1:808N;` lines to replace, have %d", n)
+	servers := regexp.MustCompile(`(?m)^\s*server 127\.0\.0\.1:808[1-3]((?: [a-z_]+=?[0-9a-z]*)*);\n`)
+	found := servers.FindAllStringSubmatch(conf, -1)
+	if len(found) != 3 {
+		tb.Fatalf("deploy/nginx/wraith-fleet.conf: want 3 example `server 127.0.0.1:808N ...;` lines to replace, have %d", len(found))
 	}
+	params := found[0][1]
 	var lines strings.Builder
 	for _, r := range replicas {
-		fmt.Fprintf(&lines, "    server %s;\n", strings.TrimPrefix(r, "http://"))
+		fmt.Fprintf(&lines, "    server %s%s;\n", strings.TrimPrefix(r, "http://"), params)
 	}
 	first := true
 	conf = servers.ReplaceAllStringFunc(conf, func(string) string {
@@ -86,6 +88,26 @@ func fleetConfig(tb testing.TB, listen string, replicas []string) string {
 		tb.Fatal("deploy/nginx/wraith-fleet.conf: want a `listen 127.0.0.1:8080;` line to replace")
 	}
 	return strings.Replace(conf, "listen 127.0.0.1:8080;", "listen "+listen+";", 1)
+}
+
+// mainSettings are the worker and events settings of
+// deploy/nginx/nginx.conf, the documented main configuration, so that the
+// test runs nginx sized as the project tells users to size it.
+func mainSettings(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "nginx", "nginx.conf"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, re := range []string{`(?m)^worker_processes [^;]+;`, `(?m)^worker_rlimit_nofile [^;]+;`, `(?ms)^events \{.*?^\}`} {
+		m := regexp.MustCompile(re).FindString(string(b))
+		if m == "" {
+			tb.Fatalf("deploy/nginx/nginx.conf: no %s", re)
+		}
+		out = append(out, m)
+	}
+	return strings.Join(out, "\n")
 }
 
 // startNginx runs nginx with the fleet configuration in front of replicas,
@@ -112,10 +134,9 @@ func startNginx(tb testing.TB, bin string, replicas []string) *nginxProc {
 	}
 	main := fmt.Sprintf(`%s
 daemon off;
-worker_processes 1;
+%[3]s
 pid %[2]s/nginx.pid;
 error_log %[2]s/error.log warn;
-events { worker_connections 1024; }
 http {
     access_log off;
     client_body_temp_path %[2]s/body;
@@ -125,7 +146,7 @@ http {
     scgi_temp_path %[2]s/scgi;
     include %[2]s/wraith-fleet.conf;
 }
-`, user, dir)
+`, user, dir, mainSettings(tb))
 	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(main), 0o644); err != nil {
 		tb.Fatal(err)
 	}
