@@ -42,8 +42,13 @@ var sourceCases = []sourceCase{
 	{name: "Bearer", auth: "Bearer sk_test_x.wraith.src-bearer", want: "src-bearer"},
 	{name: "bearer, lower case", auth: "bearer sk_test_x.wraith.src-bearer-lc", want: "src-bearer-lc"},
 	{name: "BEARER, upper case", auth: "BEARER sk_test_x.wraith.src-bearer-uc", want: "src-bearer-uc"},
-	{name: "token, GitHub's scheme", auth: "token ghp_x.wraith.src-token", want: "src-token"},
-	{name: "Token, mixed case", auth: "Token ghp_x.wraith.src-token-mc", want: "src-token-mc"},
+	// checkout is a Stripe twin: its dialect does not read GitHub's token
+	// scheme (a GitHub twin does), so these name their session in the
+	// header too, which nginx hashes first. Alone, such a credential
+	// would be hashed by nginx and served as the default session
+	// (docs/fleet.md).
+	{name: "token, GitHub's scheme, with the header", headers: []string{"src-token"}, auth: "token ghp_x.wraith.src-token", want: "src-token"},
+	{name: "token naming another session than the header", headers: []string{"src-token-mc"}, auth: "Token ghp_x.wraith.src-other", want: "src-token-mc"},
 	{name: "two spaces after the scheme", auth: "Bearer  sk_test_x.wraith.src-two-spaces", want: "src-two-spaces"},
 	{name: "a tab after the scheme", auth: "Bearer\tsk_test_x.wraith.src-tab", want: "default"},
 	{name: "two markers: the name after the first", auth: "Bearer sk_test_x.wraith.src-first.wraith.src-last", want: "src-first.wraith.src-last"},
@@ -59,6 +64,11 @@ var sourceCases = []sourceCase{
 	{name: "Basic without padding", auth: "Basic " + base64.RawStdEncoding.EncodeToString([]byte("u.wraith.src-unpadded:")), want: "src-unpadded"},
 	{name: "Basic without a colon", auth: basicAuth("sk_test_x.wraith.src-no-colon"), want: "default"},
 	{name: "Basic, invalid name", auth: basicAuth("sk_test_x.wraith.src/slash:"), wantErr: "invalid-session"},
+	// A Basic user name ends at its first ':' (RFC 7617): a session named
+	// there cannot hold one, and is refused rather than cut.
+	{name: "Basic, a colon in the name", auth: basicAuth("sk_test_x.wraith.team:src-colon:"), wantErr: "invalid-session"},
+	{name: "Basic, a colon in the name and a password", auth: basicAuth("sk_test_x.wraith.team:src-colon:pw"), wantErr: "invalid-session"},
+	{name: "header, a colon in the name", headers: []string{"team:src-colon"}, want: "team:src-colon"},
 	{name: "header and path agree", headers: []string{"src-agree"}, path: "/__s/src-agree/v1/customers/cus_123", want: "src-agree"},
 	{name: "header and path disagree", headers: []string{"src-h"}, path: "/__s/src-p/v1/customers/cus_123", wantErr: "session-conflict"},
 	{name: "path and credential disagree", path: "/__s/src-p2/v1/customers/cus_123", auth: "Bearer sk.wraith.src-c2", wantErr: "session-conflict"},
