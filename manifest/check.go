@@ -32,6 +32,16 @@ func checkProject(s string) string {
 	return ""
 }
 
+func checkStateDir(s string) string {
+	if strings.TrimSpace(s) == "" || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return fmt.Sprintf("%q is not a folder: give the folder this twin keeps its sessions in, e.g. \".wraith/state/billing\"", s)
+	}
+	if strings.HasPrefix(s, "-") {
+		return fmt.Sprintf("%q starts with '-': write a path as ./%s", s, s)
+	}
+	return ""
+}
+
 func checkTwin(s string) string {
 	if strings.TrimSpace(s) == "" || strings.IndexFunc(s, unicode.IsControl) >= 0 {
 		return fmt.Sprintf("%q is not a twin: give a twin name (e.g. \"checkout\"), a twin folder or a .twin file", s)

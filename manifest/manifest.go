@@ -68,6 +68,9 @@ type Twin struct {
 	// RequireProvisioned: requests to sessions never provisioned get 409
 	// (--require-provisioned).
 	RequireProvisioned bool
+	// StateDir keeps the twin's sessions on disk there (--state-dir),
+	// relative to Dir; "" keeps them in memory.
+	StateDir string
 	// PIIVerbatim are PII-shaped fields served as they are (--pii-verbatim).
 	PIIVerbatim []string
 	// The serve limits; nil: the child's default. JournalLimit,

@@ -37,6 +37,7 @@ type rawSettings struct {
 	MaxEntities     any `toml:"max_entities"`
 	MaxBody         any `toml:"max_body"`
 	MaxMemory       any `toml:"max_memory"`
+	StateDir        any `toml:"state_dir"`
 }
 
 type rawFile struct {
@@ -47,11 +48,12 @@ type rawFile struct {
 }
 
 // knownKeys is the list shown with an unknown key.
-var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, fault_profile, rate_limit, debug, require_provisioned, pii_verbatim, journal_limit, max_sessions, max_entities, max_body, max_memory"
+var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, fault_profile, rate_limit, debug, require_provisioned, pii_verbatim, journal_limit, max_sessions, max_entities, max_body, max_memory, state_dir"
 
 // settings is one table after type checks; nil means absent.
 type settings struct {
 	name, twin, host, fixture, clock, controlTokenEnv, unknownEntity, faultProfile, rateLimit *string
+	stateDir                                                                                  *string // a twin's own only: two twins cannot share a folder
 	port                                                                                      *int
 	seed                                                                                      *uint64
 	clockEpoch                                                                                *int64
@@ -108,6 +110,9 @@ func (p *parser) parse() *Project {
 		if defaults.port != nil {
 			p.problem("defaults.port", "port cannot be set in [defaults]: two twins cannot share a port; set it per [[twins]] entry or leave it out for a free port")
 		}
+		if defaults.stateDir != nil {
+			p.problem("defaults.state_dir", "state_dir cannot be set in [defaults]: two twins cannot share a state folder; set it per [[twins]] entry")
+		}
 	}
 	if len(raw.Twins) == 0 {
 		p.problems = append(p.problems, Problem{File: p.file, Key: "twins", Message: "no [[twins]] entries: add one [[twins]] table with a name per twin to run"})
@@ -142,6 +147,9 @@ func (p *parser) parse() *Project {
 		t.JournalLimit, t.MaxSessions, t.MaxEntities = s.journalLimit, s.maxSessions, s.maxEntities
 		t.MaxBody, t.MaxMemory = s.maxBody, s.maxMemory
 		t.Seed, t.ClockEpoch = s.seed, s.clockEpoch
+		if own.stateDir != nil {
+			t.StateDir = *own.stateDir
+		}
 		proj.Twins = append(proj.Twins, t)
 	}
 	p.crossChecks(proj.Twins)
@@ -285,6 +293,7 @@ func (p *parser) settings(prefix string, r *rawSettings) settings {
 		maxEntities:        p.count(k("max_entities"), r.MaxEntities, 1),
 		maxBody:            p.size(k("max_body"), r.MaxBody, 1),
 		maxMemory:          p.size(k("max_memory"), r.MaxMemory, 0),
+		stateDir:           p.str(k("state_dir"), r.StateDir, checkStateDir),
 	}
 }
 
@@ -433,6 +442,18 @@ func (p *parser) crossChecks(twins []Twin) {
 			continue
 		}
 		byEnv[env] = i
+	}
+	byState := map[string]int{}
+	for i, t := range twins {
+		if t.StateDir == "" {
+			continue
+		}
+		dir := filepath.Clean(t.StateDir)
+		if j, ok := byState[dir]; ok {
+			p.problem(fmt.Sprintf("twins[%d].state_dir", i), "%q is also the state folder of %q (twins[%d]): give each twin a folder of its own", t.StateDir, twins[j].Name, j)
+			continue
+		}
+		byState[dir] = i
 	}
 	for i, t := range twins {
 		if t.Port != 0 {
