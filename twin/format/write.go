@@ -41,6 +41,7 @@ type document struct {
 	Provider      string         `toml:"provider,omitzero"`
 	Dialect       string         `toml:"dialect,omitzero"`
 	Upstream      string         `toml:"upstream,omitzero"`
+	Hosts         []string       `toml:"hosts,omitzero"`
 	Description   string         `toml:"description,omitzero"`
 	RecordedAt    *time.Time     `toml:"recorded_at,omitzero"`
 	PII           PII            `toml:"pii,omitzero"`
@@ -58,6 +59,7 @@ func newDocument(m *Manifest) document {
 		Provider:      m.Provider,
 		Dialect:       m.Dialect,
 		Upstream:      m.Upstream,
+		Hosts:         m.Hosts,
 		Description:   m.Description,
 		PII:           m.PII,
 		Fixtures:      m.Fixtures,

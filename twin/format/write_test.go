@@ -240,7 +240,7 @@ func TestDocumentMirrorsManifest(t *testing.T) {
 	}
 	// newDocument copies every field: a manifest with each one set comes
 	// back from the written bytes.
-	m := Manifest{Format: Version, Name: "full", Provider: "p", Upstream: "https://example.com", Description: "d",
+	m := Manifest{Format: Version, Name: "full", Provider: "p", Dialect: "rest", Upstream: "https://example.com", Hosts: []string{"api.example.com"}, Description: "d",
 		RecordedAt: mustTime(t, "2026-01-02T00:00:00Z"), PII: PII{Verbatim: []string{"email"}},
 		Fixtures: Fixtures{Imports: []string{"other:baseline"}}, Errors: Errors{NotFound: &Answer{Status: 404, Body: "{}"}},
 		Routes:    []Route{{Method: "GET", Path: "/v1/balance", Body: "{}"}},
