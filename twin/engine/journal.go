@@ -70,7 +70,7 @@ func (e *Engine) journalMiss(name string, r *http.Request, served int64, body []
 	if sess := e.store.Get(name); sess != nil {
 		// Journaled only if the session is free before the client leaves:
 		// a miss never waits longer than the request it answers.
-		if sess.ReadContext(r.Context(), func(st *session.State) { ent.At = st.Now(e.now) }) == nil {
+		if sess.ReadContext(r.Context(), func(st session.Reader) { ent.At = st.Now(e.now) }) == nil {
 			e.store.Begin(sess, ent, r.Header)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // that has no fixture and changed nothing of this resource gets a
 // recorded list verbatim when one matches (lists of a top-level
 // collection in the dialect's own shape: those are the ones recorded).
-func (e *Engine) list(st *session.State, req *request, a *answer) {
+func (e *Engine) list(st session.Reader, req *request, a *answer) {
 	res := req.match.Value.res
 	x := res.ext
 	if !x.array && len(x.parents) == 0 && st.World() == e.worlds[""] && !st.HasChanges(res.name) {
@@ -110,7 +110,7 @@ type fieldFilter struct {
 
 // listFilters reads the filters of a list request: PII fields compare by
 // token, unless st's session keeps them verbatim (as it stored them).
-func (e *Engine) listFilters(st *session.State, res *resource, p map[string]any) ([]fieldFilter, []string) {
+func (e *Engine) listFilters(st session.Reader, res *resource, p map[string]any) ([]fieldFilter, []string) {
 	var fs []fieldFilter
 	var ignored []string
 	for _, k := range slices.Sorted(maps.Keys(p)) {
@@ -135,7 +135,7 @@ func (e *Engine) listFilters(st *session.State, res *resource, p map[string]any)
 
 // visible returns the session's entities of a resource, newest first:
 // its starting world with its changes applied, and what it created.
-func visible(st *session.State, resource string) []*world.Entity {
+func visible(st session.Reader, resource string) []*world.Entity {
 	base := st.World().List(resource)
 	if !st.HasChanges(resource) {
 		return base

@@ -12,7 +12,7 @@ import (
 )
 
 // plain answers a route that is not a resource's: recorded, else template.
-func (e *Engine) plain(_ *session.State, req *request, a *answer) {
+func (e *Engine) plain(req *request, a *answer) {
 	if rec := e.recordedFor(req); rec != nil {
 		a.fromRecorded(rec)
 		return
@@ -47,7 +47,7 @@ func (e *Engine) recordedFor(req *request) *recorded {
 // retrieve answers GET {item}: the session's change (handler), its fixture
 // entity (fixture), a recorded answer or observed entity (recorded), else
 // the unknown-entity policy (template or miss).
-func (e *Engine) retrieve(st *session.State, req *request, a *answer) {
+func (e *Engine) retrieve(st session.Reader, req *request, a *answer) {
 	res := req.match.Value.res
 	id := res.address(req.match)
 	ent := res.scoped(st.Get(id), req.match)

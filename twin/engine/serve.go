@@ -119,22 +119,25 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var ent *session.Entry
-	serve := func(st *session.State) {
-		req.now = st.Begin(e.now)
-		if e.limited(st, &req, &a) {
-			ent = e.journalBegin(sess, r, &req, &a, st.Now(e.now), start)
-			return
-		}
-		e.faulted(st, &req, &a)
-		ent = e.journalBegin(sess, r, &req, &a, req.now, start)
-	}
 	if e.reads(sess, &req) {
-		err = sess.ReadContext(req.ctx, serve)
+		err = sess.ReadContext(req.ctx, func(st session.Reader) {
+			req.now = st.Begin(e.now)
+			e.read(st, &req, &a)
+			ent = e.journalBegin(sess, r, &req, &a, req.now, start)
+		})
 	} else {
-		err = sess.DoContext(req.ctx, serve)
+		err = sess.DoContext(req.ctx, func(st *session.State) {
+			req.now = st.Begin(e.now)
+			if e.limited(st, &req, &a) {
+				ent = e.journalBegin(sess, r, &req, &a, st.Now(e.now), start)
+				return
+			}
+			e.faulted(st, &req, &a)
+			ent = e.journalBegin(sess, r, &req, &a, req.now, start)
+		})
 	}
 	if err != nil {
-		fail := e.unserved(name, err)
+		fail := e.unserved(err)
 		apierr.Write(w, fail)
 		e.refused(name, r, m.Value, fail.Status(), ProvFault, start)
 		return
@@ -149,16 +152,8 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // unserved is the answer to a request that did not get its session: the
 // client went away (or the server is stopping) while another request of
-// the session held it, so nobody reads the answer; or, a bug, a request
-// under the shared lock called a method that changes the session
-// (session.SharedChange), which refused before changing anything and is
-// answered, and logged, as Wraith's internal error.
-func (e *Engine) unserved(name string, err error) *apierr.Error {
-	var sc *session.SharedChange
-	if errors.As(err, &sc) {
-		e.log.Error("a read of a session tried to change it", "session", name, "error", err)
-		return apierr.New(apierr.Internal, "this request was served as a read of its session but tried to change it, which was refused (a bug in the twin): "+err.Error())
-	}
+// the session held it, so nobody reads the answer.
+func (e *Engine) unserved(err error) *apierr.Error {
 	return apierr.New(apierr.RequestCanceled, "the request ended before its session was free: "+err.Error())
 }
 
@@ -209,10 +204,11 @@ func (e *Engine) Session(name string) (*session.Session, error) {
 }
 
 // reads reports whether req only reads its session, so that it may run
-// beside the session's other reads, under its shared lock: a GET or HEAD of
-// a retrieve, list or plain route. Those read the session's entities and
-// change none; their one per-request step, the clock's tick and the
-// request count, is atomic (session.State.Begin). They draw no id either:
+// beside the session's other reads, under its shared lock, with a
+// session.Reader (read): a GET or HEAD of a retrieve, list or plain route.
+// Those read the session's entities and change none; their one
+// per-request step, the clock's tick and the request count, is atomic
+// (session.Reader.Begin). They draw no id either:
 // a synthesized entity takes its id from the path. A session under a
 // fault profile or a rate limit counts every request it serves (each
 // rule's matches, the window's requests), so all its requests take the
@@ -230,17 +226,25 @@ func (e *Engine) reads(sess *session.Session, req *request) bool {
 	return (set.FaultProfile == "" || set.FaultProfile == "none") && set.RateLimit.N == 0
 }
 
+// dispatch runs the handler of req, under the session's exclusive lock.
 func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
-	ep := req.match.Value
-	switch ep.kind {
+	switch req.match.Value.kind {
+	case kindCreate, kindUpdate, kindAction, kindDelete, kindMember:
+		e.idempotent(st, req, a)
+	default:
+		e.read(st, req, a)
+	}
+}
+
+// read runs the handler of a request that only reads its session.
+func (e *Engine) read(st session.Reader, req *request, a *answer) {
+	switch req.match.Value.kind {
 	case kindRetrieve:
 		e.retrieve(st, req, a)
 	case kindList:
 		e.list(st, req, a)
-	case kindCreate, kindUpdate, kindAction, kindDelete, kindMember:
-		e.idempotent(st, req, a)
 	default:
-		e.plain(st, req, a)
+		e.plain(req, a)
 	}
 }
 

@@ -55,7 +55,7 @@ func TestReadsShareTheSession(t *testing.T) {
 			reader := make(chan struct{})
 			go func() {
 				defer close(reader)
-				sess.ReadContext(context.Background(), func(*session.State) {
+				sess.ReadContext(context.Background(), func(session.Reader) {
 					close(held)
 					<-release
 				})

@@ -36,7 +36,6 @@ func (st *State) RateLimit() rate.Limit { return st.fault.rate }
 // RuleCounts returns the counters of the session's fault rules, n of
 // them, for fault.Profile.Decide, which indexes them by rule.
 func (st *State) RuleCounts(n int) []RuleCount {
-	st.mustOwn("RuleCounts")
 	if len(st.fault.counts) < n {
 		c := make([]RuleCount, n)
 		copy(c, st.fault.counts)
@@ -52,7 +51,6 @@ func (st *State) Delay(d time.Duration) bool {
 	if st.clock.Mode == ClockReal {
 		return false
 	}
-	st.mustOwn("Delay")
 	if d > 0 {
 		st.move(int64(d))
 	}

@@ -44,7 +44,6 @@ func (s *Session) ForkContext(ctx context.Context, name string) (*Session, error
 func (s *Session) forkLocked(name string) *Session {
 	f := &Session{name: name, hdr: []string{name}, settings: s.settings}
 	f.provisioned.Store(true)
-	f.st.lock = &f.mu
 	f.st.copyFrom(&s.st)
 	f.st.overlay = s.st.overlay.fork()
 	f.st.idem = maps.Clone(s.st.idem) // replays are never changed once stored

@@ -281,7 +281,7 @@ func TestJournalBudgetConcurrent(t *testing.T) {
 				case 41:
 					s.Journal().Entries()
 				default:
-					s.ReadContext(context.Background(), func(*State) {
+					s.ReadContext(context.Background(), func(Reader) {
 						st.Begin(s, &Entry{Method: "GET", Path: "/x"}, bigHeader(fmt.Sprint(w, ".", k, ":"), 3000))
 					})
 				}

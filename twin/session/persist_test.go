@@ -73,7 +73,7 @@ func TestPersisterSeesEveryChange(t *testing.T) {
 		}, []string{"a wrote"}},
 		{"read", func(t *testing.T) {
 			a.Do(func(st *State) { st.Digest() })
-			if err := a.ReadContext(context.Background(), func(st *State) { st.Get("cus_x") }); err != nil {
+			if err := a.ReadContext(context.Background(), func(st Reader) { st.Get("cus_x") }); err != nil {
 				t.Fatal(err)
 			}
 		}, nil},

@@ -32,7 +32,7 @@ type Session struct {
 func New(name string, set Settings, w *world.World, provisioned bool) *Session {
 	s := &Session{name: name, hdr: []string{name}, settings: set}
 	s.provisioned.Store(provisioned)
-	s.st.init(set, w, &s.mu)
+	s.st.init(set, w)
 	s.publish()
 	return s
 }
@@ -83,45 +83,19 @@ func (s *Session) DoContext(ctx context.Context, fn func(st *State)) error {
 }
 
 // ReadContext is DoContext for a request that only reads the state: it
-// holds the lock shared, beside other reads of the session, so fn may call
-// only the State methods that change nothing, and Begin (whose tick and
-// count are atomic). A method that changes the state refuses when called
-// under the shared lock, rather than race with the other readers: it
-// panics with a *SharedChange before changing anything, which ReadContext
-// recovers and returns, so the caller can still answer its request. Any
-// other panic of fn goes on, the lock released.
+// holds the lock shared, beside other reads of the session, and hands fn
+// a Reader, which has no method that changes the state.
 //
 // Reads and writes of a session are ordered with respect to each other:
 // a write waits until the reads holding the lock are done, and reads
 // that arrive while a write waits queue behind it.
-func (s *Session) ReadContext(ctx context.Context, fn func(st *State)) (err error) {
+func (s *Session) ReadContext(ctx context.Context, fn func(st Reader)) error {
 	if err := s.lockContext(ctx, false); err != nil {
 		return err
 	}
 	defer s.mu.Unlock(false)
-	defer func() {
-		if v := recover(); v != nil {
-			sc, ok := v.(*SharedChange)
-			if !ok {
-				panic(v)
-			}
-			err = sc
-		}
-	}()
-	fn(&s.st)
+	fn(view{&s.st})
 	return nil
-}
-
-// SharedChange says a State method that changes the session was called
-// under the shared lock, beside other reads, and refused: a bug of the
-// caller, whose request should have taken the exclusive lock. The method
-// changed nothing.
-type SharedChange struct {
-	Method string // the State method, "NewID"
-}
-
-func (c *SharedChange) Error() string {
-	return "session: State." + c.Method + " changes the session and was called under the shared (read) lock; the request must take the exclusive one"
 }
 
 func (s *Session) lockContext(ctx context.Context, exclusive bool) error {
@@ -160,7 +134,7 @@ func (s *Session) Reset() error {
 	s.mu.Lock()
 	mem, track := s.st.mem, s.st.track
 	s.st.releaseReplays()
-	s.st.init(s.settings, s.st.world, &s.mu)
+	s.st.init(s.settings, s.st.world)
 	s.st.mem, s.st.track = mem, track
 	s.publish()
 	s.journal.clear()
@@ -220,12 +194,10 @@ func (s *Session) Summary() Summary {
 }
 
 // State is a session's mutable state. It is only reachable under the
-// session's lock. Under the shared lock, several requests reach it at
-// once: what they all may advance, the clock and the request count, is
-// atomic; everything else they only read, and the methods that change it
-// panic (see mustOwn).
+// session's lock, exclusive: under the shared lock, several requests read
+// it at once through a Reader, and what they all may advance, the clock
+// and the request count, is atomic.
 type State struct {
-	lock      *rwLock // the session's, whose mode mustOwn checks
 	world     *world.World
 	overlay   overlay // changes: new, changed and deleted entities, shared with forks until written
 	idem      map[string]*Replay
@@ -262,33 +234,23 @@ type Replay struct {
 // list tie-breaks.
 const seqBase = 1 << 32
 
-func (st *State) init(set Settings, w *world.World, l *rwLock) {
-	*st = State{lock: l, world: w, clock: set.Clock, fault: faultState{seed: set.Seed, profile: set.FaultProfile, rate: set.RateLimit}, verbatim: set.PIIVerbatim}
+func (st *State) init(set Settings, w *world.World) {
+	*st = State{world: w, clock: set.Clock, fault: faultState{seed: set.Seed, profile: set.FaultProfile, rate: set.RateLimit}, verbatim: set.PIIVerbatim}
 	st.rng.Seed(set.Seed, 0x77726169746821) // the stream constant is arbitrary, fixed forever
 	st.seq = seqBase
 	st.pos.Store(min(max(set.Clock.BaseEpoch, 0), MaxEpoch) * int64(time.Second))
 }
 
-// copyFrom makes st a copy of src, for a fork: everything but the lock,
-// which stays st's own. The overlay and maps are shared as they are; the
+// copyFrom makes st a copy of src, for a fork. The overlay and maps are shared as they are; the
 // fork replaces what it must not share.
 func (st *State) copyFrom(src *State) {
 	*st = State{
-		lock: st.lock, world: src.world, overlay: src.overlay, idem: src.idem, rng: src.rng,
+		world: src.world, overlay: src.overlay, idem: src.idem, rng: src.rng,
 		seq: src.seq, clock: src.clock, added: src.added, rateEnd: src.rateEnd, rateCount: src.rateCount,
 		removed: src.removed, counters: src.counters, fault: src.fault, verbatim: src.verbatim,
 	}
 	st.pos.Store(src.pos.Load())
 	st.requests.Store(src.requests.Load())
-}
-
-// mustOwn panics with a *SharedChange (see ReadContext) unless st is held
-// exclusive: what changes the state must not run beside reads holding the
-// shared lock, which would race with it. what names the method.
-func (st *State) mustOwn(what string) {
-	if st.lock != nil && st.lock.Shared() {
-		panic(&SharedChange{Method: what})
-	}
 }
 
 // PIIVerbatim returns the PII-shaped fields the session serves as they
@@ -344,7 +306,6 @@ func (st *State) ClockMode() string { return st.clock.Mode }
 // Advance moves a deterministic or fixed clock forward by secs, stopping
 // at MaxEpoch.
 func (st *State) Advance(secs int64) {
-	st.mustOwn("Advance")
 	st.mark(ClockMoved)
 	if secs > MaxEpoch {
 		secs = MaxEpoch
@@ -354,7 +315,6 @@ func (st *State) Advance(secs int64) {
 
 // SetEpoch moves a deterministic or fixed clock to epoch, at most MaxEpoch.
 func (st *State) SetEpoch(epoch int64) {
-	st.mustOwn("SetEpoch")
 	st.mark(ClockMoved)
 	st.pos.Store(clampPos(0, min(epoch, MaxEpoch)*int64(time.Second)))
 }
@@ -395,7 +355,6 @@ func (st *State) Get(id string) *world.Entity {
 // entity another session may see: Put gives it a fresh body-hash cell
 // (see world.Entity.Renew).
 func (st *State) Put(e *world.Entity) {
-	st.mustOwn("Put")
 	st.mark(Wrote)
 	prev, inOverlay := st.overlay.get(e.ID)
 	inWorld := st.world.Get(e.ID) != nil
@@ -414,7 +373,6 @@ func (st *State) Put(e *world.Entity) {
 // Delete records that the entity with id is gone, keeping a tombstone so
 // reads after delete answer as the provider does.
 func (st *State) Delete(e *world.Entity) {
-	st.mustOwn("Delete")
 	st.mark(Wrote)
 	prev, inOverlay := st.overlay.get(e.ID)
 	if inOverlay && prev.Deleted {
@@ -435,7 +393,6 @@ func (st *State) Delete(e *world.Entity) {
 // number entities per parent (GitHub's issue numbers per repository); like
 // ids they belong to the session and start over on reset.
 func (st *State) Next(counter string) int64 {
-	st.mustOwn("Next")
 	if st.counters == nil {
 		st.counters = map[string]int64{}
 	}
@@ -445,7 +402,6 @@ func (st *State) Next(counter string) int64 {
 
 // NextSeq returns a sequence number for a new entity version.
 func (st *State) NextSeq() uint64 {
-	st.mustOwn("NextSeq")
 	st.seq++
 	return st.seq
 }
@@ -456,7 +412,6 @@ const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 // generator. Ids depend only on the seed and the order of creates in the
 // session, never on its name.
 func (st *State) NewID(prefix string, n int) string {
-	st.mustOwn("NewID")
 	b := make([]byte, len(prefix)+n)
 	copy(b, prefix)
 	for i := len(prefix); i < len(b); {
@@ -505,7 +460,6 @@ func (st *State) Replay(key string) *Replay { return st.idem[key] }
 // Remember caches a response for an idempotency key, and charges it to
 // the store's memory account.
 func (st *State) Remember(key string, r *Replay) {
-	st.mustOwn("Remember")
 	st.mark(Wrote)
 	if st.idem == nil {
 		st.idem = map[string]*Replay{}
@@ -548,7 +502,6 @@ func (s *Session) HeaderValue() []string { return s.hdr }
 // requests per window, on the wall clock. When the window is full it
 // returns false and the whole seconds until it ends.
 func (st *State) Allow(now time.Time, limit int, window time.Duration) (bool, int) {
-	st.mustOwn("Allow")
 	t := now.UnixNano()
 	if t >= st.rateEnd {
 		st.rateEnd = t - t%int64(window) + int64(window)
