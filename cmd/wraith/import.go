@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wraithdev/wraith/twin/dialect/importers"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
 )
@@ -138,7 +139,7 @@ func runImport(ctx context.Context, opts *importOptions) error {
 		return err
 	}
 	fmt.Fprintf(f.Stderr, "wraith: importing %s (%d bytes)\n", opts.Spec, len(spec))
-	res, err := openapi.ImportContext(ctx, spec, openapi.Options{Name: opts.Name, Provider: opts.Provider, Fixtures: fx, Overlay: ov, Modified: modified})
+	res, err := openapi.ImportContext(ctx, spec, openapi.Options{Name: opts.Name, Provider: opts.Provider, Fixtures: fx, Overlay: ov, Modified: modified, Dialects: importers.All()})
 	if ctx.Err() != nil {
 		return fmt.Errorf("import %s stopped (%v): nothing was written to %s", opts.Spec, context.Cause(ctx), opts.Output)
 	}

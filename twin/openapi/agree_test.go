@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/dialect/importers"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
@@ -54,7 +55,7 @@ func TestImportSkipsUnservablePaths(t *testing.T) {
 	} {
 		path, github := tt.path, tt.github
 		t.Run(fmt.Sprintf("%s github=%v", path, github), func(t *testing.T) {
-			opts := openapi.Options{}
+			opts := openapi.Options{Dialects: importers.All()}
 			if github {
 				opts.Overlay = []byte("[twin]\nname = \"files\"\n")
 			}
@@ -107,10 +108,10 @@ func TestImportRecordedAt(t *testing.T) {
 		opts openapi.Options
 		want string
 	}{
-		{"the overlay's date wins", spec("2026-08-26.dahlia"), openapi.Options{Overlay: []byte("[source]\ndate = \"2026-09-09\"\n"), Modified: modified}, "2026-09-09T00:00:00Z"},
-		{"the version's date", spec("2026-08-26.dahlia"), openapi.Options{Modified: modified}, "2026-08-26T00:00:00Z"},
-		{"the file's time", spec("1.2.3"), openapi.Options{Modified: modified}, "2026-03-04T05:06:07Z"},
-		{"none", spec("20260826"), openapi.Options{}, "0001-01-01T00:00:00Z"},
+		{"the overlay's date wins", spec("2026-08-26.dahlia"), openapi.Options{Dialects: importers.All(), Overlay: []byte("[source]\ndate = \"2026-09-09\"\n"), Modified: modified}, "2026-09-09T00:00:00Z"},
+		{"the version's date", spec("2026-08-26.dahlia"), openapi.Options{Dialects: importers.All(), Modified: modified}, "2026-08-26T00:00:00Z"},
+		{"the file's time", spec("1.2.3"), openapi.Options{Dialects: importers.All(), Modified: modified}, "2026-03-04T05:06:07Z"},
+		{"none", spec("20260826"), openapi.Options{Dialects: importers.All()}, "0001-01-01T00:00:00Z"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := openapi.Import(tt.spec, tt.opts)
@@ -147,7 +148,7 @@ func TestImportRecordedAt(t *testing.T) {
 // TestImportOverlayDateRefused: an overlay's [source] date that is no
 // date is an error naming it.
 func TestImportOverlayDateRefused(t *testing.T) {
-	_, err := openapi.Import(withPath("/pong", false), openapi.Options{Overlay: []byte("[source]\ndate = \"last tuesday\"\n")})
+	_, err := openapi.Import(withPath("/pong", false), openapi.Options{Dialects: importers.All(), Overlay: []byte("[source]\ndate = \"last tuesday\"\n")})
 	if err == nil || !strings.Contains(err.Error(), `[source] date "last tuesday"`) {
 		t.Errorf("want an error naming the date, have %v", err)
 	}

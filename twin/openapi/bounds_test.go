@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wraithdev/wraith/twin/dialect/importers"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
 )
@@ -62,7 +63,7 @@ func TestImportBoundsFanOut(t *testing.T) {
 		{"two wide and shallow", fanOut(5, 2, false, ""), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := openapi.Import(tt.spec, openapi.Options{})
+			res, err := openapi.Import(tt.spec, openapi.Options{Dialects: importers.All()})
 			if tt.want == nil {
 				if err != nil {
 					t.Fatalf("want the import, have %v", err)
@@ -94,7 +95,7 @@ func TestImportBoundsWholeImport(t *testing.T) {
 		paths = append(paths, fmt.Sprintf(`"/r%d":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/A0"}}}}}}}`, i))
 	}
 	spec := strings.Replace(one, `"paths":{`, `"paths":{`+strings.Join(paths, ",")+",", 1)
-	_, err := openapi.Import([]byte(spec), openapi.Options{})
+	_, err := openapi.Import([]byte(spec), openapi.Options{Dialects: importers.All()})
 	if want := "the description's samples would pass 1000000 nodes in all"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("want an error saying %q, have %v", want, err)
 	}
@@ -105,7 +106,7 @@ func TestImportBoundsWholeImport(t *testing.T) {
 func TestImportContextCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := openapi.ImportContext(ctx, fanOut(5, 2, false, ""), openapi.Options{})
+	_, err := openapi.ImportContext(ctx, fanOut(5, 2, false, ""), openapi.Options{Dialects: importers.All()})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, have %v", err)
 	}
@@ -121,7 +122,7 @@ func TestImportWithoutComponents(t *testing.T) {
 "paths":{"/ping":{"get":{"x-github":{},"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","required":["ok"],"properties":{"ok":{"type":"boolean"}}}}}}}}}}}`, "[twin]\nname = \"bare\"\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := openapi.Import([]byte(tt.spec), openapi.Options{Overlay: []byte(tt.overlay)})
+			res, err := openapi.Import([]byte(tt.spec), openapi.Options{Dialects: importers.All(), Overlay: []byte(tt.overlay)})
 			if err != nil {
 				t.Fatalf("want the import, have %v", err)
 			}
@@ -176,7 +177,7 @@ func TestImportBoundsRefChain(t *testing.T) {
 		{"yaml at the limit", refChain(openapi.MaxRefChain-1, true), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := openapi.Import(tt.spec, openapi.Options{})
+			_, err := openapi.Import(tt.spec, openapi.Options{Dialects: importers.All()})
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("want the import, have %v", err)
@@ -208,7 +209,7 @@ func TestImportBoundsValidation(t *testing.T) {
 	}
 	spec := `{"openapi":"3.0.3","info":{"title":"G","version":"1"},"paths":{"/g":{"get":{"x-github":{},"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/N0"},"example":` +
 		example + `}}}}}}},"components":{"schemas":{` + strings.Join(schemas, ",") + `}}}`
-	res, err := openapi.Import([]byte(spec), openapi.Options{Overlay: []byte("[twin]\nname = \"g\"\n")})
+	res, err := openapi.Import([]byte(spec), openapi.Options{Dialects: importers.All(), Overlay: []byte("[twin]\nname = \"g\"\n")})
 	if err != nil {
 		t.Fatal(err)
 	}

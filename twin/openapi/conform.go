@@ -25,7 +25,7 @@ func conform(sp *sampler, v any, ref *openapi3.SchemaRef, depth int) (any, int) 
 	switch t := v.(type) {
 	case string:
 		if len(s.Enum) > 0 && !inEnum(t, s.Enum) {
-			return normalize(s.Enum[0]), 1
+			return Normalize(s.Enum[0]), 1
 		}
 	case []any:
 		if s.Items == nil {
@@ -40,7 +40,7 @@ func conform(sp *sampler, v any, ref *openapi3.SchemaRef, depth int) (any, int) 
 		return t, n
 	case map[string]any:
 		n := 0
-		for _, k := range sortedProps(s) {
+		for _, k := range SortedProps(s) {
 			if e, ok := t[k]; ok {
 				var c int
 				t[k], c = conform(sp, e, s.Properties[k], depth+1)
@@ -67,11 +67,11 @@ func branchFor(v any, ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 	}
 	obj, _ := m["object"].(string)
 	var objects []*openapi3.SchemaRef
-	for _, b := range branches(ref) {
+	for _, b := range Branches(ref) {
 		if b.Value == nil {
 			continue
 		}
-		if obj != "" && objectEnum(b.Value) == obj && isDeleted(b.Value) == (m["deleted"] == true) {
+		if obj != "" && ObjectEnum(b.Value) == obj && IsDeleted(b.Value) == (m["deleted"] == true) {
 			return b
 		}
 		if b.Value.Type != nil && b.Value.Type.Is("object") {

@@ -56,11 +56,11 @@ func stamp(m *format.Manifest, rep *Report, pinned string, info *openapi3.Info, 
 	t, from, err := recordedAt(pinned, info, modified)
 	if err != nil || t.IsZero() {
 		if err == nil {
-			rep.unresolved("recorded_at", "the description pins no date and its file's modification time is unknown: the twin's age is unknown (X-Wraith-Twin-Age 0)", "low")
+			rep.AddUnresolved("recorded_at", "the description pins no date and its file's modification time is unknown: the twin's age is unknown (X-Wraith-Twin-Age 0)", "low")
 		}
 		return err
 	}
 	m.RecordedAt = t
-	rep.inferred("twin", "recorded_at", t.Format(time.RFC3339), from, 1)
+	rep.AddInferred("twin", "recorded_at", t.Format(time.RFC3339), from, 1)
 	return nil
 }

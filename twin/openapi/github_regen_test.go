@@ -3,6 +3,7 @@ package openapi_test
 import (
 	"testing"
 
+	"github.com/wraithdev/wraith/twin/dialect/importers"
 	"github.com/wraithdev/wraith/twin/openapi"
 )
 
@@ -11,7 +12,7 @@ import (
 // (make twins regenerates it).
 func TestGitHubRegenerates(t *testing.T) {
 	spec, overlay := loadGitHubSpec(t)
-	res := checkRegenerates(t, "github", spec, openapi.Options{Overlay: overlay})
+	res := checkRegenerates(t, "github", spec, openapi.Options{Dialects: importers.All(), Overlay: overlay})
 	c := res.Report.Counts
 	if c.Resources != 6 || c.Stateful < 25 || c.Template < 1000 {
 		t.Errorf("counts: want 6 resources, 25+ stateful and 1000+ template operations, have %+v", c)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wraithdev/wraith/twin/dialect/importers"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
@@ -21,7 +22,7 @@ func importFile(tb testing.TB, path string) (*openapi.Result, *format.Twin) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, err := openapi.Import(spec, openapi.Options{Name: "shop"})
+	res, err := openapi.Import(spec, openapi.Options{Dialects: importers.All(), Name: "shop"})
 	if err != nil {
 		tb.Fatalf("import %s: %v", path, err)
 	}
@@ -104,7 +105,7 @@ func TestSwagger2Refused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := openapi.Import(spec, openapi.Options{}); !errors.Is(err, openapi.ErrSwagger2) {
+		if _, err := openapi.Import(spec, openapi.Options{Dialects: importers.All()}); !errors.Is(err, openapi.ErrSwagger2) {
 			t.Errorf("%s: want ErrSwagger2, have %v", file, err)
 		}
 	}

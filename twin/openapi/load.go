@@ -54,51 +54,16 @@ func load(spec []byte) (*openapi3.T, error) {
 	return doc, nil
 }
 
-// fixtures are example objects by resource id (stripe-mock's fixtures3.json).
-type fixtures map[string]map[string]any
-
-func parseFixtures(b []byte) (fixtures, error) {
-	if len(b) == 0 {
-		return fixtures{}, nil
-	}
-	var f struct {
-		Resources map[string]json.RawMessage `json:"resources"`
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("fixtures: want {\"resources\": {...}}: %w", err)
-	}
-	out := fixtures{}
-	for k, raw := range f.Resources {
-		var o map[string]any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&o); err != nil {
-			return nil, fmt.Errorf("fixtures: resources.%s is not an object: %w", k, err)
-		}
-		out[k] = o
-	}
-	return out, nil
-}
-
-func (f fixtures) keys() []string {
-	keys := make([]string, 0, len(f))
-	for k := range f {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// operation is one method on one path of the description.
-type operation struct {
-	method string
-	path   string
-	op     *openapi3.Operation
+// Operation is one method on one path of the description.
+type Operation struct {
+	Method string
+	Path   string // as the description writes it
+	Op     *openapi3.Operation
 }
 
 // operations lists the description's operations, by path then method.
-func operations(doc *openapi3.T) []operation {
-	var out []operation
+func operations(doc *openapi3.T) []Operation {
+	var out []Operation
 	paths := doc.Paths.Keys()
 	sort.Strings(paths)
 	for _, p := range paths {
@@ -110,15 +75,15 @@ func operations(doc *openapi3.T) []operation {
 		}
 		sort.Strings(methods)
 		for _, m := range methods {
-			out = append(out, operation{method: m, path: p, op: ops[m]})
+			out = append(out, Operation{Method: m, Path: p, Op: ops[m]})
 		}
 	}
 	return out
 }
 
-// success returns an operation's first 2xx response with a JSON schema:
-// its status and schema, or 0 and nil.
-func success(op *openapi3.Operation) (int, *openapi3.SchemaRef, *openapi3.MediaType) {
+// Success returns an operation's first 2xx response: its status, and its
+// JSON schema and media type when it has one; 0 and nils when none.
+func Success(op *openapi3.Operation) (int, *openapi3.SchemaRef, *openapi3.MediaType) {
 	if op.Responses == nil {
 		return 0, nil, nil
 	}
@@ -134,7 +99,7 @@ func success(op *openapi3.Operation) (int, *openapi3.SchemaRef, *openapi3.MediaT
 		if r == nil || r.Value == nil {
 			return status, nil, nil
 		}
-		mt := jsonMedia(r.Value.Content)
+		mt := JSONMedia(r.Value.Content)
 		if mt == nil || mt.Schema == nil {
 			return status, nil, nil
 		}
@@ -143,7 +108,9 @@ func success(op *openapi3.Operation) (int, *openapi3.SchemaRef, *openapi3.MediaT
 	return 0, nil, nil
 }
 
-func jsonMedia(c openapi3.Content) *openapi3.MediaType {
+// JSONMedia is content's application/json, else the first JSON media
+// type by name, or nil.
+func JSONMedia(c openapi3.Content) *openapi3.MediaType {
 	if mt := c.Get("application/json"); mt != nil {
 		return mt
 	}

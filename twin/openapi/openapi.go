@@ -3,39 +3,33 @@
 // says what was inferred, how sure the importer is, and what it left
 // unresolved.
 //
-// The description is parsed and its $refs resolved by kin-openapi. From it
-// the importer infers:
-//
-//   - resources: a top-level collection path with list (GET) and create
-//     (POST) and an item path collection/{param} with retrieve (GET), whose
-//     answer is an object with an id and a one-value "object" enum (Stripe's
-//     x-resourceId marks the same schemas); polymorphic answers (anyOf)
-//     take the branch whose object enum the collection's list holds;
-//   - deletes: a tombstone when the answer is a deleted_* schema
-//     ({"deleted": true}), none when the spec has no DELETE;
-//   - actions: POST {item}/{verb} answering the resource;
-//   - id prefixes: a majority vote over the ids of the fixtures and the
-//     spec's examples; placeholders (obj_123) and natural keys do not vote;
-//   - skeletons: a fixture or example first, else a deterministic schema
-//     sampler (first enum value, null for nullable, empty containers, 0, "");
-//   - error shapes: sampled from the most common error response schema.
-//
-// Every other operation is a declared route whose template answer is its
-// response shape. An overlay (overlays/*.toml) adds what a description
-// does not say: state machines and create rules.
+// The description is parsed and its $refs resolved by kin-openapi. One
+// pipeline (Import) then makes the twin; what it knows of a provider is a
+// Dialect and an Overlay. The dialect is the one the overlay names, else
+// the first of Options.Dialects that detects the description's style,
+// else Rest. Its hooks infer the stateful resources (claiming the
+// operations they serve), the error shapes and the routes of every other
+// operation, whose template answers are their response shapes: an
+// example first, else a deterministic schema sampler (first enum value,
+// null for nullable, empty containers, 0, ""; never random fakers). The
+// pipeline writes twin.toml with format.WriteManifest, naming the
+// dialect, and loads and compiles the result as serve would.
 //
 // The output is a pure function of the inputs: everything is sorted, no
 // clock is read, no map is iterated unsorted.
 package openapi
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 	"testing/fstest"
 	"time"
 
@@ -51,8 +45,8 @@ type Options struct {
 	// Provider is the twin's provider; default the spec's info.title,
 	// lower-cased to a name.
 	Provider string
-	// Fixtures is a stripe-mock style fixtures file,
-	// {"resources": {"<resource id>": {...object...}}}. Optional.
+	// Fixtures is a fixtures file of example objects, read by the
+	// dialects that take one. Optional.
 	Fixtures []byte
 	// Overlay is the text of an overlay TOML file (see Overlay). Optional.
 	Overlay []byte
@@ -60,6 +54,9 @@ type Options struct {
 	// recorded_at when neither the overlay nor the description pins a
 	// date (see recordedAt). Optional; a twin of unknown age without.
 	Modified time.Time
+	// Dialects are the dialects the import may take, in the order they
+	// are asked to detect the description; Rest is always the last.
+	Dialects []Dialect
 }
 
 // ErrSwagger2 is returned for a Swagger 2.0 document.
@@ -201,25 +198,133 @@ func ImportContext(ctx context.Context, spec []byte, opts Options) (*Result, err
 	return res, nil
 }
 
+// imported runs the pipeline: the overlay, the dialect, its resources,
+// errors and routes, then twin.toml and the report.
 func imported(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 	if sp.stopped() {
 		return nil, sp.err
-	}
-	if githubStyle(doc) {
-		return importGitHub(sp, doc, opts)
 	}
 	ov, err := parseOverlay(opts.Overlay)
 	if err != nil {
 		return nil, err
 	}
-	fx, err := parseFixtures(opts.Fixtures)
+	d, err := choose(doc, ov, opts.Dialects)
 	if err != nil {
 		return nil, err
 	}
-	im := newImporter(sp, doc, fx, ov, opts)
-	im.infer()
+	if dd, ok := d.(OverlayDefaulter); ok && len(opts.Overlay) == 0 {
+		b, err := dd.DefaultOverlay()
+		if err != nil {
+			return nil, err
+		}
+		if ov, err = parseOverlay(b); err != nil {
+			return nil, fmt.Errorf("the %s dialect's own overlay: %w", d.Name(), err)
+		}
+	}
+	im := newImporter(sp, doc, ov, opts)
+	hooks, err := d.Begin(im)
+	if err != nil {
+		return nil, err
+	}
+	resources, err := hooks.Resources()
+	if err != nil {
+		return nil, err
+	}
 	if sp.err != nil {
 		return nil, sp.err
 	}
-	return im.emit()
+	inferred := map[string]bool{}
+	for i := range resources {
+		inferred[resources[i].Name] = true
+		if r := ov.Resource(resources[i].Name); r != nil {
+			r.declare(&resources[i])
+		}
+	}
+	for _, r := range ov.Resources {
+		if !inferred[r.Name] {
+			im.report.AddUnresolved(r.Name, "the overlay amends a resource the "+d.Name()+" dialect did not infer from the description: its entry is not used", "high")
+		}
+	}
+	m := format.Manifest{
+		Format:      format.Version,
+		Name:        firstOf(opts.Name, ov.Twin.Name, "imported"),
+		Provider:    firstOf(opts.Provider, ov.Twin.Provider, slug(doc.Info.Title), "api"),
+		Dialect:     d.Name(),
+		Upstream:    firstOf(ov.Twin.Upstream, server(doc)),
+		Description: firstOf(ov.Twin.Description, strings.TrimSpace(fmt.Sprintf("imported from %s %s", doc.Info.Title, doc.Info.Version))),
+		Errors:      withExtraErrors(hooks.Errors(), ov.Errors),
+		Resources:   resources,
+	}
+	v := verbatim(doc)
+	if len(v) > 0 {
+		im.report.AddInferred("pii", "verbatim", strings.Join(v, ","), "PII-shaped names whose schema a token would break (enums, patterns)", 1)
+	}
+	m.PII.Verbatim = MergeSorted(v, ov.PII.Verbatim)
+	if len(m.PII.Verbatim) == 0 {
+		m.PII.Verbatim = nil
+	}
+	if !format.ValidName(m.Name) {
+		return nil, fmt.Errorf("twin name %q must match %s: pass --name", m.Name, format.NamePattern)
+	}
+	if err := stamp(&m, im.report, ov.Source.Date, doc.Info, opts.Modified); err != nil {
+		return nil, err
+	}
+	var unclaimed []Operation
+	for _, o := range im.ops {
+		if im.ClaimedBy(o.Method, o.Path) == "" {
+			unclaimed = append(unclaimed, o)
+		}
+	}
+	m.Routes = hooks.Routes(unclaimed)
+	if sp.stopped() {
+		return nil, sp.err
+	}
+
+	rep := im.report
+	rep.Source = ReportSource{OpenAPI: doc.OpenAPI, Title: doc.Info.Title, Version: doc.Info.Version}
+	c := &rep.Counts
+	c.Operations = len(im.ops)
+	c.Resources = len(m.Resources)
+	c.Stateful = len(im.ops) - len(unclaimed)
+	for _, rt := range m.Routes {
+		if rt.Body != "" || rt.Status != 0 {
+			c.Template++
+		}
+	}
+	c.Unserved = len(unclaimed) - c.Skipped - c.Template
+	var buf bytes.Buffer
+	if err := format.WriteManifest(&buf, &m); err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{"twin.toml": buf.Bytes(), "import-report.json": rep.encode()}
+	for p, b := range im.files {
+		files[p] = b
+	}
+	return &Result{Files: files, Report: rep}, nil
+}
+
+// withExtraErrors is e with the overlay's extra [errors.*] shapes, which
+// its fail rules name (ParseOverlay refuses the names of format.ErrorKeys).
+func withExtraErrors(e format.Errors, extra map[string]format.Answer) format.Errors {
+	for name, a := range extra {
+		if e.Extra == nil {
+			e.Extra = map[string]*format.Answer{}
+		}
+		e.Extra[name] = &a
+	}
+	return e
+}
+
+func server(doc *openapi3.T) string {
+	if len(doc.Servers) > 0 && doc.Servers[0] != nil {
+		return doc.Servers[0].URL
+	}
+	return ""
+}
+
+var nonName = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug makes a provider name from a title: "Pet Store API" -> "pet-store-api".
+func slug(s string) string {
+	return strings.Trim(nonName.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }

@@ -14,15 +14,24 @@ import (
 )
 
 // Overlay is what a provider's description does not say and its twin
-// needs: state machines, create rules, corrections to skeletons. It is a
-// small, reviewed TOML file merged into the import; the overlays this
-// package ships are in overlays/.
+// needs: the dialect, state machines, create rules, natural keys,
+// corrections to skeletons. It is a small, reviewed TOML file merged into
+// the import; the overlays this package ships are in overlays/. Every
+// dialect reads the same grammar; docs/import.md says which keys each
+// reads.
 type Overlay struct {
+	// Dialect names the dialect the import takes (see Dialect); empty,
+	// the first that detects the description.
+	Dialect string `toml:"dialect"`
 	// Source names where the description comes from, for the make target
-	// and the regeneration test: a Go module version and paths in it.
+	// and the regeneration test.
 	Source Source `toml:"source"`
 	// Twin sets the twin's manifest fields.
 	Twin TwinInfo `toml:"twin"`
+	// PII names fields served verbatim beside those the import infers.
+	PII struct {
+		Verbatim []string `toml:"verbatim"`
+	} `toml:"pii"`
 	// Errors are extra [errors.*] shapes (card_declined, ...) that the
 	// twin gains for the fail rules of its resources; the shapes the
 	// import infers (not_found, invalid_request, ...) cannot be named.
@@ -30,13 +39,16 @@ type Overlay struct {
 	Resources []OverlayResource        `toml:"resources"`
 }
 
-// Source is a description pinned to a module version.
+// Source is a description pinned to a package version: a Go module's
+// (Module, with Spec and Fixtures paths in it) or an npm package's (NPM).
 type Source struct {
-	Module   string `toml:"module"`   // "github.com/stripe/stripe-mock@v0.203.0"
-	Spec     string `toml:"spec"`     // path of the description in the module
-	Fixtures string `toml:"fixtures"` // path of the fixtures in the module
+	Module   string `toml:"module"`   // "example.com/mock@v0.203.0"
+	NPM      string `toml:"npm"`      // "@scope/openapi@23.0.2"
+	Spec     string `toml:"spec"`     // path of the description in the package
+	Fixtures string `toml:"fixtures"` // path of the fixtures in the package
 	// Date is the day the pinned description is as of (its API version's
-	// date), the imported twin's recorded_at.
+	// date, or the package's publication), the imported twin's
+	// recorded_at.
 	Date string `toml:"date"`
 }
 
@@ -48,29 +60,44 @@ type TwinInfo struct {
 	Description string `toml:"description"`
 }
 
-// OverlayResource amends one inferred resource, named by its object type.
+// OverlayResource amends one resource, named by its name in twin.toml.
+// Its embedded format.Resource is what the overlay declares outright, in
+// twin.toml's own keys; an inferred value never replaces a declared one
+// (immutable is the union of both, and an action declared by name amends
+// the inferred action of that name). The anchors name the operations of
+// a resource that a dialect does not infer from the description's paths
+// (operationIds): which of them a dialect reads, docs/import.md says.
 type OverlayResource struct {
-	Name     string `toml:"name"`
-	IDPrefix string `toml:"id_prefix"`
-	// Skeleton is a JSON merge patch applied to the inferred skeleton.
-	SkeletonPatch string          `toml:"skeleton"`
-	Skeleton      map[string]any  `toml:"-"`
-	Create        []format.Rule   `toml:"create"`
-	Actions       []format.Action `toml:"actions"` // replace inferred actions of the same name
-	Delete        string          `toml:"delete"`
-	OnDelete      *format.Action  `toml:"on_delete"`
-	Immutable     []string        `toml:"immutable"`
-	// NestedDefaults and Expand complete nested objects, as in twin.toml
-	// (format.Nested); they are copied as they are.
-	NestedDefaults map[string]string `toml:"nested_defaults"`
-	Expand         []format.Expand   `toml:"expand"`
+	format.Resource
+	// SkeletonPatch is a JSON merge patch over the inferred skeleton.
+	SkeletonPatch string         `toml:"skeleton_patch"`
+	Patch         map[string]any `toml:"-"` // SkeletonPatch, decoded
+	// GetOp reads one entity: its path is the item (or a read path when
+	// ItemOp is set) and its answer's schema is the resource's.
+	GetOp string `toml:"get_op"`
+	// ItemOp names the operation whose path is the item, when the read
+	// lives elsewhere.
+	ItemOp    string   `toml:"item_op"`
+	CreateOps []string `toml:"create_ops"`
+	ListOps   []string `toml:"list_ops"`
+	UpdateOp  string   `toml:"update_op"`
+	DeleteOp  string   `toml:"delete_op"`
+	// ActionOps maps an action's name to its operation.
+	ActionOps map[string]string `toml:"action_ops"`
+	// MemberOps maps a member's path to the operation that adds to it.
+	MemberOps map[string]string `toml:"member_ops"`
+}
+
+// Anchored reports whether the entry names any operation.
+func (r *OverlayResource) Anchored() bool {
+	return r.GetOp != "" || r.ItemOp != "" || len(r.CreateOps) > 0 || len(r.ListOps) > 0 || r.UpdateOp != "" || r.DeleteOp != "" || len(r.ActionOps) > 0 || len(r.MemberOps) > 0
 }
 
 //go:embed overlays/*.toml
 var shipped embed.FS
 
-// ShippedOverlay returns the text of an overlay this package ships
-// ("stripe").
+// ShippedOverlay returns the text of an overlay this package ships, by
+// its file's name in overlays/ (a dialect's name).
 func ShippedOverlay(name string) ([]byte, error) {
 	b, err := shipped.ReadFile("overlays/" + name + ".toml")
 	if err != nil {
@@ -106,11 +133,14 @@ func parseOverlay(b []byte) (*Overlay, error) {
 			return nil, fmt.Errorf("overlay: resources[%d]: want a name, once per resource", i)
 		}
 		seen[r.Name] = true
+		if r.Skeleton != "" {
+			return nil, fmt.Errorf("overlay: resources[%d] (%s): skeleton is inferred from the description: amend it with skeleton_patch, a JSON merge patch", i, r.Name)
+		}
 		if r.SkeletonPatch != "" {
 			dec := json.NewDecoder(bytes.NewReader([]byte(r.SkeletonPatch)))
 			dec.UseNumber()
-			if err := dec.Decode(&r.Skeleton); err != nil {
-				return nil, fmt.Errorf("overlay: resources[%d] (%s): skeleton is not a JSON object: %w", i, r.Name, err)
+			if err := dec.Decode(&r.Patch); err != nil || r.Patch == nil {
+				return nil, fmt.Errorf("overlay: resources[%d] (%s): skeleton_patch is not a JSON object (a merge patch over the inferred skeleton): %v", i, r.Name, err)
 			}
 		}
 	}
@@ -127,8 +157,8 @@ var placeholderSample = func() map[string]string {
 	return m
 }()
 
-// resource returns the overlay's entry for a resource, or nil.
-func (ov *Overlay) resource(name string) *OverlayResource {
+// Resource returns the overlay's entry for a resource, or nil.
+func (ov *Overlay) Resource(name string) *OverlayResource {
 	if ov == nil {
 		return nil
 	}

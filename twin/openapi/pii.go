@@ -16,7 +16,7 @@ import (
 // is an object of enums). A twin serves these verbatim, so its answers
 // stay valid; free-form strings under PII-shaped names are still
 // tokenized.
-func (im *importer) verbatim() []string {
+func verbatim(doc *openapi3.T) []string {
 	pii := scrub.New([]byte("names only"), scrub.Policy{})
 	names := map[string]bool{}
 	seen := map[*openapi3.Schema]bool{}
@@ -27,7 +27,7 @@ func (im *importer) verbatim() []string {
 		}
 		seen[s.Value] = true
 		v := s.Value
-		for _, k := range sortedProps(v) {
+		for _, k := range SortedProps(v) {
 			p := v.Properties[k]
 			if pii.IsPII(k) && breaksWhenTokenized(p, 0, map[*openapi3.Schema]bool{}) {
 				names[k] = true
@@ -39,8 +39,8 @@ func (im *importer) verbatim() []string {
 			walk(b, depth+1)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(im.doc.Components.Schemas)) {
-		walk(im.doc.Components.Schemas[k], 0)
+	for _, k := range slices.Sorted(maps.Keys(doc.Components.Schemas)) {
+		walk(doc.Components.Schemas[k], 0)
 	}
 	out := slices.Sorted(maps.Keys(names))
 	sort.Strings(out)
@@ -56,7 +56,7 @@ func breaksWhenTokenized(s *openapi3.SchemaRef, depth int, seen map[*openapi3.Sc
 	if len(v.Enum) > 0 || v.Pattern != "" {
 		return true
 	}
-	for _, k := range sortedProps(v) {
+	for _, k := range SortedProps(v) {
 		if breaksWhenTokenized(v.Properties[k], depth+1, seen) {
 			return true
 		}

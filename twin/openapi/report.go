@@ -63,11 +63,15 @@ type Unresolved struct {
 
 func newReport() *Report { return &Report{Format: ReportVersion} }
 
-func (r *Report) inferred(resource, fact, value, basis string, confidence float64) {
+// AddInferred records a fact inferred about a resource, with what it was
+// inferred from and how sure the importer is (0 to 1).
+func (r *Report) AddInferred(resource, fact, value, basis string, confidence float64) {
 	r.Resources = append(r.Resources, Inference{Resource: resource, Fact: fact, Value: value, Basis: basis, Confidence: confidence})
 }
 
-func (r *Report) unresolved(subject, reason, confidence string) {
+// AddUnresolved records what the importer could not decide and what it
+// did instead; confidence ("high", "medium", "low") is in that fallback.
+func (r *Report) AddUnresolved(subject, reason, confidence string) {
 	r.Unresolved = append(r.Unresolved, Unresolved{Subject: subject, Reason: reason, Confidence: confidence})
 }
 

@@ -130,7 +130,7 @@ func (sp *sampler) tooLarge(what string, in *openapi3.SchemaRef) error {
 // schemaName names a schema in messages: its component path, or "an
 // inline schema".
 func schemaName(s *openapi3.SchemaRef) string {
-	if n := refName(s); n != "" {
+	if n := RefName(s); n != "" {
 		return "components.schemas." + n
 	}
 	if s != nil && s.Ref != "" {
@@ -194,7 +194,7 @@ func (sp *sampler) copied(v any, in *openapi3.SchemaRef) any {
 	if !sp.count(n, b, in) {
 		return nil
 	}
-	return normalize(v)
+	return Normalize(v)
 }
 
 func (sp *sampler) at(ref *openapi3.SchemaRef, depth int) any {
@@ -205,7 +205,7 @@ func (sp *sampler) at(ref *openapi3.SchemaRef, depth int) any {
 	switch {
 	case len(s.Enum) > 0:
 		return sp.copied(s.Enum[0], ref)
-	case nullable(s):
+	case Nullable(s):
 		sp.count(1, 0, ref)
 		return nil
 	case s.Example != nil && depth > 0:
@@ -224,7 +224,7 @@ func (sp *sampler) at(ref *openapi3.SchemaRef, depth int) any {
 		}
 		return out
 	case len(s.AnyOf) > 0:
-		branch := pick(ref, "")
+		branch := Pick(ref, "")
 		return discriminated(sp.at(branch, depth+1), s, branch)
 	case len(s.OneOf) > 0:
 		return discriminated(sp.at(s.OneOf[0], depth+1), s, s.OneOf[0])
@@ -287,9 +287,9 @@ func discriminated(v any, s *openapi3.Schema, branch *openapi3.SchemaRef) any {
 	return m
 }
 
-// normalize turns a decoded example value into what encoding/json
+// Normalize turns a decoded example value into what encoding/json
 // re-encodes byte for byte: numbers as json.Number.
-func normalize(v any) any {
+func Normalize(v any) any {
 	switch t := v.(type) {
 	case float64:
 		b, _ := json.Marshal(t)
@@ -303,22 +303,22 @@ func normalize(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			out[k] = normalize(e)
+			out[k] = Normalize(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = normalize(e)
+			out[i] = Normalize(e)
 		}
 		return out
 	}
 	return v
 }
 
-// compact encodes v as compact JSON with sorted keys (encoding/json sorts
+// Compact encodes v as compact JSON with sorted keys (encoding/json sorts
 // map keys, so the bytes are stable).
-func compact(v any) string {
+func Compact(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "null"

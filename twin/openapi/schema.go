@@ -7,8 +7,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// refName is the component name a schema reference points at, or "".
-func refName(s *openapi3.SchemaRef) string {
+// RefName is the component name a schema reference points at, or "".
+func RefName(s *openapi3.SchemaRef) string {
 	if s == nil {
 		return ""
 	}
@@ -18,9 +18,9 @@ func refName(s *openapi3.SchemaRef) string {
 	return ""
 }
 
-// objectEnum is the one value of a schema's "object" property enum: the
+// ObjectEnum is the one value of a schema's "object" property enum: the
 // provider's type name for objects of this schema ("customer"), or "".
-func objectEnum(s *openapi3.Schema) string {
+func ObjectEnum(s *openapi3.Schema) string {
 	if s == nil {
 		return ""
 	}
@@ -32,26 +32,9 @@ func objectEnum(s *openapi3.Schema) string {
 	return v
 }
 
-// isList reports whether s is a list envelope, {object: "list", data: [...]}
-// or a search result, and returns the item schema.
-func isList(s *openapi3.Schema) (kind string, items *openapi3.SchemaRef) {
-	if s == nil {
-		return "", nil
-	}
-	o := objectEnum(s)
-	if o != "list" && o != "search_result" {
-		return "", nil
-	}
-	data := s.Properties["data"]
-	if data == nil || data.Value == nil || data.Value.Items == nil {
-		return "", nil
-	}
-	return o, data.Value.Items
-}
-
-// branches returns a schema's alternatives (anyOf, oneOf) or the schema
+// Branches returns a schema's alternatives (anyOf, oneOf) or the schema
 // itself.
-func branches(s *openapi3.SchemaRef) []*openapi3.SchemaRef {
+func Branches(s *openapi3.SchemaRef) []*openapi3.SchemaRef {
 	if s == nil || s.Value == nil {
 		return nil
 	}
@@ -64,17 +47,17 @@ func branches(s *openapi3.SchemaRef) []*openapi3.SchemaRef {
 	return []*openapi3.SchemaRef{s}
 }
 
-// pick returns the branch of s whose object enum is want, else the first
+// Pick returns the branch of s whose object enum is want, else the first
 // branch that is not a deleted_* tombstone.
-func pick(s *openapi3.SchemaRef, want string) *openapi3.SchemaRef {
-	bs := branches(s)
+func Pick(s *openapi3.SchemaRef, want string) *openapi3.SchemaRef {
+	bs := Branches(s)
 	for _, b := range bs {
-		if want != "" && objectEnum(b.Value) == want && !isDeleted(b.Value) {
+		if want != "" && ObjectEnum(b.Value) == want && !IsDeleted(b.Value) {
 			return b
 		}
 	}
 	for _, b := range bs {
-		if !isDeleted(b.Value) {
+		if !IsDeleted(b.Value) {
 			return b
 		}
 	}
@@ -84,19 +67,19 @@ func pick(s *openapi3.SchemaRef, want string) *openapi3.SchemaRef {
 	return nil
 }
 
-// deletedBranch returns the branch of s that is a tombstone, or nil.
-func deletedBranch(s *openapi3.SchemaRef) *openapi3.SchemaRef {
-	for _, b := range branches(s) {
-		if isDeleted(b.Value) {
+// DeletedBranch returns the branch of s that is a tombstone, or nil.
+func DeletedBranch(s *openapi3.SchemaRef) *openapi3.SchemaRef {
+	for _, b := range Branches(s) {
+		if IsDeleted(b.Value) {
 			return b
 		}
 	}
 	return nil
 }
 
-// isDeleted reports a tombstone schema: a required "deleted" boolean
+// IsDeleted reports a tombstone schema: a required "deleted" boolean
 // whose only value is true (Stripe's deleted_* schemas).
-func isDeleted(s *openapi3.Schema) bool {
+func IsDeleted(s *openapi3.Schema) bool {
 	if s == nil {
 		return false
 	}
@@ -110,17 +93,28 @@ func isDeleted(s *openapi3.Schema) bool {
 	return false
 }
 
-// nullable reports whether a schema admits null (3.0 nullable or a 3.1
+// Nullable reports whether a schema admits null (3.0 nullable or a 3.1
 // type list with "null").
-func nullable(s *openapi3.Schema) bool {
+func Nullable(s *openapi3.Schema) bool {
 	return s.Nullable || (s.Type != nil && s.Type.IncludesNull())
 }
 
-func sortedProps(s *openapi3.Schema) []string {
+// SortedProps are s's property names, sorted.
+func SortedProps(s *openapi3.Schema) []string {
 	keys := make([]string, 0, len(s.Properties))
 	for k := range s.Properties {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Required reports whether s requires property k.
+func Required(s *openapi3.Schema, k string) bool {
+	for _, r := range s.Required {
+		if r == k {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package openapi_test
 import (
 	"testing"
 
+	"github.com/wraithdev/wraith/twin/dialect/importers"
 	"github.com/wraithdev/wraith/twin/openapi"
 )
 
@@ -11,7 +12,7 @@ import (
 // file for file (make twins regenerates it).
 func TestStripeRegenerates(t *testing.T) {
 	s := loadStripeSpec(t)
-	res := checkRegenerates(t, "stripe", s.spec, openapi.Options{Fixtures: s.fixtures, Overlay: s.overlay})
+	res := checkRegenerates(t, "stripe", s.spec, openapi.Options{Dialects: importers.All(), Fixtures: s.fixtures, Overlay: s.overlay})
 	if c := res.Report.Counts; c.Resources < 90 || c.Stateful+c.Template < 590 {
 		t.Errorf("counts: want the whole API (90+ resources, 590+ operations served), have %+v", c)
 	}

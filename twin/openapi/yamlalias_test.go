@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wraithdev/wraith/twin/dialect/importers"
 	"github.com/wraithdev/wraith/twin/openapi"
 )
 
@@ -71,7 +72,7 @@ func TestImportBoundsYAMLAliases(t *testing.T) {
 		{"eight wide, four deep", aliasBomb(8, 4, false), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := openapi.Import(tt.spec, openapi.Options{})
+			_, err := openapi.Import(tt.spec, openapi.Options{Dialects: importers.All()})
 			if tt.want == nil {
 				if err != nil {
 					t.Errorf("want the import, have %v", err)

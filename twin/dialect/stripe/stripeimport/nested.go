@@ -1,4 +1,4 @@
-package openapi
+package stripeimport
 
 import (
 	"sort"
@@ -7,6 +7,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/openapi"
 )
 
 // Nested collections: a collection under a parent's item
@@ -37,11 +38,11 @@ import (
 // Only the item's read, update and delete and its actions are stateful;
 // an alias's update and delete stay templates.
 func (im *importer) inferNested(byPath map[string]map[string]*openapi3.Operation) {
-	items := itemPaths(byPath)
+	items := openapi.ItemPaths(byPath)
 	var cands []string
 	for coll := range items {
 		segs := strings.Split(coll, "/")
-		if strings.Contains(coll, "{") && !isParam(segs[len(segs)-1]) && byPath[coll]["POST"] != nil {
+		if strings.Contains(coll, "{") && !openapi.IsParam(segs[len(segs)-1]) && byPath[coll]["POST"] != nil {
 			cands = append(cands, coll)
 		}
 	}
@@ -60,17 +61,17 @@ func (im *importer) inferNested(byPath map[string]map[string]*openapi3.Operation
 		if get == nil {
 			continue
 		}
-		_, getSchema, _ := success(get)
-		ref := pick(getSchema, namedBranch(getSchema, coll))
-		object := objectEnum(schemaOf(ref))
+		_, getSchema, _ := openapi.Success(get)
+		ref := openapi.Pick(getSchema, namedBranch(getSchema, coll))
+		object := openapi.ObjectEnum(schemaOf(ref))
 		if ref == nil || object == "" || ref.Value.Properties["id"] == nil {
-			im.report.unresolved(coll, "the nested item's answer has no id and one-value object enum: served as templates", "medium")
+			im.report.AddUnresolved(coll, "the nested item's answer has no id and one-value object enum: served as templates", "medium")
 			continue
 		}
 		name := object
-		if len(branches(getSchema)) > 1 && namedBranch(getSchema, coll) == "" {
-			if name = refName(getSchema); name == "" {
-				im.report.unresolved(coll, "a polymorphic answer without a schema name: served as templates", "medium")
+		if len(openapi.Branches(getSchema)) > 1 && namedBranch(getSchema, coll) == "" {
+			if name = openapi.RefName(getSchema); name == "" {
+				im.report.AddUnresolved(coll, "a polymorphic answer without a schema name: served as templates", "medium")
 				continue
 			}
 		}
@@ -80,7 +81,7 @@ func (im *importer) inferNested(byPath map[string]map[string]*openapi3.Operation
 			im.nestedAlias(r, coll, item, key, parents, byPath)
 			continue
 		}
-		r := &resource{name: name, object: object, schema: refName(ref), collection: coll, itemParam: key, ref: ref, delete: "none", parents: parents, nested: true}
+		r := &resource{name: name, object: object, schema: openapi.RefName(ref), collection: coll, itemParam: key, ref: ref, delete: "none", parents: parents, nested: true}
 		list, create := byPath[coll]["GET"], byPath[coll]["POST"]
 		r.omit = omitted(list, create, byPath[item]["POST"])
 		im.claimPresent(r, "GET", coll, list)
@@ -88,8 +89,8 @@ func (im *importer) inferNested(byPath map[string]map[string]*openapi3.Operation
 		im.claim("GET", item, r)
 		im.claimPresent(r, "POST", item, byPath[item]["POST"])
 		if del := byPath[item]["DELETE"]; del != nil {
-			_, ds, _ := success(del)
-			if d := deletedBranch(ds); d != nil {
+			_, ds, _ := openapi.Success(del)
+			if d := openapi.DeletedBranch(ds); d != nil {
 				r.delete, r.deleted = "tombstone", d
 			} else {
 				r.delete = "not_found"
@@ -117,7 +118,7 @@ func (im *importer) nestedAlias(r *resource, coll, item, key string, parents []s
 		key = "id" // a top-level resource's item reads {id}
 	}
 	if !fits {
-		im.report.unresolved(coll, "another collection already serves "+r.name+" statefully, under other parents or another item parameter: served as templates", "high")
+		im.report.AddUnresolved(coll, "another collection already serves "+r.name+" statefully, under other parents or another item parameter: served as templates", "high")
 		return
 	}
 	if byPath[coll]["POST"] != nil {
@@ -130,7 +131,7 @@ func (im *importer) nestedAlias(r *resource, coll, item, key string, parents []s
 	}
 	r.readPaths = append(r.readPaths, coll+"/{"+key+"}")
 	im.claim("GET", item, r)
-	im.report.inferred(r.name, "nested_paths", coll, "a collection of "+r.name+" under {"+strings.Join(parents, "}/{")+"}", 1)
+	im.report.AddInferred(r.name, "nested_paths", coll, "a collection of "+r.name+" under {"+strings.Join(parents, "}/{")+"}", 1)
 }
 
 // itemActions are the verbs POST {item}/{verb} answering the resource's
@@ -142,8 +143,8 @@ func (im *importer) itemActions(r *resource, item, object string, byPath map[str
 		if !ok || strings.ContainsAny(verb, "/{") || ops["POST"] == nil || len(ops) != 1 {
 			continue
 		}
-		_, as, _ := success(ops["POST"])
-		if objectEnum(schemaOf(pick(as, object))) != object {
+		_, as, _ := openapi.Success(ops["POST"])
+		if openapi.ObjectEnum(schemaOf(openapi.Pick(as, object))) != object {
 			continue
 		}
 		out = append(out, verb)
@@ -157,7 +158,7 @@ func (im *importer) itemActions(r *resource, item, object string, byPath map[str
 func pathParams(path string) []string {
 	var out []string
 	for _, s := range strings.Split(path, "/") {
-		if isParam(s) {
+		if openapi.IsParam(s) {
 			out = append(out, s[1:len(s)-1])
 		}
 	}
@@ -184,13 +185,13 @@ func (im *importer) nestedFields(r *resource, fr *format.Resource) {
 // namedBranch is the object type of the branch of a polymorphic answer
 // that the collection's last segment names (sources: source), or "".
 func namedBranch(s *openapi3.SchemaRef, coll string) string {
-	bs := branches(s)
+	bs := openapi.Branches(s)
 	if len(bs) < 2 {
 		return ""
 	}
 	last := coll[strings.LastIndexByte(coll, '/')+1:]
 	for _, b := range bs {
-		if o := objectEnum(schemaOf(b)); o != "" && o+"s" == last {
+		if o := openapi.ObjectEnum(schemaOf(b)); o != "" && o+"s" == last {
 			return o
 		}
 	}

@@ -1,4 +1,4 @@
-package openapi
+package stripeimport
 
 import (
 	"maps"
@@ -8,6 +8,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/openapi"
 )
 
 // errorSchema returns the error response schema most operations declare
@@ -15,19 +16,19 @@ import (
 func (im *importer) errorSchema() *openapi3.SchemaRef {
 	count := map[string]int{}
 	refs := map[string]*openapi3.SchemaRef{}
-	for _, o := range im.ops {
-		if o.op.Responses == nil {
+	for _, o := range im.Operations() {
+		if o.Op.Responses == nil {
 			continue
 		}
-		for _, code := range o.op.Responses.Keys() {
+		for _, code := range o.Op.Responses.Keys() {
 			if code != "default" && !strings.HasPrefix(code, "4") {
 				continue
 			}
-			r := o.op.Responses.Value(code)
+			r := o.Op.Responses.Value(code)
 			if r == nil || r.Value == nil {
 				continue
 			}
-			mt := jsonMedia(r.Value.Content)
+			mt := openapi.JSONMedia(r.Value.Content)
 			if mt == nil || mt.Schema == nil {
 				continue
 			}
@@ -54,14 +55,14 @@ func (im *importer) errorSchema() *openapi3.SchemaRef {
 func (im *importer) errorShapes() format.Errors {
 	s := im.errorSchema()
 	if s == nil {
-		im.report.unresolved("errors", "no error response schema in the description: errors use Wraith's own shape", "high")
+		im.report.AddUnresolved("errors", "no error response schema in the description: errors use Wraith's own shape", "high")
 		return format.Errors{}
 	}
 	shape := func(status int, vals map[string]string, types ...string) *format.Answer {
-		body, _ := fillError(im.sp, s, vals, types, 0)
-		return &format.Answer{Status: status, Body: compact(body)}
+		body, _ := fillError(im, s, vals, types, 0)
+		return &format.Answer{Status: status, Body: openapi.Compact(body)}
 	}
-	im.report.inferred("errors", "schema", refName(s), "most common error response", 1)
+	im.report.AddInferred("errors", "schema", openapi.RefName(s), "most common error response", 1)
 	return format.Errors{
 		NotFound: shape(404, map[string]string{"message": "No such {object}: '{id}'", "code": "resource_missing", "param": "id"}, "invalid_request_error"),
 		InvalidRequest: shape(400, map[string]string{"message": "{message}", "param": "{param}"},
@@ -84,25 +85,25 @@ func (im *importer) errorShapes() format.Errors {
 // decode it as real.
 //
 // It also reports whether it filled a field.
-func fillError(sp *sampler, ref *openapi3.SchemaRef, vals map[string]string, types []string, depth int) (any, bool) {
+func fillError(im *importer, ref *openapi3.SchemaRef, vals map[string]string, types []string, depth int) (any, bool) {
 	if ref == nil || ref.Value == nil || depth > 4 {
 		return nil, false
 	}
 	s := ref.Value
 	if s.Type == nil || !s.Type.Is("object") {
-		return sp.sample(ref), false
+		return im.Sample(ref), false
 	}
 	out := map[string]any{}
 	filled := false
-	for _, k := range sortedProps(s) {
+	for _, k := range openapi.SortedProps(s) {
 		p := s.Properties[k]
 		if p == nil || p.Value == nil {
 			continue
 		}
 		switch {
 		case p.Value.Type != nil && p.Value.Type.Is("object"):
-			v, ok := fillError(sp, p, vals, types, depth+1)
-			if ok || required(s, k) {
+			v, ok := fillError(im, p, vals, types, depth+1)
+			if ok || openapi.Required(s, k) {
 				out[k] = v
 				filled = filled || ok
 			}
@@ -113,20 +114,11 @@ func fillError(sp *sampler, ref *openapi3.SchemaRef, vals map[string]string, typ
 		case vals[k] != "" && p.Value.Type != nil && p.Value.Type.Is("string"):
 			out[k] = vals[k]
 			filled = true
-		case required(s, k):
-			out[k] = sp.sample(p)
+		case openapi.Required(s, k):
+			out[k] = im.Sample(p)
 		}
 	}
 	return out, filled
-}
-
-func required(s *openapi3.Schema, k string) bool {
-	for _, r := range s.Required {
-		if r == k {
-			return true
-		}
-	}
-	return false
 }
 
 // pickEnum is the first of prefer that enum allows, else enum's first

@@ -1,28 +1,12 @@
-package openapi
+package stripeimport
 
 import (
 	"sort"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/wraithdev/wraith/twin/openapi"
 )
-
-// importer holds one import's state. Every collection in it is read in
-// sorted order.
-type importer struct {
-	doc       *openapi3.T
-	fx        fixtures
-	ov        *Overlay
-	opts      Options
-	ops       []operation
-	resources []*resource          // sorted by name
-	byName    map[string]*resource // resource name -> resource
-	claimed   map[string]string    // "METHOD path" -> what serves it statefully
-	examples  []any                // objects from the spec's examples
-	repaired  map[string]bool      // types whose fixture needed conform
-	sp        *sampler             // every sample of the import, within its budgets
-	report    *Report
-}
 
 // resource is an inferred stateful resource.
 type resource struct {
@@ -50,25 +34,14 @@ type resource struct {
 	createPaths, listPaths, readPaths []string
 }
 
-func newImporter(sp *sampler, doc *openapi3.T, fx fixtures, ov *Overlay, opts Options) *importer {
-	return &importer{
-		doc: doc, fx: fx, ov: ov, opts: opts, sp: sp,
-		ops:      operations(doc),
-		byName:   map[string]*resource{},
-		claimed:  map[string]string{},
-		repaired: map[string]bool{},
-		report:   newReport(),
-	}
-}
-
 // infer finds the resources and what serves each operation.
 func (im *importer) infer() {
 	byPath := map[string]map[string]*openapi3.Operation{}
-	for _, o := range im.ops {
-		if byPath[o.path] == nil {
-			byPath[o.path] = map[string]*openapi3.Operation{}
+	for _, o := range im.Operations() {
+		if byPath[o.Path] == nil {
+			byPath[o.Path] = map[string]*openapi3.Operation{}
 		}
-		byPath[o.path][o.method] = o.op
+		byPath[o.Path][o.Method] = o.Op
 	}
 	// Candidates in a stable order: shorter collections first, so
 	// /v1/refunds wins over a nested path answering the same type.
@@ -95,7 +68,7 @@ func (im *importer) infer() {
 		}
 		return cands[i] < cands[j]
 	})
-	items := itemPaths(byPath)
+	items := openapi.ItemPaths(byPath)
 	for _, coll := range cands {
 		item, ok := items[coll]
 		if !ok {
@@ -109,34 +82,12 @@ func (im *importer) infer() {
 	im.inferNested(byPath)
 	im.collectExamples()
 	for _, r := range im.resources {
-		if im.sp.stopped() {
+		if im.Stopped() {
 			return
 		}
 		im.prefix(r)
 		im.skeleton(r)
 	}
-}
-
-// itemPaths maps each collection path to its item path, collection/{param}.
-func itemPaths(byPath map[string]map[string]*openapi3.Operation) map[string]string {
-	out := map[string]string{}
-	for p := range byPath {
-		i := strings.LastIndex(p, "/")
-		if i <= 0 || !isParam(p[i+1:]) {
-			continue
-		}
-		coll := p[:i]
-		if _, ok := byPath[coll]; ok {
-			if prev, dup := out[coll]; !dup || p < prev {
-				out[coll] = p
-			}
-		}
-	}
-	return out
-}
-
-func isParam(seg string) bool {
-	return len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}'
 }
 
 // resourceAt infers a resource from a collection/item pair, or returns nil
@@ -145,27 +96,27 @@ func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*
 	c, it := byPath[coll], byPath[item]
 	list, create, get := c["GET"], c["POST"], it["GET"]
 	if get == nil || (list == nil && create == nil) {
-		im.report.unresolved(coll, "collection without retrieve, or without both list and create: its operations are served as templates", "high")
+		im.report.AddUnresolved(coll, "collection without retrieve, or without both list and create: its operations are served as templates", "high")
 		return nil
 	}
 	want := ""
 	if list != nil {
-		_, listSchema, _ := success(list)
+		_, listSchema, _ := openapi.Success(list)
 		_, items := isList(schemaOf(listSchema))
-		want = objectEnum(schemaOf(items))
+		want = openapi.ObjectEnum(schemaOf(items))
 	}
-	_, getSchema, _ := success(get)
-	ref := pick(getSchema, want)
-	name := objectEnum(schemaOf(ref))
+	_, getSchema, _ := openapi.Success(get)
+	ref := openapi.Pick(getSchema, want)
+	name := openapi.ObjectEnum(schemaOf(ref))
 	if ref == nil || name == "" || ref.Value.Properties["id"] == nil {
-		im.report.unresolved(coll, "the item's answer has no id and one-value object enum: served as templates", "medium")
+		im.report.AddUnresolved(coll, "the item's answer has no id and one-value object enum: served as templates", "medium")
 		return nil
 	}
 	if _, dup := im.byName[name]; dup {
-		im.report.unresolved(coll, "another collection already serves "+name+" statefully: served as templates", "high")
+		im.report.AddUnresolved(coll, "another collection already serves "+name+" statefully: served as templates", "high")
 		return nil
 	}
-	r := &resource{name: name, object: name, schema: refName(ref), collection: coll, itemParam: item[len(coll)+2 : len(item)-1], ref: ref, delete: "none"}
+	r := &resource{name: name, object: name, schema: openapi.RefName(ref), collection: coll, itemParam: item[len(coll)+2 : len(item)-1], ref: ref, delete: "none"}
 	r.omit = omitted(list, create, it["POST"])
 	if u := listURL(list); u != "" && u != coll {
 		r.listURL = u
@@ -175,8 +126,8 @@ func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*
 	im.claim("GET", item, r)
 	im.claimPresent(r, "POST", item, it["POST"])
 	if del := it["DELETE"]; del != nil {
-		_, ds, _ := success(del)
-		if d := deletedBranch(ds); d != nil {
+		_, ds, _ := openapi.Success(del)
+		if d := openapi.DeletedBranch(ds); d != nil {
 			r.delete, r.deleted = "tombstone", d
 		} else {
 			r.delete = "not_found"
@@ -188,8 +139,8 @@ func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*
 		if !ok || strings.ContainsAny(verb, "/{") || ops["POST"] == nil || len(ops) != 1 {
 			continue
 		}
-		_, as, _ := success(ops["POST"])
-		if objectEnum(schemaOf(pick(as, name))) != name {
+		_, as, _ := openapi.Success(ops["POST"])
+		if openapi.ObjectEnum(schemaOf(openapi.Pick(as, name))) != name {
 			continue
 		}
 		r.actions = append(r.actions, verb)
@@ -200,7 +151,7 @@ func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*
 }
 
 func (im *importer) claim(method, path string, r *resource) {
-	im.claimed[method+" "+path] = r.name
+	im.Claim(method, path, r.name)
 }
 
 // listURL is the literal path a list operation's envelope names in its
@@ -209,7 +160,7 @@ func listURL(list *openapi3.Operation) string {
 	if list == nil {
 		return ""
 	}
-	_, s, _ := success(list)
+	_, s, _ := openapi.Success(list)
 	if s == nil || s.Value == nil {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package openapi
+package stripeimport
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/wraithdev/wraith/twin/openapi"
 )
 
 // generatedID is an id a provider generated: lower-case words joined by
@@ -16,15 +18,15 @@ var generatedID = regexp.MustCompile(`^((?:[a-z][a-z0-9]*_)+)[A-Za-z0-9]{10,}$`)
 
 // collectExamples gathers the objects of the spec's response examples.
 func (im *importer) collectExamples() {
-	for _, o := range im.ops {
-		_, s, mt := success(o.op)
+	for _, o := range im.Operations() {
+		_, s, mt := openapi.Success(o.Op)
 		if mt != nil && mt.Example != nil {
-			im.examples = append(im.examples, normalize(mt.Example))
+			im.examples = append(im.examples, openapi.Normalize(mt.Example))
 		}
 		if mt != nil {
 			for _, k := range slices.Sorted(maps.Keys(mt.Examples)) {
 				if ex := mt.Examples[k]; ex != nil && ex.Value != nil && ex.Value.Value != nil {
-					im.examples = append(im.examples, normalize(ex.Value.Value))
+					im.examples = append(im.examples, openapi.Normalize(ex.Value.Value))
 				}
 			}
 		}
@@ -32,7 +34,7 @@ func (im *importer) collectExamples() {
 	}
 	for _, name := range slices.Sorted(maps.Keys(im.doc.Components.Schemas)) {
 		if s := im.doc.Components.Schemas[name]; s != nil && s.Value != nil && s.Value.Example != nil {
-			im.examples = append(im.examples, normalize(s.Value.Example))
+			im.examples = append(im.examples, openapi.Normalize(s.Value.Example))
 		}
 	}
 }
@@ -67,8 +69,8 @@ func (im *importer) prefix(r *resource) {
 			best, n = p, votes[p]
 		}
 	}
-	if ov := im.ov.resource(r.name); ov != nil && ov.IDPrefix != "" {
-		im.report.inferred(r.name, "id_prefix", ov.IDPrefix, "overlay", 1)
+	if ov := im.ov.Resource(r.name); ov != nil && ov.IDPrefix != "" {
+		im.report.AddInferred(r.name, "id_prefix", ov.IDPrefix, "overlay", 1)
 		r.idPrefix = ov.IDPrefix
 		return
 	}
@@ -80,14 +82,14 @@ func (im *importer) prefix(r *resource) {
 		}
 		if slices.Contains(r.omit, "create") {
 			// The twin never makes an id of this type: the prefix is moot.
-			im.report.inferred(r.name, "id_prefix", r.idPrefix, "no create: ids come from fixtures only ("+reason+")", 1)
+			im.report.AddInferred(r.name, "id_prefix", r.idPrefix, "no create: ids come from fixtures only ("+reason+")", 1)
 			return
 		}
-		im.report.unresolved(r.name, "id prefix: "+reason+"; generated ids use "+r.idPrefix, "low")
+		im.report.AddUnresolved(r.name, "id prefix: "+reason+"; generated ids use "+r.idPrefix, "low")
 		return
 	}
 	r.idPrefix = best
-	im.report.inferred(r.name, "id_prefix", best, fmt.Sprintf("vote %d of %d", n, total), float64(n)/float64(total))
+	im.report.AddInferred(r.name, "id_prefix", best, fmt.Sprintf("vote %d of %d", n, total), float64(n)/float64(total))
 }
 
 // fallbackPrefix is a prefix made from the type name: "billing.alert" ->

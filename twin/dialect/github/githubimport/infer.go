@@ -1,7 +1,6 @@
-package openapi
+package githubimport
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/openapi"
 )
 
 // resource infers one stateful resource from the operations its overlay
@@ -32,10 +32,10 @@ import (
 //   - class from the schema's component name (issue-comment ->
 //     IssueComment); skeleton: the read's example, repaired against its
 //     schema, else a sample, then the overlay's merge patch.
-func (g *ghImporter) resource(ov *githubOverlayResource) (format.Resource, error) {
+func (g *ghImporter) resource(ov *openapi.OverlayResource) (format.Resource, error) {
 	r := ov.Resource
 	fail := func(msg string, args ...any) (format.Resource, error) {
-		return format.Resource{}, fmt.Errorf("github overlay: resource %s: %s", r.Name, fmt.Sprintf(msg, args...))
+		return format.Resource{}, fmt.Errorf("overlay: resource %s: %s", r.Name, fmt.Sprintf(msg, args...))
 	}
 	get, ok := g.byID[ov.GetOp]
 	if !ok {
@@ -63,14 +63,14 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (format.Resource, error
 	if r.Parents == nil {
 		r.Parents = params[:len(params)-1]
 	}
-	_, ref, mt := success(get.op)
+	_, ref, mt := openapi.Success(get.Op)
 	if ref == nil || ref.Value == nil {
 		return fail("%s answers no JSON object to take the resource's shape from", ov.GetOp)
 	}
 	schema := ref.Value
 	if r.Key == "" {
 		r.Key = keyField(keyParam, schema)
-		g.report.inferred(r.Name, "key", r.Key, "the item path's last parameter {"+keyParam+"}", 0.8)
+		g.report.AddInferred(r.Name, "key", r.Key, "the item path's last parameter {"+keyParam+"}", 0.8)
 	}
 	if r.IDKind == "" {
 		switch id := schema.Properties["id"]; {
@@ -81,7 +81,7 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (format.Resource, error
 		}
 	}
 	if r.Class == "" {
-		r.Class = className(refName(ref))
+		r.Class = className(openapi.RefName(ref))
 	}
 	if r.TimeFormat == "" {
 		for _, f := range []string{"created_at", "updated_at"} {
@@ -106,12 +106,12 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (format.Resource, error
 		} else if p != r.Collection {
 			r.CreatePaths = append(r.CreatePaths, p)
 		}
-		status, _, _ := success(o.op)
+		status, _, _ := openapi.Success(o.Op)
 		if r.CreateStatus == 0 && status != 200 {
 			r.CreateStatus = status
 		}
 		if r.Required == nil {
-			r.Required = requiredOf(o.op)
+			r.Required = requiredOf(o.Op)
 		}
 		g.claim(o, r.Name)
 	}
@@ -122,13 +122,13 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (format.Resource, error
 		}
 		p, _ := g.names.rename(o)
 		if !subset(templateParams(p), r.Parents) {
-			g.report.unresolved(id, "list path "+p+" names a parameter that is no parent of "+r.Name+": served as a template", "high")
+			g.report.AddUnresolved(id, "list path "+p+" names a parameter that is no parent of "+r.Name+": served as a template", "high")
 			continue
 		}
 		if p != r.Collection {
 			r.ListPaths = append(r.ListPaths, p)
 		}
-		if _, s, _ := success(o.op); r.List == "" && s != nil && s.Value != nil && s.Value.Type.Is("array") {
+		if _, s, _ := openapi.Success(o.Op); r.List == "" && s != nil && s.Value != nil && s.Value.Type.Is("array") {
 			r.List = "array"
 		}
 		g.claim(o, r.Name)
@@ -139,7 +139,7 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (format.Resource, error
 			return fail("update_op %q is no operationId of the description", id)
 		}
 		if r.Update == nil {
-			r.Update = []string{o.method}
+			r.Update = []string{o.Method}
 		}
 		g.claim(o, r.Name)
 	}
@@ -148,7 +148,7 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (format.Resource, error
 		if !ok {
 			return fail("delete_op %q is no operationId of the description", id)
 		}
-		if status, _, _ := success(o.op); r.DeleteStatus == 0 && status == 204 {
+		if status, _, _ := openapi.Success(o.Op); r.DeleteStatus == 0 && status == 204 {
 			r.DeleteStatus = 204
 		}
 		g.claim(o, r.Name)
@@ -167,15 +167,15 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (format.Resource, error
 	}
 	skel, from := g.skeleton(ref, mt, ov)
 	if _, ok := skel[r.KeyField()]; !ok {
-		skel[r.KeyField()] = g.sp.sample(schema.Properties[r.KeyField()])
+		skel[r.KeyField()] = g.Sample(schema.Properties[r.KeyField()])
 	}
-	g.report.inferred(r.Name, "skeleton", from, ov.GetOp, confidenceOf(from))
-	g.report.inferred(r.Name, "routes", r.Item, "operations "+strings.Join(g.claimsOf(r.Name), ", "), 1)
+	g.report.AddInferred(r.Name, "skeleton", from, ov.GetOp, openapi.Confidence(from))
+	g.report.AddInferred(r.Name, "routes", r.Item, "operations "+strings.Join(g.claimsOf(r.Name), ", "), 1)
 	// The fields a GitHub-style import writes; the overlay's others
 	// (create rules, nested defaults, ...) are not written.
 	return format.Resource{
 		Name: r.Name, Collection: r.Collection, Item: r.Item, IDPrefix: r.IDPrefix,
-		Skeleton: compact(skel), Timestamps: r.Timestamps, Immutable: r.Immutable,
+		Skeleton: openapi.Compact(skel), Timestamps: r.Timestamps, Immutable: r.Immutable,
 		Update: r.Update, Delete: r.Delete, Actions: r.Actions,
 		Keys: format.Keys{
 			Class: r.Class, CreatePaths: r.CreatePaths, ListPaths: r.ListPaths, ReadPaths: r.ReadPaths,
@@ -190,7 +190,7 @@ func (g *ghImporter) resource(ov *githubOverlayResource) (format.Resource, error
 
 // actions anchors the overlay's action_ops: an action is {item}/{name}
 // with the operation's method (PUT for GitHub's merge).
-func (g *ghImporter) actions(r *format.Resource, ov *githubOverlayResource) error {
+func (g *ghImporter) actions(r *format.Resource, ov *openapi.OverlayResource) error {
 	for _, name := range slices.Sorted(maps.Keys(ov.ActionOps)) {
 		o, ok := g.byID[ov.ActionOps[name]]
 		if !ok {
@@ -203,15 +203,15 @@ func (g *ghImporter) actions(r *format.Resource, ov *githubOverlayResource) erro
 		for i := range r.Actions {
 			if r.Actions[i].Name == name {
 				found = true
-				if r.Actions[i].Method == "" && o.method != "POST" {
-					r.Actions[i].Method = o.method
+				if r.Actions[i].Method == "" && o.Method != "POST" {
+					r.Actions[i].Method = o.Method
 				}
 			}
 		}
 		if !found {
 			a := format.Action{Name: name}
-			if o.method != "POST" {
-				a.Method = o.method
+			if o.Method != "POST" {
+				a.Method = o.Method
 			}
 			r.Actions = append(r.Actions, a)
 		}
@@ -220,51 +220,46 @@ func (g *ghImporter) actions(r *format.Resource, ov *githubOverlayResource) erro
 	return nil
 }
 
-// skeleton is the read's first example that the schema repairs least,
+// skeleton is the read's first example, repaired against its schema,
 // else a sample, with the overlay's patch merged in.
-func (g *ghImporter) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, ov *githubOverlayResource) (map[string]any, string) {
+func (g *ghImporter) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, ov *openapi.OverlayResource) (map[string]any, string) {
 	var skel map[string]any
 	from := "sampler"
-	for _, ex := range examplesOf(mt) {
-		if o, ok := normalize(ex).(map[string]any); ok {
-			v, _ := conform(g.sp, cloneMap(o), ref, 0)
+	for _, ex := range openapi.Examples(mt) {
+		if o, ok := openapi.Normalize(ex).(map[string]any); ok {
+			v, _ := g.Conform(openapi.CloneMap(o), ref)
 			skel, from = v.(map[string]any), "example"
 			break
 		}
 	}
 	if skel == nil {
-		skel, _ = g.sp.sample(ref).(map[string]any)
+		skel, _ = g.Sample(ref).(map[string]any)
 		if skel == nil {
 			skel = map[string]any{}
 		}
 	}
-	if ov.SkeletonPatch != "" {
-		var patch map[string]any
-		dec := json.NewDecoder(strings.NewReader(ov.SkeletonPatch))
-		dec.UseNumber()
-		if dec.Decode(&patch) == nil {
-			skel = mergePatch(skel, patch)
-			from += "+overlay"
-		}
+	if ov.Patch != nil {
+		skel = openapi.MergePatch(skel, ov.Patch)
+		from += "+overlay"
 	}
 	// A null the schema does not allow (the overlay's way to say "not
 	// set": a repository's parent, a pull request's head object that a
 	// create's string would not fit) leaves the field out instead.
 	for _, k := range slices.Sorted(maps.Keys(skel)) {
-		if p := ref.Value.Properties[k]; skel[k] == nil && p != nil && p.Value != nil && !nullable(p.Value) && !required(ref.Value, k) {
+		if p := ref.Value.Properties[k]; skel[k] == nil && p != nil && p.Value != nil && !openapi.Nullable(p.Value) && !openapi.Required(ref.Value, k) {
 			delete(skel, k)
 		}
 	}
 	return skel, from
 }
 
-func (g *ghImporter) claim(o operation, name string) { g.claimed[o.method+" "+o.path] = name }
+func (g *ghImporter) claim(o openapi.Operation, name string) { g.Claim(o.Method, o.Path, name) }
 
 func (g *ghImporter) claimsOf(name string) []string {
 	var out []string
 	for _, o := range g.ops {
-		if g.claimed[o.method+" "+o.path] == name {
-			out = append(out, o.op.OperationID)
+		if g.ClaimedBy(o.Method, o.Path) == name {
+			out = append(out, o.Op.OperationID)
 		}
 	}
 	sort.Strings(out)
@@ -300,7 +295,7 @@ func requiredOf(op *openapi3.Operation) []string {
 	if op.RequestBody == nil || op.RequestBody.Value == nil {
 		return nil
 	}
-	mt := jsonMedia(op.RequestBody.Value.Content)
+	mt := openapi.JSONMedia(op.RequestBody.Value.Content)
 	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package openapi
+package githubimport
 
 import (
 	"maps"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/wraithdev/wraith/twin/openapi"
 	"github.com/wraithdev/wraith/twin/route"
 )
 
@@ -39,7 +40,7 @@ var braced = regexp.MustCompile(`\{([^}]+)\}`)
 // name ({enterprise-team} becomes {enterprise_team}).
 var notParamName = regexp.MustCompile(`[^A-Za-z0-9_]`)
 
-func newParamNames(ops []operation) *paramNames {
+func newParamNames(ops []openapi.Operation) *paramNames {
 	pn := &paramNames{counts: map[string]map[string]int{}, chosen: map[string]string{}}
 	for _, o := range ops {
 		pn.walk(o, func(pos string, s pathSeg) {
@@ -62,7 +63,7 @@ func newParamNames(ops []operation) *paramNames {
 }
 
 // walk calls f on every parameter segment of o's path with its position.
-func (pn *paramNames) walk(o operation, f func(pos string, s pathSeg)) {
+func (pn *paramNames) walk(o openapi.Operation, f func(pos string, s pathSeg)) {
 	var pos strings.Builder
 	for _, s := range splitPath(o) {
 		switch {
@@ -80,7 +81,7 @@ func (pn *paramNames) walk(o operation, f func(pos string, s pathSeg)) {
 
 // rename returns o's path as a twin route template, and whether the router
 // can take it (at most route.MaxParams parameters).
-func (pn *paramNames) rename(o operation) (string, bool) {
+func (pn *paramNames) rename(o openapi.Operation) (string, bool) {
 	var b, pos strings.Builder
 	n := 0
 	for _, s := range splitPath(o) {
@@ -103,8 +104,8 @@ func (pn *paramNames) rename(o operation) (string, bool) {
 
 // splitPath parses o's path. A segment holding several parameters
 // ({base}...{head}) is one parameter named after them all.
-func splitPath(o operation) []pathSeg {
-	raw := strings.Split(strings.TrimPrefix(o.path, "/"), "/")
+func splitPath(o openapi.Operation) []pathSeg {
+	raw := strings.Split(strings.TrimPrefix(o.Path, "/"), "/")
 	out := make([]pathSeg, 0, len(raw))
 	for i, s := range raw {
 		m := braced.FindAllStringSubmatch(s, -1)
@@ -118,7 +119,7 @@ func splitPath(o operation) []pathSeg {
 		}
 		name := strings.Join(names, "_")
 		whole := len(m) == 1 && s == "{"+name+"}"
-		rest := whole && i == len(raw)-1 && multiSegment(o.op, name)
+		rest := whole && i == len(raw)-1 && multiSegment(o.Op, name)
 		out = append(out, pathSeg{text: notParamName.ReplaceAllString(name, "_"), param: true, rest: rest})
 	}
 	return out
@@ -160,7 +161,7 @@ func subset(a, b []string) bool {
 }
 
 func sortedUnique(in []string) []string {
-	out := mergeSorted(in, nil)
+	out := openapi.MergeSorted(in, nil)
 	sort.Strings(out)
 	return out
 }

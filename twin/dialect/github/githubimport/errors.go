@@ -1,9 +1,10 @@
-package openapi
+package githubimport
 
 import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/openapi"
 )
 
 // githubDocs is where GitHub's error answers point.
@@ -17,20 +18,20 @@ func (g *ghImporter) errors() format.Errors {
 	basic := g.sharedSchema("not_found")
 	validation := g.sharedSchema("validation_failed")
 	if basic == nil {
-		g.report.unresolved("errors", "no components/responses/not_found: errors use Wraith's own shape", "high")
+		g.report.AddUnresolved("errors", "no components/responses/not_found: errors use Wraith's own shape", "high")
 		return format.Errors{}
 	}
-	g.report.inferred("errors", "schema", refName(basic), "components/responses/not_found", 1)
+	g.report.AddInferred("errors", "schema", openapi.RefName(basic), "components/responses/not_found", 1)
 	answer := func(status int, s *openapi3.SchemaRef, vals map[string]any) *format.Answer {
 		body := map[string]any{}
-		for _, k := range sortedProps(s.Value) {
+		for _, k := range openapi.SortedProps(s.Value) {
 			if v, ok := vals[k]; ok {
 				body[k] = v
-			} else if required(s.Value, k) {
-				body[k] = g.sp.sample(s.Value.Properties[k])
+			} else if openapi.Required(s.Value, k) {
+				body[k] = g.Sample(s.Value.Properties[k])
 			}
 		}
-		return &format.Answer{Status: status, Body: compact(body)}
+		return &format.Answer{Status: status, Body: openapi.Compact(body)}
 	}
 	status := func(code string) map[string]any {
 		return map[string]any{"documentation_url": githubDocs, "status": code}
@@ -44,7 +45,7 @@ func (g *ghImporter) errors() format.Errors {
 		UnexpectedState: answer(422, basic, with(status("422"), "message", "This {object} is {status}: you cannot {action} it")),
 	}
 	if validation != nil {
-		g.report.inferred("errors", "validation", refName(validation), "components/responses/validation_failed", 1)
+		g.report.AddInferred("errors", "validation", openapi.RefName(validation), "components/responses/validation_failed", 1)
 		out.Validation = answer(422, validation, with(with(status("422"), "message", "Validation Failed"), "errors",
 			[]any{map[string]any{"resource": "{resource}", "field": "{param}", "code": "{code}"}}))
 	}
@@ -57,7 +58,7 @@ func (g *ghImporter) sharedSchema(name string) *openapi3.SchemaRef {
 	if r == nil || r.Value == nil {
 		return nil
 	}
-	mt := jsonMedia(r.Value.Content)
+	mt := openapi.JSONMedia(r.Value.Content)
 	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
 		return nil
 	}

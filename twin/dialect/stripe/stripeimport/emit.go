@@ -1,0 +1,106 @@
+package stripeimport
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/openapi"
+)
+
+// manifestResource is r as twin.toml declares it, the overlay merged in.
+func (im *importer) manifestResource(r *resource) format.Resource {
+	fr := format.Resource{
+		Name:       r.name,
+		Collection: r.collection,
+		Item:       r.collection + "/{id}",
+		IDPrefix:   r.idPrefix,
+		Skeleton:   openapi.Compact(r.skeleton),
+		Delete:     r.delete,
+		Omit:       r.omit,
+		ListURL:    r.listURL,
+	}
+	im.nestedFields(r, &fr)
+	if _, ok := r.skeleton["created"].(json.Number); ok {
+		fr.Timestamps = []string{"created"}
+	}
+	for _, f := range []string{"id", "object", "created", "livemode"} {
+		if _, ok := r.skeleton[f]; ok {
+			fr.Immutable = append(fr.Immutable, f)
+		}
+	}
+	if r.delete == "tombstone" {
+		body, _ := im.Sample(r.deleted).(map[string]any)
+		if body == nil {
+			body = map[string]any{}
+		}
+		body["id"], body["deleted"] = "{id}", true
+		if o := openapi.ObjectEnum(r.deleted.Value); o != "" {
+			body["object"] = o
+		}
+		fr.DeletedBody = openapi.Compact(body)
+	}
+	ov := im.ov.Resource(r.name)
+	overridden := map[string]*format.Action{}
+	if ov != nil {
+		for i := range ov.Actions {
+			overridden[ov.Actions[i].Name] = &ov.Actions[i]
+		}
+	}
+	for _, verb := range r.actions {
+		a := format.Action{Name: verb}
+		if o := overridden[verb]; o != nil {
+			a = *o
+			delete(overridden, verb)
+		}
+		fr.Actions = append(fr.Actions, a)
+	}
+	im.report.AddInferred(r.name, "routes", r.collection+" "+strings.Join(r.actions, ","), "collection/item pair", 1)
+	if ov == nil {
+		return fr
+	}
+	for _, name := range slices.Sorted(maps.Keys(overridden)) {
+		im.report.AddUnresolved(r.name, "overlay action "+name+" has no POST "+r.collection+"/{id}/"+name+" in the description: not served", "high")
+	}
+	fr.Create = ov.Create
+	if ov.Delete != "" {
+		fr.Delete = ov.Delete
+	}
+	fr.OnDelete = ov.OnDelete
+	fr.Immutable = openapi.MergeSorted(fr.Immutable, ov.Immutable)
+	fr.NestedDefaults, fr.Expand = ov.NestedDefaults, ov.Expand
+	return fr
+}
+
+// baseline is fixtures/baseline.json: the fixtures of the stateful
+// resources, one entity each, or nil.
+func (im *importer) baseline() []byte {
+	var ents []json.RawMessage
+	taken := map[string]bool{}
+	for _, r := range im.resources {
+		if !strings.HasPrefix(r.from, "fixture") || r.nested {
+			continue
+		}
+		o, _ := im.instance(r.ref, r.name)
+		id, _ := o["id"].(string)
+		if id == "" || o["object"] != r.name {
+			continue
+		}
+		if taken[id] {
+			// A session's world holds one entity per id; the description's
+			// fixtures share placeholders (obj_123) across types, and a
+			// resource without create is only ever read at its fixture.
+			o["id"] = r.idPrefix + "baseline"
+			im.report.AddInferred(r.name, "fixture_id", r.idPrefix+"baseline", "the fixture's id "+id+" is another type's too", 1)
+		}
+		taken[o["id"].(string)] = true
+		ents = append(ents, json.RawMessage(openapi.Compact(o)))
+	}
+	if len(ents) == 0 {
+		return nil
+	}
+	b, _ := json.MarshalIndent(format.FixtureSet{Format: format.Version, Description: "one object of each stateful resource, from the description's fixtures", Entities: ents}, "", " ")
+	return append(b, '\n')
+}

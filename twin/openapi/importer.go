@@ -1,0 +1,160 @@
+package openapi
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/route"
+)
+
+// Importer is one import in progress, as the pipeline hands it to a
+// dialect's hooks: the description, the overlay, the operations and who
+// serves each, the report, and the import's sampler, whose budgets bound
+// every sample the import makes. Every collection in it is read in sorted
+// order, so that an import is a pure function of its inputs.
+type Importer struct {
+	doc     *openapi3.T
+	ov      *Overlay
+	opts    Options
+	ops     []Operation
+	claimed map[string]string // "METHOD path" (the description's) -> resource
+	report  *Report
+	sp      *sampler
+	files   map[string][]byte // beside twin.toml and import-report.json
+}
+
+func newImporter(sp *sampler, doc *openapi3.T, ov *Overlay, opts Options) *Importer {
+	return &Importer{doc: doc, ov: ov, opts: opts, sp: sp, ops: operations(doc), claimed: map[string]string{}, report: newReport(), files: map[string][]byte{}}
+}
+
+// Doc is the description, its references resolved.
+func (im *Importer) Doc() *openapi3.T { return im.doc }
+
+// Overlay is the import's overlay; never nil.
+func (im *Importer) Overlay() *Overlay { return im.ov }
+
+// Fixtures is the fixtures file the import was given (Options.Fixtures),
+// for a dialect that reads one.
+func (im *Importer) Fixtures() []byte { return im.opts.Fixtures }
+
+// Operations are the description's operations, by path then method. The
+// slice is the importer's: read it, do not change it.
+func (im *Importer) Operations() []Operation { return im.ops }
+
+// Report is the import's report, for what a hook infers and what it
+// leaves unresolved.
+func (im *Importer) Report() *Report { return im.report }
+
+// Claim says that resource serves an operation (method and path as the
+// description writes them) statefully, so it gets no route of its own.
+func (im *Importer) Claim(method, path, resource string) {
+	im.claimed[method+" "+path] = resource
+}
+
+// ClaimedBy is the resource that claimed an operation, or "".
+func (im *Importer) ClaimedBy(method, path string) string { return im.claimed[method+" "+path] }
+
+// AddFile adds a file to the twin (fixtures/baseline.json).
+func (im *Importer) AddFile(path string, b []byte) { im.files[path] = b }
+
+// Sample is a deterministic instance of s (the first enum value, null for
+// a nullable, an object of its required properties, [] for arrays, 0,
+// false and ""), within the import's budgets: past one, it is nil and
+// the import fails with the sampler's error.
+func (im *Importer) Sample(s *openapi3.SchemaRef) any { return im.sp.sample(s) }
+
+// Stopped reports whether the import must stop (its context ended or a
+// budget was passed): a hook's loop looks at it between operations.
+func (im *Importer) Stopped() bool { return im.sp.stopped() }
+
+// Conform repairs v (a fixture or example) where it contradicts its
+// schema, and says how many values it changed (see conform).
+func (im *Importer) Conform(v any, s *openapi3.SchemaRef) (any, int) { return conform(im.sp, v, s, 0) }
+
+// Skip leaves an operation out of the twin, counted as skipped, with the
+// reason in the report.
+func (im *Importer) Skip(o Operation, reason string) {
+	im.report.Counts.Skipped++
+	im.report.AddUnresolved(o.Method+" "+o.Path, reason, "high")
+}
+
+// Unservable reports whether the twin cannot serve an operation at the
+// route template path, and if so skips it with the router's reason. The
+// check is the router's own parse (route.Router Add), the one format.Load
+// and the engine run over the twin's whole route table, so what an import
+// writes is what serve serves.
+func (im *Importer) Unservable(o Operation, path string) bool {
+	err := route.New[struct{}]().Add(o.Method, path, struct{}{})
+	if err == nil {
+		return false
+	}
+	im.Skip(o, fmt.Sprintf("not served: %v; the twin's router matches whole segments, so requests to it get a route miss", err))
+	return true
+}
+
+// TemplateRoutes declares operations no resource serves, in order: at
+// the route template rename gives (false: more parameters than the router
+// takes, skipped), a template answer of body's value for its first 2xx
+// response, a bodiless 204, or, with no JSON answer to serve, a declared
+// route that answers a structured miss. Two operations that rename gives
+// one route are served by the first's answer.
+func (im *Importer) TemplateRoutes(ops []Operation, rename func(Operation) (string, bool), body func(o Operation, s *openapi3.SchemaRef, mt *openapi3.MediaType) any) []format.Route {
+	var out []format.Route
+	seen := map[string]string{}
+	for _, o := range ops {
+		if im.sp.stopped() {
+			return nil
+		}
+		path, ok := rename(o)
+		if !ok {
+			im.Skip(o, fmt.Sprintf("not served: more than %d path parameters: the router cannot serve it, requests get a route miss", route.MaxParams))
+			continue
+		}
+		if prev, dup := seen[o.Method+" "+path]; dup {
+			im.report.AddUnresolved(o.Method+" "+o.Path, "the same route as "+prev+" once its parameters are named alike: that operation's answer serves both", "medium")
+			continue
+		}
+		if im.Unservable(o, path) {
+			continue
+		}
+		seen[o.Method+" "+path] = o.Method + " " + o.Path
+		rt := format.Route{Method: o.Method, Path: path}
+		switch status, s, mt := Success(o.Op); {
+		case s != nil && s.Value != nil:
+			rt.Body = Compact(body(o, s, mt))
+			if status != 200 {
+				rt.Status = status
+			}
+		case status == 204:
+			rt.Status = 204
+		}
+		out = append(out, rt)
+	}
+	return out
+}
+
+// SortRoutes sorts routes by path, then method.
+func SortRoutes(rts []format.Route) {
+	sort.SliceStable(rts, func(i, j int) bool {
+		if rts[i].Path != rts[j].Path {
+			return rts[i].Path < rts[j].Path
+		}
+		return rts[i].Method < rts[j].Method
+	})
+}
+
+// ExampleOr is the media type's first example (see Examples) when it
+// validates against the schema, else the sampler's instance with its
+// empty dates filled: a twin must answer what the description allows,
+// and a description's examples sometimes disagree with its schemas.
+func (im *Importer) ExampleOr(s *openapi3.SchemaRef, mt *openapi3.MediaType) any {
+	for _, ex := range Examples(mt) {
+		if validates(s, ex) {
+			return Normalize(ex)
+		}
+	}
+	return withFormats(im.sp.sample(s), s, 0)
+}
