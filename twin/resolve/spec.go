@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/dialect/importers"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
 )
@@ -52,7 +53,7 @@ func fromSpec(p string) (Source, bool, error) {
 		modified = fi.ModTime()
 	}
 	name := specTwinName(p)
-	res, err := openapi.Import(b, openapi.Options{Name: name, Modified: modified})
+	res, err := openapi.Import(b, openapi.Options{Name: name, Modified: modified, Dialects: importers.All()})
 	switch {
 	case errors.Is(err, openapi.ErrSwagger2):
 		return Source{}, true, &specError{fmt.Errorf("%s: %w", p, err)}
