@@ -124,8 +124,11 @@ bench:
 
 # A bounded soak of wraith-twin (2 rounds of 15 s at 256 connections by
 # default; e.g. SOAK_FLAGS="-duration 5s -rounds 3"): bench/README.md.
+# Then the kill -9 soak of durable sessions: 64 agents, 20 SIGKILLs of a
+# twin on a state folder (docs/durable.md), about 30 s.
 soak:
 	$(GO) run ./bench/load $(SOAK_FLAGS)
+	WRAITH_KILL_AGENTS=64 WRAITH_KILL_ROUNDS=20 $(GO) test -count=1 -run TestKillRecovers -v ./cmd/wraith-twin
 
 clean:
 	rm -rf bin
