@@ -147,7 +147,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 			defer hs.Close()
 		case errors.Is(err, netns.ErrUnavailable) && opts.Isolation == isolationAuto:
 			fmt.Fprintf(f.Stderr, "wraith run: %v\n", err)
-			fmt.Fprintf(f.Stderr, "wraith run: falling back to proxy variables (HTTPS_PROXY, HTTP_PROXY): a program that ignores them (Node's https and fetch, raw sockets, a hard-coded address) connects wherever it likes, and nothing here can stop it\n")
+			fmt.Fprintf(f.Stderr, "wraith run: falling back: %s\n", fallbackWarning)
 		case errors.Is(err, netns.ErrUnavailable):
 			return fmt.Errorf("--isolation netns: %w: allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or user.max_user_namespaces > 0), or use --isolation proxy", err)
 		default:
@@ -155,6 +155,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		}
 	}
 	if sb == nil {
+		if opts.Isolation == isolationProxy {
+			fmt.Fprintf(f.Stderr, "wraith run: --isolation proxy: %s\n", fallbackWarning)
+		}
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return fmt.Errorf("listen for the sandbox's proxy: %w", err)
@@ -168,6 +171,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	}
 	return waitChild(sb)
 }
+
+// fallbackWarning says what proxy variables cannot enforce.
+const fallbackWarning = "the command reaches the twins only through proxy variables (HTTPS_PROXY, HTTP_PROXY); a program that ignores them (Node's https and fetch, raw sockets, a hard-coded address) connects wherever it likes, and nothing here can stop it"
 
 // waitChild waits for the command, passing on the signals wraith run gets,
 // and returns its exit status as wraith run's.
