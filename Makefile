@@ -16,12 +16,12 @@ GITHUB_OVERLAY := twin/openapi/overlays/github.toml
 github_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(GITHUB_OVERLAY))
 GITHUB_SPEC = .specs/node_modules/$(shell echo '$(call github_source,npm)' | sed 's/@[^@]*$$//')/$(call github_source,spec)
 
-.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules
+.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
 
-test: check specs nginx node-clients chromium fresh-modules
+test: check specs nginx node-clients chromium sandbox-clients fresh-modules
 	$(GO) test -race -count=1 $(PKGS)
 
 # The tests that build a module of their own (TestExternalModule) once more
@@ -96,6 +96,22 @@ chromium:
 node-clients:
 	@npm install --prefix testdata/node --no-audit --no-fund --loglevel=error >/dev/null \
 	  || echo "node-clients: npm install failed; the stripe-node, Octokit and HAR validator tests will skip" >&2
+
+# The unmodified programs wraith run's tests drive (docs/sandbox.md): curl
+# and Python requests from Debian's packages, pinned; stripe-node comes
+# from node-clients. Installed as root when missing, a no-op when present.
+# Where they cannot be installed the tests that need them skip and say
+# so; with CI=true that fails here, as the tests would.
+SANDBOX_DEBS := python3-requests=2.28.1+dfsg-1 curl=7.88.1-10+deb12u14
+sandbox-clients:
+	@if /usr/bin/python3 -c 'import requests' 2>/dev/null && command -v curl >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "sandbox-clients: python3-requests or curl is missing, and installing needs root and apt-get: apt-get install $(SANDBOX_DEBS); the wraith run client tests will skip" >&2; \
+	  if [ "$$CI" = true ]; then exit 1; fi; exit 0; fi; \
+	echo "sandbox-clients: installing $(SANDBOX_DEBS) for the wraith run client tests" >&2; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends $(SANDBOX_DEBS) >/dev/null; } \
+	  || { echo "sandbox-clients: apt-get could not install $(SANDBOX_DEBS); the wraith run client tests will skip" >&2; if [ "$$CI" = true ]; then exit 1; fi; }
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
