@@ -28,8 +28,9 @@ const (
 	CACertFile = "ca.pem"
 )
 
-// Lifetimes. A leaf lives a day at most beyond its CA's remaining life
-// never; it is minted again once it is within leafRenew of its end.
+// Lifetimes. A leaf never outlives its CA, and is minted again once it is
+// within leafRenew of its end, so a long-running proxy never serves an
+// expired one.
 const (
 	caLifetime   = 10 * 365 * 24 * time.Hour
 	leafLifetime = 30 * 24 * time.Hour

@@ -68,6 +68,8 @@ func NewRouter(cfg Config) *Router {
 		ErrorHandler: r.forwardError,
 		// Streams (server-sent events, git packs) go through as they come.
 		FlushInterval: -1,
+		// Without a pool each request allocates a 32 KiB copy buffer.
+		BufferPool: &bufferPool{},
 	}
 	r.tlsConns = newConnListener()
 	r.tlsSrv = &http.Server{
@@ -261,7 +263,9 @@ func (r *Router) rewrite(pr *httputil.ProxyRequest) {
 		// another session makes the twin answer session-conflict.)
 		pr.Out.Header.Set(wire.SessionHeader, info.session)
 	}
-	r.log.Debug("forward", "twin", info.target.Twin, "session", info.session, "method", pr.In.Method, "host", pr.In.Host, "path", pr.In.URL.Path)
+	if r.log.IsDebug() {
+		r.log.Debug("forward", "twin", info.target.Twin, "session", info.session, "method", pr.In.Method, "host", pr.In.Host, "path", pr.In.URL.Path)
+	}
 }
 
 func (r *Router) forwardError(w http.ResponseWriter, req *http.Request, err error) {
@@ -272,3 +276,15 @@ func (r *Router) forwardError(w http.ResponseWriter, req *http.Request, err erro
 	r.log.Warn("twin unreachable", "twin", info.target.Twin, "error", err)
 	apierr.Write(w, apierr.Errorf(apierr.UpstreamUnreachable, "the sandbox could not reach twin %s at %s (%v): is it still running? wraith status tells", info.target.Twin, info.target.URL, err))
 }
+
+// bufferPool recycles the reverse proxy's copy buffers.
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if buf, ok := b.p.Get().(*[]byte); ok {
+		return *buf
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
