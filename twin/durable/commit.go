@@ -121,6 +121,7 @@ func (st *Store) commit() {
 			}
 			if err == nil {
 				err = st.j.write(buf)
+				st.commits.Add(1)
 			}
 			if err != nil {
 				b.err = st.fail(fmt.Errorf("write %s: %w", journalFile, err))

@@ -33,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -82,6 +83,8 @@ type Store struct {
 	failed  error                       // set once a write failed: every later write is refused
 	quiet   bool                        // while the recovered sessions are put back: they are on disk already
 	closing bool
+
+	commits atomic.Int64 // group commits written, for the benchmarks' records/commit
 
 	kick chan struct{} // a record queued
 	done chan struct{} // the committer ended

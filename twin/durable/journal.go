@@ -134,7 +134,7 @@ func (j *journal) write(frames []byte) error {
 	if _, err := j.f.Write(frames); err != nil {
 		return err
 	}
-	if err := j.f.Sync(); err != nil {
+	if err := datasync(j.f); err != nil {
 		return err
 	}
 	j.size += int64(len(frames))
