@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -54,9 +55,13 @@ type OverlayDefaulter interface {
 }
 
 // choose is the dialect of an import: the one the overlay names, else the
-// first of dialects that detects the description, else Rest.
+// first of dialects that detects the description, else Rest (unless
+// dialects has a rest of its own).
 func choose(doc *openapi3.T, ov *Overlay, dialects []Dialect) (Dialect, error) {
-	all := append(append([]Dialect(nil), dialects...), Rest())
+	all := dialects
+	if !slices.ContainsFunc(all, func(d Dialect) bool { return d.Name() == "rest" }) {
+		all = append(slices.Clone(all), Rest())
+	}
 	if ov.Dialect != "" {
 		var names []string
 		for _, d := range all {

@@ -95,8 +95,13 @@ func (r *restImport) resource(coll, item string, byPath map[string]map[string]Op
 	if skel == nil {
 		skel = map[string]any{}
 	}
-	if _, ok := skel["id"]; !ok {
-		skel["id"] = ""
+	// An optional property the example or sample left out is null, so
+	// that a create or update may set it: the engine keeps the fields a
+	// skeleton has.
+	for _, k := range SortedProps(ref.Value) {
+		if _, ok := skel[k]; !ok {
+			skel[k] = nil
+		}
 	}
 	fr.Skeleton = Compact(skel)
 	im.Claim("GET", item, name)
