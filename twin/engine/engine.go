@@ -3,6 +3,11 @@
 // Response Contract (handler, fixture, recorded, template, miss), saying
 // where every answer came from.
 //
+// The engine serves every twin the same way. Where providers differ (how
+// parameters are read and stored, lists enveloped and paged, ids minted,
+// credentials read, refusals worded and shaped) it asks the twin's
+// dialect (package dialect); it knows no provider itself.
+//
 // An Engine is built once from a loaded twin. Everything that can be
 // prepared ahead is: recorded answers are compacted and their headers
 // built at load, routes are compiled into a trie, starting worlds are built
