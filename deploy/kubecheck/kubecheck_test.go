@@ -310,8 +310,8 @@ func TestManifests(t *testing.T) {
 		if mount == "" {
 			t.Fatalf("the container mounts no volume %q (the volumeClaimTemplate)", claim.Name)
 		}
-		if dir, ok := flagValue(c.Args, "state-dir"); ok && dir != mount {
-			t.Errorf("--state-dir=%s: want the state volume's mount path %s", dir, mount)
+		if dir, ok := flagValue(c.Args, "state-dir"); !ok || dir != mount {
+			t.Errorf("args %q: want --state-dir=%s, the state volume's mount path", c.Args, mount)
 		}
 		if sc := sts.Spec.Template.Spec.SecurityContext; sc == nil || sc.FSGroup == nil || sc.RunAsUser == nil || *sc.FSGroup != *sc.RunAsUser {
 			t.Errorf("pod securityContext: want fsGroup equal to runAsUser, so the image's user can write its state volume")
