@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -35,15 +38,36 @@ func (st *Store) recover() error {
 	}
 	sessions := map[string]*replaying{}
 	err := st.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(sessionsBucket).ForEach(func(k, v []byte) error {
-			r := &replaying{}
-			if err := json.Unmarshal(v, &r.checkpointed); err != nil {
-				return fmt.Errorf("session %q in %s does not read: %w", k, dbFile, err)
-			}
-			sessions[string(k)] = r
-			st.seq = max(st.seq, r.Seq)
+		// Decoded side by side, one worker per core: the values stay
+		// valid while the read transaction is open.
+		var keys, vals [][]byte
+		tx.Bucket(sessionsBucket).ForEach(func(k, v []byte) error {
+			keys, vals = append(keys, k), append(vals, v)
 			return nil
 		})
+		rs := make([]*replaying, len(keys))
+		errs := make([]error, len(keys))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), len(keys)) {
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < len(keys); i = int(next.Add(1) - 1) {
+					rs[i] = &replaying{}
+					if err := json.Unmarshal(vals[i], &rs[i].checkpointed); err != nil {
+						errs[i] = fmt.Errorf("session %q in %s does not read: %w", keys[i], dbFile, err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for i, r := range rs {
+			if errs[i] != nil {
+				return errs[i]
+			}
+			sessions[string(keys[i])] = r
+			st.seq = max(st.seq, r.Seq)
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("state folder %s: %w", st.opts.Dir, err)

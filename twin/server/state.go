@@ -2,6 +2,9 @@ package server
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -38,28 +41,36 @@ func (s *state) persister() session.Persister {
 	return s.store
 }
 
-// restore puts the recovered sessions back into eng's store, through the
-// checks a PUT snapshot goes through: a session this build or these
-// flags could not serve (a smaller --max-entities, say) stops the start
-// with the reason, rather than being dropped.
+// restore puts the recovered sessions back into eng's store. A session
+// whose settings this twin cannot serve (a fault profile or fixture it no
+// longer has) stops the start with the reason, rather than being dropped.
+// The state goes through the session's own checks (session.Restore), not
+// through the engine's parse of every body that a PUT snapshot gets: the
+// folder was written by this twin, its digest is checked and every record
+// carries a checksum, and parsing 100,000 bodies would take most of a
+// restart.
 func (s *state) restore(eng *engine.Engine, t *format.Twin) error {
 	if s == nil {
 		return nil
 	}
+	recovered := s.store.Recovered()
 	err := s.store.Quiet(func() error {
-		for _, r := range s.store.Recovered() {
+		// Sessions are independent: put back side by side, one worker
+		// per core, a restart takes a fraction of the time.
+		return parallel(len(recovered), func(i int) error {
+			r := &recovered[i]
 			doc := &r.Snapshot
-			set, perr := doc.Check(t.Name(), t.Digest)
+			set, perr := doc.CheckHead(t.Name(), t.Digest)
 			if perr != nil {
 				return fmt.Errorf("--state-dir %s: session %q: %s: serve it with the flags and twin it was written with, or remove the folder to start over", s.store.Dir(), doc.Session, perr.Message)
 			}
-			sess, err := eng.Restore(doc.Session, set, &doc.StateDoc)
+			sess, err := restoreOne(eng, doc.Session, set, &doc.StateDoc)
 			if err != nil {
 				return fmt.Errorf("--state-dir %s: session %q: %w: serve it with the flags and twin it was written with, or remove the folder to start over", s.store.Dir(), doc.Session, err)
 			}
 			sess.SetProvisioned(r.Provisioned)
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return err
@@ -67,6 +78,39 @@ func (s *state) restore(eng *engine.Engine, t *format.Twin) error {
 	rep := s.store.Report()
 	s.log.Info("recovered sessions", "dir", s.store.Dir(), "sessions", rep.Sessions, "entities", rep.Entities, "journal_records", rep.Records, "took", rep.Took)
 	return nil
+}
+
+// parallel runs fn(0..n-1) on one worker per core and returns the first
+// error by index, so the same folder always reports the same session.
+func parallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				errs[i] = fn(i)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func restoreOne(eng *engine.Engine, name string, set session.Settings, d *session.StateDoc) (*session.Session, error) {
+	if err := eng.CheckProfile(set.FaultProfile); err != nil {
+		return nil, err
+	}
+	w, err := eng.World(set.Fixture)
+	if err != nil {
+		return nil, err
+	}
+	return eng.Store().Restore(name, set, w, d)
 }
 
 // Recovered reports how many sessions the state folder held at start

@@ -75,6 +75,19 @@ func (s *Session) snapshotHead(twin, twinDigest string) Snapshot {
 // would never have written (a replay status of 0, a provenance nobody
 // names) would otherwise reach a status line or a metrics label.
 func (d *Snapshot) Check(twin, twinDigest string) (Settings, *apierr.Error) {
+	set, err := d.CheckHead(twin, twinDigest)
+	if err != nil {
+		return set, err
+	}
+	if err := d.StateDoc.Validate(); err != nil {
+		return set, err
+	}
+	return set, nil
+}
+
+// CheckHead is Check without the state's validation, for a caller that
+// restores the state through Restore, which validates it.
+func (d *Snapshot) CheckHead(twin, twinDigest string) (Settings, *apierr.Error) {
 	switch {
 	case d.Format != SnapshotFormat:
 		return Settings{}, apierr.Errorf(apierr.InvalidSnapshot,
@@ -93,9 +106,6 @@ func (d *Snapshot) Check(twin, twinDigest string) (Settings, *apierr.Error) {
 	}
 	if err := set.Validate(); err != nil { // the rules provisioning goes through
 		return set, settingsProblem(err)
-	}
-	if err := d.StateDoc.Validate(); err != nil {
-		return set, err
 	}
 	return set, nil
 }
