@@ -267,6 +267,8 @@ func (e *Engine) writeSessionError(w http.ResponseWriter, err error) int {
 		fail = apierr.New(apierr.SessionLimit, err.Error())
 	case errors.Is(err, ErrNotProvisioned):
 		fail = apierr.New(apierr.SessionNotProvisioned, err.Error())
+	case errors.Is(err, session.ErrNotDurable):
+		fail = apierr.New(apierr.StateUnavailable, err.Error())
 	}
 	apierr.Write(w, fail)
 	return fail.Status()

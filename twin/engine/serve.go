@@ -152,8 +152,12 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // unserved is the answer to a request that did not get its session: the
 // client went away (or the server is stopping) while another request of
-// the session held it, so nobody reads the answer.
+// the session held it, so nobody reads the answer; or, with --state-dir,
+// its change could not be put on disk (session.ErrNotDurable).
 func (e *Engine) unserved(err error) *apierr.Error {
+	if errors.Is(err, session.ErrNotDurable) {
+		return apierr.New(apierr.StateUnavailable, err.Error())
+	}
 	return apierr.New(apierr.RequestCanceled, "the request ended before its session was free: "+err.Error())
 }
 
