@@ -30,6 +30,9 @@ func (Base) Defaults() Defaults {
 	return Defaults{CreateStatus: http.StatusOK, DeleteStatus: http.StatusOK, IDKind: "string"}
 }
 
+// Decoding is canon's, as the Content-Type says.
+func (Base) Decoding() Decoding { return Decoding{} }
+
 // Params reads the request with canon.Params.
 func (Base) Params(contentType string, body []byte, query string) (map[string]any, error) {
 	return canon.Params(contentType, body, query)

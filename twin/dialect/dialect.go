@@ -25,6 +25,11 @@ type Dialect interface {
 	// Defaults are what a resource that declares none of it is.
 	Defaults() Defaults
 
+	// Decoding is how the provider reads a request's parameters, as data
+	// for package canon, whose decoders the engine calls directly (a
+	// decoder called through an interface would move its stack buffer to
+	// the heap on every write).
+	Decoding() Decoding
 	// Params reads a request's parameters into a tree: names to strings,
 	// nested maps and lists, as the provider's clients send them.
 	Params(contentType string, body []byte, query string) (map[string]any, error)
@@ -77,6 +82,16 @@ type Shape struct {
 	Status      int
 	ContentType string
 	Body        string
+}
+
+// Decoding is how a provider reads a request's parameters where providers
+// differ; everything else is package canon's one syntax (bracketed forms,
+// JSON, the query).
+type Decoding struct {
+	// JSONBody reads a body that is a JSON object as JSON whatever its
+	// Content-Type says, as GitHub does (its own docs send JSON with
+	// curl -d, which says form encoding).
+	JSONBody bool
 }
 
 // Credentials are what an Authorization header carries: a token (Bearer,
