@@ -11,6 +11,9 @@
 package dialect
 
 import (
+	"net/url"
+	"strconv"
+
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/object"
 )
@@ -144,6 +147,29 @@ type ListQuery struct {
 	// Link is the absolute URL of the page numbered page of this list,
 	// with the request's other parameters, for Link headers.
 	Link func(param string, page int) string
+	// Here is where the list was asked for, for links to its pages.
+	Here Here
+}
+
+// Here is where a request was sent: the parts of its absolute URL, kept
+// apart so that a list that needs no link builds none.
+type Here struct {
+	TLS    bool
+	Host   string // the Host the request was sent to
+	Prefix string // "/__s/{session}" when the path named the session, so links lead back to it
+	Path   string // the provider path
+	Query  string // the raw query
+}
+
+// With is the absolute URL of the request with param set to n.
+func (h Here) With(param string, n int) string {
+	q, _ := url.ParseQuery(h.Query)
+	q.Set(param, strconv.Itoa(n))
+	scheme := "http://"
+	if h.TLS {
+		scheme = "https://"
+	}
+	return scheme + h.Host + h.Prefix + h.Path + "?" + q.Encode()
 }
 
 // ListAnswer is a page of a list.

@@ -59,6 +59,9 @@ func linkHeader(q *ListQuery, page, last int) string {
 		return ""
 	}
 	link := func(rel string, n int) string {
+		if q.Link == nil {
+			return "<" + q.Here.With("page", n) + `>; rel="` + rel + `"`
+		}
 		return "<" + q.Link("page", n) + `>; rel="` + rel + `"`
 	}
 	var parts []string
