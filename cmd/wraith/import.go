@@ -51,11 +51,15 @@ func newImportOpenAPICmd(f *factory, runF func(context.Context, *importOptions) 
 or YAML, plus DIR/import-report.json: what was inferred, how sure the
 importer is, and what it left unresolved (docs/import.md).
 
-Resources come from collection/item path pairs, skeletons from fixtures and
-examples (else a deterministic schema sampler), id prefixes from a vote over
-the ids the fixtures and examples show. Every other operation is served as a
-template answer of its response shape. The same inputs give the same files
-and the same digest. Swagger 2.0 documents are refused.
+The import takes a dialect, how the provider speaks: the overlay's dialect
+key, else the one that detects the description (github: x-github
+operations; stripe: x-resourceId schemas), else rest. It infers the
+resources (from collection/item path pairs, or the overlay's operation
+anchors), their skeletons from fixtures and examples (else a deterministic
+schema sampler) and the error shapes, and writes the dialect into twin.toml.
+Every other operation is served as a template answer of its response shape.
+The same inputs give the same files and the same digest. Swagger 2.0
+documents are refused.
 
 It prints the twin's digest on standard output; with --format json, a
 document of the twin, its digest, the folder and the report's counts.
@@ -89,7 +93,7 @@ wraith serve SPEC.json (or .yaml) imports in memory and serves the result.`,
 	fl.StringVar(&opts.Name, "name", "", "the twin's name (default: the overlay's, else \"imported\")")
 	fl.StringVar(&opts.Provider, "provider", "", "the twin's provider (default: from the document's title)")
 	fl.StringVar(&opts.Fixtures, "fixtures", "", "a fixtures file of example objects ({\"resources\":{...}}, as stripe-mock's fixtures3.json)")
-	fl.StringVar(&opts.Overlay, "overlay", "", "an overlay TOML file of provider rules (state machines) to merge in")
+	fl.StringVar(&opts.Overlay, "overlay", "", "an overlay TOML file of provider rules (dialect, state machines, anchors) to merge in")
 	fl.StringVar(&opts.Format, "format", "text", "output `FORMAT`: text (the digest alone) or json")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/wraithdev/wraith/twin/openapi"
 )
 
@@ -125,29 +126,24 @@ func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*
 	im.claimPresent(r, "POST", coll, create)
 	im.claim("GET", item, r)
 	im.claimPresent(r, "POST", item, it["POST"])
-	if del := it["DELETE"]; del != nil {
-		_, ds, _ := openapi.Success(del)
-		if d := openapi.DeletedBranch(ds); d != nil {
-			r.delete, r.deleted = "tombstone", d
-		} else {
-			r.delete = "not_found"
-		}
-		im.claim("DELETE", item, r)
-	}
-	for p, ops := range byPath {
-		verb, ok := strings.CutPrefix(p, item+"/")
-		if !ok || strings.ContainsAny(verb, "/{") || ops["POST"] == nil || len(ops) != 1 {
-			continue
-		}
-		_, as, _ := openapi.Success(ops["POST"])
-		if openapi.ObjectEnum(schemaOf(openapi.Pick(as, name))) != name {
-			continue
-		}
-		r.actions = append(r.actions, verb)
-		im.claim("POST", p, r)
-	}
-	sort.Strings(r.actions)
+	im.claimDelete(r, item, it["DELETE"])
+	r.actions = im.itemActions(r, item, name, byPath)
 	return r
+}
+
+// claimDelete claims an item's DELETE, if the description has one: a
+// tombstone when it answers a deleted_* schema, else not_found.
+func (im *importer) claimDelete(r *resource, item string, del *openapi3.Operation) {
+	if del == nil {
+		return
+	}
+	_, ds, _ := openapi.Success(del)
+	if d := openapi.DeletedBranch(ds); d != nil {
+		r.delete, r.deleted = "tombstone", d
+	} else {
+		r.delete = "not_found"
+	}
+	im.claim("DELETE", item, r)
 }
 
 func (im *importer) claim(method, path string, r *resource) {

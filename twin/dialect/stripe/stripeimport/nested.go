@@ -88,15 +88,7 @@ func (im *importer) inferNested(byPath map[string]map[string]*openapi3.Operation
 		im.claimPresent(r, "POST", coll, create)
 		im.claim("GET", item, r)
 		im.claimPresent(r, "POST", item, byPath[item]["POST"])
-		if del := byPath[item]["DELETE"]; del != nil {
-			_, ds, _ := openapi.Success(del)
-			if d := openapi.DeletedBranch(ds); d != nil {
-				r.delete, r.deleted = "tombstone", d
-			} else {
-				r.delete = "not_found"
-			}
-			im.claim("DELETE", item, r)
-		}
+		im.claimDelete(r, item, byPath[item]["DELETE"])
 		r.actions = im.itemActions(r, item, object, byPath)
 		im.resources = append(im.resources, r)
 		im.byName[r.name] = r

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/wraithdev/wraith/twin/openapi"
 )
 
