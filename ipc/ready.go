@@ -85,6 +85,17 @@ type Serve struct {
 	Settings       Settings `json:"settings"`
 	ControlAuth    string   `json:"control_auth"`
 	Control        Control  `json:"control"`
+	// State is the twin's state folder (--state-dir), absent when it
+	// keeps its sessions in memory. Added within version 1.
+	State *State `json:"state,omitempty"`
+}
+
+// State describes a twin's state folder.
+type State struct {
+	Dir string `json:"dir"`
+	// RecoveredSessions is how many sessions the folder held when this
+	// process started.
+	RecoveredSessions int `json:"recovered_sessions"`
 }
 
 // Settings are the serve-wide settings a twin runs with. Pointers are

@@ -35,6 +35,10 @@ func (r *readyDoc) document(in server.Info) ipc.Ready {
 	if !in.RecordedAt.IsZero() {
 		at = in.RecordedAt.UTC().Format(time.RFC3339)
 	}
+	var state *ipc.State
+	if in.StateDir != "" {
+		state = &ipc.State{Dir: in.StateDir, RecoveredSessions: in.Recovered}
+	}
 	return ipc.Ready{
 		ReadyVersion:  ipc.Version,
 		WraithVersion: r.version,
@@ -55,6 +59,7 @@ func (r *readyDoc) document(in server.Info) ipc.Ready {
 			Settings:    ipc.Settings(in.Settings),
 			ControlAuth: in.ControlAuth,
 			Control:     ipc.ControlPaths(),
+			State:       state,
 		},
 	}
 }

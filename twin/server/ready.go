@@ -42,6 +42,10 @@ type Info struct {
 	// ControlAuth is "bearer" when the control plane takes a token, "none"
 	// otherwise.
 	ControlAuth string
+	// StateDir is --state-dir ("" for none), and Recovered how many
+	// sessions it held at start.
+	StateDir  string
+	Recovered int
 }
 
 // Settings are the serve-wide settings a twin runs with, as
@@ -101,6 +105,8 @@ func (s *Server) Info() Info {
 		TwinAgeSeconds: s.eng.TwinAge(s.deps.Now()),
 		Settings:       s.settings(),
 		ControlAuth:    auth,
+		StateDir:       s.cfg.StateDir,
+		Recovered:      s.Recovered(),
 	}
 }
 
