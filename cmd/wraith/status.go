@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -32,8 +33,10 @@ func newStatusCmd(f *factory, runF func(context.Context, *statusOptions) error) 
 		Use:   "status",
 		Short: "Describe the project that wraith up runs in this folder",
 		Long: `Describe the project that wraith up runs in this folder: per twin its pid,
-port, uptime (since its current process became ready), restarts, and a live
-health probe (GET /__wraith/health). Exit 0 when every twin is healthy, 1
+port, uptime (since its current process became ready), restarts, the
+sessions its state folder held when its current process started (a twin
+with state_dir; - for one without), and a live health probe
+(GET /__wraith/health). Exit 0 when every twin is healthy, 1
 when one is not, while the project is starting, or when no project is up.
 It trusts .wraith/up.json only when the live wraith process holding the
 project's lock is the one it names, and says what it found otherwise.`,
@@ -70,7 +73,11 @@ type statusTwin struct {
 	URL           string `json:"url"`
 	UptimeSeconds int64  `json:"uptime_seconds"`
 	Restarts      int    `json:"restarts"`
-	Health        string `json:"health"` // "ok" or why not
+	// StateDir and Recovered are the twin's state folder and the sessions
+	// it held at the current process's start; absent without state_dir.
+	StateDir  string `json:"state_dir,omitempty"`
+	Recovered *int   `json:"recovered_sessions,omitempty"`
+	Health    string `json:"health"` // "ok" or why not
 }
 
 func (o *statusOptions) check() error {
@@ -97,6 +104,10 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	for i, t := range st.Twins {
 		s := t.Ready.Serve
 		doc.Twins[i] = statusTwin{Name: t.Name, Status: t.Status, PID: s.PID, Port: s.Port, URL: s.URL, Restarts: t.Restarts}
+		if st := s.State; st != nil {
+			n := st.RecoveredSessions
+			doc.Twins[i].StateDir, doc.Twins[i].Recovered = st.Dir, &n
+		}
 		if t.Status == supervisor.StatusReady {
 			doc.Twins[i].UptimeSeconds = int64(now.Sub(t.ReadyAt).Seconds())
 		}
@@ -154,13 +165,17 @@ func probeHealth(ctx context.Context, c *http.Client, url string) string {
 func writeStatusText(w io.Writer, doc statusDoc) {
 	fmt.Fprintf(w, "project %s in %s: supervisor pid %d, up %s\n", doc.Project, doc.Dir, doc.SupervisorPID, seconds(doc.UptimeSeconds))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TWIN\tSTATUS\tPID\tPORT\tUPTIME\tRESTARTS\tHEALTH\tURL")
+	fmt.Fprintln(tw, "TWIN\tSTATUS\tPID\tPORT\tUPTIME\tRESTARTS\tRECOVERED\tHEALTH\tURL")
 	for _, t := range doc.Twins {
 		up := "-"
 		if t.Status == supervisor.StatusReady {
 			up = seconds(t.UptimeSeconds)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\n", t.Name, t.Status, t.PID, t.Port, up, t.Restarts, t.Health, t.URL)
+		recovered := "-"
+		if t.Recovered != nil {
+			recovered = strconv.Itoa(*t.Recovered)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\t%s\n", t.Name, t.Status, t.PID, t.Port, up, t.Restarts, recovered, t.Health, t.URL)
 	}
 	tw.Flush()
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wraithdev/wraith/ipc"
 	"github.com/wraithdev/wraith/supervisor"
 )
 
@@ -28,6 +29,7 @@ func TestStatusProbesHealth(t *testing.T) {
 
 	healthy := readyTwin("billing", srv.URL, 8081, 101)
 	healthy.Restarts = 2
+	healthy.Ready.Serve.State = &ipc.State{Dir: ".wraith/state/billing", RecoveredSessions: 7}
 	down := readyTwin("checkout", goneURL, 9000, 102)
 	restarting := readyTwin("orders", goneURL, 9001, 103)
 	restarting.Status = supervisor.StatusRestarting
@@ -48,10 +50,10 @@ func TestStatusProbesHealth(t *testing.T) {
 		t.Fatalf("status:\n%s", stdout)
 	}
 	for i, want := range [][]string{
-		{"TWIN", "STATUS", "PID", "PORT", "UPTIME", "RESTARTS", "HEALTH", "URL"},
-		{"billing", "ready", "101", "8081", "30s", "2", "ok", srv.URL},
-		{"checkout", "ready", "102", "9000", "30s", "0", "unreachable", goneURL},
-		{"orders", "restarting", "103", "9001", "-", "0", "unreachable", goneURL},
+		{"TWIN", "STATUS", "PID", "PORT", "UPTIME", "RESTARTS", "RECOVERED", "HEALTH", "URL"},
+		{"billing", "ready", "101", "8081", "30s", "2", "7", "ok", srv.URL},
+		{"checkout", "ready", "102", "9000", "30s", "0", "-", "unreachable", goneURL},
+		{"orders", "restarting", "103", "9001", "-", "0", "-", "unreachable", goneURL},
 	} {
 		if have := strings.Fields(lines[i+1]); strings.Join(have, " ") != strings.Join(want, " ") {
 			t.Errorf("row %d: want %q, have %q", i, want, have)
@@ -67,5 +69,8 @@ func TestStatusProbesHealth(t *testing.T) {
 	}
 	if doc.Project != "shop" || len(doc.Twins) != 3 || doc.Twins[0].Health != "ok" || doc.Twins[0].UptimeSeconds != 30 || doc.Twins[0].Restarts != 2 {
 		t.Errorf("status json: %+v", doc)
+	}
+	if tw := doc.Twins[0]; tw.StateDir != ".wraith/state/billing" || tw.Recovered == nil || *tw.Recovered != 7 || doc.Twins[1].Recovered != nil {
+		t.Errorf("status json: want billing's state folder with 7 sessions recovered and none for checkout, have %+v and %+v", tw, doc.Twins[1])
 	}
 }
