@@ -407,3 +407,31 @@ func TestConcurrentWriters(t *testing.T) {
 	defer ds2.Close()
 	sameWorld(t, want, worldOf(t, ss2))
 }
+
+// TestWriteFailure: once the journal cannot be written, the write that
+// failed and every later one return an error wrapping ErrNotDurable,
+// saying what happened and what to do; the session is still served from
+// memory.
+func TestWriteFailure(t *testing.T) {
+	ds, ss := open(t, t.TempDir(), Options{})
+	a := create(t, ss, "a")
+	write(t, a, "")
+	ds.j.f.Close() // the disk goes away under the twin
+	for i := range 2 {
+		err := a.Do(func(st *session.State) {
+			e := &world.Entity{ID: st.NewID("cus_", 14), Resource: "customer", Seq: st.NextSeq(), Provenance: world.Handler}
+			e.SetBody([]byte(`{"id":"` + e.ID + `","object":"customer"}`))
+			st.Put(e)
+		})
+		if !errors.Is(err, session.ErrNotDurable) || !strings.Contains(err.Error(), "restarted") {
+			t.Errorf("write %d after the failure: want ErrNotDurable saying to restart, have %v", i, err)
+		}
+	}
+	if _, _, err := ss.GetOrCreate("b", func() *session.Session { return session.New("b", testSettings, nil, false) }); !errors.Is(err, session.ErrNotDurable) {
+		t.Errorf("a new session after the failure: want ErrNotDurable, have %v", err)
+	}
+	if n := a.Entities(); n != 3 {
+		t.Errorf("in memory: want 3 entities, have %d", n)
+	}
+	ds.Close()
+}
