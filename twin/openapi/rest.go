@@ -90,6 +90,11 @@ func (r *restImport) resource(coll, item string, byPath map[string]map[string]Op
 	fr := format.Resource{Name: name, Collection: coll, Item: coll + "/{id}"}
 	if id := ref.Value.Properties["id"].Value; id != nil && id.Type.Is("integer") {
 		fr.IDKind = "integer"
+	} else {
+		// A string id is minted as a prefix and random characters; the
+		// description says nothing of a prefix, so it is the name's.
+		fr.IDPrefix = strings.NewReplacer(".", "_", "-", "_").Replace(name) + "_"
+		im.report.AddInferred(name, "id_prefix", fr.IDPrefix, "the resource's name: the description shows no id format", 0.5)
 	}
 	skel, _ := im.ExampleOr(ref, mt).(map[string]any)
 	if skel == nil {

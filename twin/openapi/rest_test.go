@@ -13,7 +13,8 @@ import (
 
 // petsSpec is a description of no provider a dialect knows: pets listed
 // as a bare array, created with 201, read, patched and deleted with 204;
-// owners without an id; a status route.
+// stores with string ids, read-only; owners without an id; a status
+// route.
 const petsSpec = `{"openapi":"3.0.3","info":{"title":"Pet Store","version":"1"},
 "paths":{
  "/pets":{
@@ -31,10 +32,15 @@ const petsSpec = `{"openapi":"3.0.3","info":{"title":"Pet Store","version":"1"},
  "/owners/{name}":{
   "parameters":[{"name":"name","in":"path","required":true,"schema":{"type":"string"}}],
   "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Owner"}}}}}}},
+ "/stores":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"array","items":{"$ref":"#/components/schemas/Store"}}}}}}}},
+ "/stores/{storeId}":{
+  "parameters":[{"name":"storeId","in":"path","required":true,"schema":{"type":"string"}}],
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Store"}}}}}}},
  "/status":{"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","required":["up"],"properties":{"up":{"type":"boolean"}}},"example":{"up":true}}}}}}}
 },
 "components":{"schemas":{
  "Pet":{"type":"object","required":["id","name"],"properties":{"id":{"type":"integer"},"name":{"type":"string"},"tag":{"type":"string"}}},
+ "Store":{"type":"object","required":["id"],"properties":{"id":{"type":"string"}}},
  "Owner":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}
 }}}`
 
@@ -52,8 +58,11 @@ func TestRestImport(t *testing.T) {
 	if m.Dialect != "rest" || m.Provider != "pet-store" {
 		t.Errorf("want dialect rest and provider pet-store, have %q %q", m.Dialect, m.Provider)
 	}
-	if len(m.Resources) != 1 {
-		t.Fatalf("resources: want pet alone (owners have no id), have %+v", m.Resources)
+	if len(m.Resources) != 2 {
+		t.Fatalf("resources: want pet and store (owners have no id), have %+v", m.Resources)
+	}
+	if st := m.Resources[1]; st.Name != "store" || st.IDPrefix != "store_" || st.IDKind != "" || strings.Join(st.Omit, ",") != "create,update" {
+		t.Errorf("store: want string ids minted with the name's prefix store_, no create or update; have %+v", st)
 	}
 	r := m.Resources[0]
 	for _, c := range []struct {
@@ -89,8 +98,8 @@ func TestRestImport(t *testing.T) {
 	if nf == nil || nf.Status != 404 || !strings.Contains(nf.Body, `"title":"Not Found"`) || !strings.Contains(nf.Body, `"status":404`) {
 		t.Errorf("not_found: want a problem+json 404, have %+v", nf)
 	}
-	if c := res.Report.Counts; c.Operations != 9 || c.Stateful != 5 || c.Template != 4 {
-		t.Errorf("counts: want 9 operations, 5 stateful, 4 template; have %+v", c)
+	if c := res.Report.Counts; c.Operations != 11 || c.Stateful != 7 || c.Template != 4 {
+		t.Errorf("counts: want 11 operations, 7 stateful, 4 template; have %+v", c)
 	}
 }
 
