@@ -3,6 +3,7 @@ package openapi
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -157,4 +158,53 @@ func (im *Importer) ExampleOr(s *openapi3.SchemaRef, mt *openapi3.MediaType) any
 		}
 	}
 	return withFormats(im.sp.sample(s), s, 0)
+}
+
+// declared sets what the overlay declares of each resource the dialect
+// inferred (see OverlayResource), and reports the overlay's entries for
+// resources it did not infer.
+func (im *Importer) declared(resources []format.Resource, dialect string) {
+	inferred := map[string]bool{}
+	for i := range resources {
+		inferred[resources[i].Name] = true
+		if r := im.ov.Resource(resources[i].Name); r != nil {
+			r.declare(&resources[i])
+		}
+	}
+	for _, r := range im.ov.Resources {
+		if !inferred[r.Name] {
+			im.report.AddUnresolved(r.Name, "the overlay amends a resource the "+dialect+" dialect did not infer from the description: its entry is not used", "high")
+		}
+	}
+}
+
+// verbatim is [pii] verbatim: the PII-shaped names the import infers a
+// token would break, reported, and the overlay's.
+func (im *Importer) verbatim() []string {
+	v := verbatimNames(im.doc)
+	if len(v) > 0 {
+		im.report.AddInferred("pii", "verbatim", strings.Join(v, ","), "PII-shaped names whose schema a token would break (enums, patterns)", 1)
+	}
+	if out := MergeSorted(v, im.ov.PII.Verbatim); len(out) > 0 {
+		return out
+	}
+	return nil
+}
+
+// count sets the report's source and counts: an operation is stateful
+// when claimed, a template when its route answers (a body, or a status
+// such as a bodiless 204), skipped when a hook skipped it, and otherwise
+// unserved (declared without an answer, or served by another's route).
+func (im *Importer) count(m *format.Manifest, unclaimed int) {
+	im.report.Source = ReportSource{OpenAPI: im.doc.OpenAPI, Title: im.doc.Info.Title, Version: im.doc.Info.Version}
+	c := &im.report.Counts
+	c.Operations = len(im.ops)
+	c.Resources = len(m.Resources)
+	c.Stateful = len(im.ops) - unclaimed
+	for _, rt := range m.Routes {
+		if rt.Body != "" || rt.Status != 0 {
+			c.Template++
+		}
+	}
+	c.Unserved = unclaimed - c.Skipped - c.Template
 }

@@ -233,18 +233,7 @@ func imported(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 	if sp.err != nil {
 		return nil, sp.err
 	}
-	inferred := map[string]bool{}
-	for i := range resources {
-		inferred[resources[i].Name] = true
-		if r := ov.Resource(resources[i].Name); r != nil {
-			r.declare(&resources[i])
-		}
-	}
-	for _, r := range ov.Resources {
-		if !inferred[r.Name] {
-			im.report.AddUnresolved(r.Name, "the overlay amends a resource the "+d.Name()+" dialect did not infer from the description: its entry is not used", "high")
-		}
-	}
+	im.declared(resources, d.Name())
 	m := format.Manifest{
 		Format:      format.Version,
 		Name:        firstOf(opts.Name, ov.Twin.Name, "imported"),
@@ -255,14 +244,7 @@ func imported(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 		Errors:      withExtraErrors(hooks.Errors(), ov.Errors),
 		Resources:   resources,
 	}
-	v := verbatim(doc)
-	if len(v) > 0 {
-		im.report.AddInferred("pii", "verbatim", strings.Join(v, ","), "PII-shaped names whose schema a token would break (enums, patterns)", 1)
-	}
-	m.PII.Verbatim = MergeSorted(v, ov.PII.Verbatim)
-	if len(m.PII.Verbatim) == 0 {
-		m.PII.Verbatim = nil
-	}
+	m.PII.Verbatim = im.verbatim()
 	if !format.ValidName(m.Name) {
 		return nil, fmt.Errorf("twin name %q must match %s: pass --name", m.Name, format.NamePattern)
 	}
@@ -280,27 +262,16 @@ func imported(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 		return nil, sp.err
 	}
 
-	rep := im.report
-	rep.Source = ReportSource{OpenAPI: doc.OpenAPI, Title: doc.Info.Title, Version: doc.Info.Version}
-	c := &rep.Counts
-	c.Operations = len(im.ops)
-	c.Resources = len(m.Resources)
-	c.Stateful = len(im.ops) - len(unclaimed)
-	for _, rt := range m.Routes {
-		if rt.Body != "" || rt.Status != 0 {
-			c.Template++
-		}
-	}
-	c.Unserved = len(unclaimed) - c.Skipped - c.Template
+	im.count(&m, len(unclaimed))
 	var buf bytes.Buffer
 	if err := format.WriteManifest(&buf, &m); err != nil {
 		return nil, err
 	}
-	files := map[string][]byte{"twin.toml": buf.Bytes(), "import-report.json": rep.encode()}
+	files := map[string][]byte{"twin.toml": buf.Bytes(), "import-report.json": im.report.encode()}
 	for p, b := range im.files {
 		files[p] = b
 	}
-	return &Result{Files: files, Report: rep}, nil
+	return &Result{Files: files, Report: im.report}, nil
 }
 
 // withExtraErrors is e with the overlay's extra [errors.*] shapes, which

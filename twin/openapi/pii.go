@@ -10,13 +10,13 @@ import (
 	"github.com/wraithdev/wraith/twin/scrub"
 )
 
-// verbatim lists the PII-shaped property names (by the default policy)
+// verbatimNames lists the PII-shaped property names (by the default policy)
 // whose values a token would make invalid: an enum, a pattern, or an
 // object or array holding one (Stripe's payment_method_configuration.zip
 // is an object of enums). A twin serves these verbatim, so its answers
 // stay valid; free-form strings under PII-shaped names are still
 // tokenized.
-func verbatim(doc *openapi3.T) []string {
+func verbatimNames(doc *openapi3.T) []string {
 	pii := scrub.New([]byte("names only"), scrub.Policy{})
 	names := map[string]bool{}
 	seen := map[*openapi3.Schema]bool{}
