@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,11 +20,14 @@ import (
 
 // The phases of a kill, as the agents see them: a request is labelled
 // with the phase it was sent in and the phase its answer came back in.
+// Kill number k runs through k*phases + phase, so that a request sent
+// during one kill and answered during the next is told apart.
 const (
 	phaseUp         = iota // every replica serves
 	phaseDown              // the victim was SIGKILLed and has exited
 	phaseRestarting        // the victim is starting again: it may answer before it says it is ready
 	phaseRestored          // the victim serves again, on its state folder
+	phases
 )
 
 // killOutcome is one request of an agent under the kill.
@@ -247,49 +251,49 @@ func TestNginxFleetKill(t *testing.T) {
 	okIn := func(p int32) func(killOutcome) bool {
 		return func(o killOutcome) bool { return o.sent == p && o.answered == p && o.status/100 == 2 && o.err == "" }
 	}
-	each("every agent answered three times", every, func(a *killAgent) bool { return a.count(okIn(phaseUp)) >= 3 })
-
 	for round := range kills {
+		base := int32(round * phases)
+		phase.Store(base + phaseUp)
+		each("every agent answered three times", every, func(a *killAgent) bool { return a.count(okIn(base+phaseUp)) >= 3 })
 		victim := round % len(replicas)
 		v := replicas[victim]
 		onVictim := func(a *killAgent) bool { return a.owner == victim }
 		elsewhere := func(a *killAgent) bool { return a.owner != victim }
-		before := map[*killAgent]int{}
-		for _, a := range all {
-			before[a] = a.count(func(killOutcome) bool { return true })
-		}
 		mark("kill")
 		v.proc.cmd.Process.Kill() // SIGKILL
 		<-v.proc.exited
-		phase.Store(phaseDown)
+		phase.Store(base + phaseDown)
 		each("every agent of the killed replica refused twice while it is down", onVictim, func(a *killAgent) bool {
-			return a.count(func(o killOutcome) bool { return o.sent == phaseDown && o.answered == phaseDown }) >= 2
+			return a.count(func(o killOutcome) bool { return o.sent == base+phaseDown && o.answered == base+phaseDown }) >= 2
 		})
-		each("every other agent answered twice while it is down", elsewhere, func(a *killAgent) bool { return a.count(okIn(phaseDown)) >= 2 })
+		each("every other agent answered twice while it is down", elsewhere, func(a *killAgent) bool { return a.count(okIn(base+phaseDown)) >= 2 })
 
 		mark("restart")
-		phase.Store(phaseRestarting)
+		phase.Store(base + phaseRestarting)
 		v.proc = startServe(t, serveArgs(v.dir, v.port)...)
-		phase.Store(phaseRestored)
+		phase.Store(base + phaseRestored)
 		mark("ready")
-		each("every agent of the restarted replica answered twice", onVictim, func(a *killAgent) bool { return a.count(okIn(phaseRestored)) >= 2 })
+		each("every agent of the restarted replica answered twice", onVictim, func(a *killAgent) bool { return a.count(okIn(base+phaseRestored)) >= 2 })
 
-		// Judge this round's outcomes, then start the next from phaseUp.
+		// Judge what was answered during this kill. A request still in
+		// flight is judged with the next kill, or not at all.
 		for _, a := range all {
 			a.mu.Lock()
-			round := a.outcomes[before[a]:]
+			var outs []killOutcome
+			for _, o := range a.outcomes {
+				if o.answered >= base && o.answered < base+phases {
+					outs = append(outs, o)
+				}
+			}
 			a.mu.Unlock()
-			checkKillOutcomes(t, a, round, a.owner == victim)
+			checkKillOutcomes(t, a, outs, a.owner == victim, base)
 		}
 		if t.Failed() {
+			if log, err := os.ReadFile(filepath.Join(proxy.dir, "error.log")); err == nil {
+				t.Logf("nginx's error log, last lines:\n%s", lastLines(string(log), 5))
+			}
 			break
 		}
-		for _, a := range all {
-			a.mu.Lock()
-			a.outcomes = nil
-			a.mu.Unlock()
-		}
-		phase.Store(phaseUp)
 	}
 	stopAgents()
 	mark("stopped")
@@ -318,8 +322,9 @@ func TestNginxFleetKill(t *testing.T) {
 	t.Logf("timeline: %s", strings.Join(timeline, ", "))
 }
 
-// checkKillOutcomes judges one agent's outcomes over one kill.
-func checkKillOutcomes(t *testing.T, a *killAgent, outs []killOutcome, onVictim bool) {
+// checkKillOutcomes judges one agent's outcomes over the kill whose
+// phases start at base.
+func checkKillOutcomes(t *testing.T, a *killAgent, outs []killOutcome, onVictim bool, base int32) {
 	t.Helper()
 	var refused, served, failures int
 	errorf := func(format string, args ...any) {
@@ -330,6 +335,9 @@ func checkKillOutcomes(t *testing.T, a *killAgent, outs []killOutcome, onVictim 
 		}
 	}
 	for _, o := range outs {
+		// This kill's phases; a request sent during the last kill has a
+		// negative phase and is judged as straddling a change.
+		o.sent, o.answered = o.sent-base, o.answered-base
 		if o.err != "" {
 			errorf("%s (replica %d): %s %s (sent in phase %d, answered in %d)", a.session, a.owner, o.method, o.err, o.sent, o.answered)
 			continue
@@ -365,4 +373,10 @@ func checkKillOutcomes(t *testing.T, a *killAgent, outs []killOutcome, onVictim 
 	if onVictim && (refused == 0 || served == 0) {
 		t.Errorf("%s (killed replica %d): %d refusals while down, %d answers after the restart: want some of each", a.session, a.owner, refused, served)
 	}
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
