@@ -90,10 +90,30 @@ var rules = []rule{
 		forbids: func(_ string, std bool) bool { return !std },
 	},
 	{
+		name:    "the engine and the serve-time dialects do not link the importer (twin/openapi, kin-openapi, a dialect's import hooks)",
+		applies: func(p string) bool { return under("twin/engine", "twin/dialect")(p) && !importHooks(p) },
+		forbids: func(dep string, _ bool) bool {
+			rel, ours := strings.CutPrefix(dep, module)
+			return under("github.com/getkin/kin-openapi")(dep) || ours && (under("twin/openapi")(rel) || importHooks(rel))
+		},
+	},
+	{
+		name:    "a dialect does not reach into the engine",
+		applies: under("twin/dialect"),
+		forbids: func(dep string, _ bool) bool { return under(module + "twin/engine")(dep) },
+	},
+	{
 		name:    "internal/testbin is for tests only",
 		applies: func(p string) bool { return !under("internal/testbin")(p) },
 		forbids: func(dep string, _ bool) bool { return dep == module+"internal/testbin" },
 	},
+}
+
+// importHooks reports whether p is a dialect's import hooks
+// (twin/dialect/importers, twin/dialect/stripe/stripeimport, ...), which
+// the importer calls and the serve path never links.
+func importHooks(p string) bool {
+	return p == "twin/dialect/importers" || strings.HasPrefix(p, "twin/dialect/") && strings.HasSuffix(p, "import")
 }
 
 // violations applies every rule to every package and returns one line per
@@ -179,12 +199,18 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		{ImportPath: module + "twin/session", Deps: []string{"fmt", module + "ipc"}},
 		{ImportPath: module + "internal/rate", Deps: []string{"fmt", module + "twin/session"}},
 		{ImportPath: module + "cmd/wraith", Deps: []string{"github.com/spf13/cobra", module + "supervisor", module + "manifest"}},
+		{ImportPath: module + "twin/dialect/github", Deps: []string{module + "twin/openapi", module + "twin/engine"}},
+		{ImportPath: module + "twin/dialect/github/githubimport", Deps: []string{module + "twin/openapi", "github.com/getkin/kin-openapi/openapi3"}},
+		{ImportPath: module + "twin/dialect/dialects", Deps: []string{module + "twin/dialect/stripe/stripeimport"}},
 	}
 	want := []string{
 		"internal/rate depends on " + module + "twin/session: internal/rate, internal/size and internal/procfs use the standard library only",
 		"ipc depends on github.com/hashicorp/go-hclog: ipc uses the standard library only",
 		"manifest depends on " + module + "twin/format: manifest imports nothing of this module but internal/rate and internal/size",
 		"supervisor depends on " + module + "twin/engine: supervisor may use only ipc and internal/procfs of this module",
+		"twin/dialect/dialects depends on " + module + "twin/dialect/stripe/stripeimport: the engine and the serve-time dialects do not link the importer (twin/openapi, kin-openapi, a dialect's import hooks)",
+		"twin/dialect/github depends on " + module + "twin/engine: a dialect does not reach into the engine",
+		"twin/dialect/github depends on " + module + "twin/openapi: the engine and the serve-time dialects do not link the importer (twin/openapi, kin-openapi, a dialect's import hooks)",
 		"twin/engine depends on " + module + "internal/testbin: internal/testbin is for tests only",
 		"twin/server depends on github.com/spf13/cobra: cobra and pflag live only in cmd/wraith",
 		"twin/server depends on " + module + "manifest: nothing under twin/ imports supervisor, manifest or cmd",
