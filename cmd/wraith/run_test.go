@@ -346,7 +346,25 @@ func TestRunOwnTwins(t *testing.T) {
 			t.Errorf("want the command's exit 42, have %d (%v)", code, err)
 		}
 	})
-	testbin.WaitUntil(t, 10*time.Second, "the run's twins to stop", func() bool { return len(p.pids(t)) == 0 })
+	t.Run("the command dies with a killed wraith run", func(t *testing.T) {
+		cmd := exec.Command(p.bin, "run", "--twin", "stripe", "--", "sh", "-c", "echo ready; exec sleep 1000")
+		cmd.Dir, cmd.Env, cmd.Stderr = p.dir, p.env, p.logs
+		// A command that outlived wraith run would hold its stderr open.
+		cmd.WaitDelay = time.Second
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+			t.Errorf("want ready, have %q", line)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	testbin.WaitUntil(t, 10*time.Second, "the run's command and twins to stop", func() bool { return len(p.pids(t)) == 0 })
 }
 
 // testRunProxyFallback: --isolation proxy routes through proxy variables,

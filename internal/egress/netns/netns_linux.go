@@ -229,6 +229,18 @@ func setup(hostsFile, resolvFile string, report *os.File, argv, env []string) er
 	if err := syscall.Sendmsg(HelperFD, []byte("ok"), syscall.UnixRights(fds...), nil, 0); err != nil {
 		return fmt.Errorf("report to wraith run: %w", err)
 	}
+	// The parent-death signal wraith run set when it started the helper is
+	// found cleared here (the command saw PR_GET_PDEATHSIG 0 and outlived a
+	// SIGKILLed wraith run; the kernel clears it on a change of
+	// credentials, such as entering a user namespace): set it again, then
+	// make sure wraith run did not die meanwhile.
+	ppid := os.Getppid()
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0); e != 0 {
+		return fmt.Errorf("set the parent-death signal: %w", e)
+	}
+	if os.Getppid() != ppid || ppid == 0 {
+		return errors.New("wraith run exited before the command started")
+	}
 	return syscall.Exec(path, argv, env)
 }
 
