@@ -70,7 +70,7 @@ up returns once every twin is ready: run env after it), or when
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "json", "output format: json, shell, dotenv or github")
 	cmd.Flags().StringVarP(&opts.File, "file", "f", "", "project manifest, to find the project's folder (default ./"+manifest.DefaultFile+")")
-	cmd.Flags().StringVar(&opts.Session, "session", "", "session to name in the proxy variables' credential (with [proxy])")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "`SESSION` to name in the proxy variables' credential (with [proxy])")
 	return cmd
 }
 

@@ -67,10 +67,10 @@ the --twin twins started for the proxy's lifetime. The ready document
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&opts.Port, "port", 0, "port to listen on, on 127.0.0.1 (0: a free port)")
-	fl.StringArrayVar(&opts.Twins, "twin", nil, "a twin to route to (repeatable; default: every twin of the running project)")
-	fl.StringVar(&opts.ReadyJSON, "ready-json", "", "write the proxy's ready document (URL, CA file) to this file once it listens")
-	fl.StringArrayVar(&opts.Passthrough, "passthrough", nil, "a host reached directly, neither routed nor refused (repeatable)")
+	fl.IntVar(&opts.Port, "port", 0, "`PORT` to listen on, on 127.0.0.1 (0: a free port)")
+	fl.StringArrayVar(&opts.Twins, "twin", nil, "a twin `NAME` to route to (repeatable; default: every twin of the running project)")
+	fl.StringVar(&opts.ReadyJSON, "ready-json", "", "write the proxy's ready document (URL, CA file) to `FILE` once it listens")
+	fl.StringArrayVar(&opts.Passthrough, "passthrough", nil, "a `HOST` reached directly, neither routed nor refused (repeatable)")
 	fl.StringVarP(&opts.File, "file", "f", "", "project manifest, to find the project's folder (default ./wraith-project.toml)")
 	fl.StringVar(&opts.LogFormat, "log-format", "text", "log format: text or json")
 	return cmd

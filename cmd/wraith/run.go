@@ -81,8 +81,8 @@ passes on the signals it gets.`,
 	fl := cmd.Flags()
 	// Flags end at CMD: wraith run curl -s ... leaves -s to curl.
 	fl.SetInterspersed(false)
-	fl.StringVar(&opts.Session, "session", "", "the session CMD's calls are in (default: the sessions its requests name themselves, else the twin's default)")
-	fl.StringArrayVar(&opts.Twins, "twin", nil, "a twin to route to (repeatable; default: every twin of the running project; without one, the twins to start for the run)")
+	fl.StringVar(&opts.Session, "session", "", "the `SESSION` CMD's calls are in (default: the sessions its requests name themselves, else the twin's default)")
+	fl.StringArrayVar(&opts.Twins, "twin", nil, "a twin `NAME` to route to (repeatable; default: every twin of the running project; without one, the twins to start for the run)")
 	fl.StringVarP(&opts.File, "file", "f", "", "project manifest, to find the project's folder (default ./wraith-project.toml)")
 	fl.StringVar(&opts.Isolation, "isolation", isolationAuto, "auto (a network namespace where allowed, else proxy variables), netns (fail without one) or proxy (proxy variables only)")
 	return cmd
