@@ -71,17 +71,19 @@ type writer struct {
 	doubt   int               // creates sent and never answered (the kill came first)
 	fresh   int               // creates answered since the last check
 	known   int               // the session's entities as last counted
-	lastID  string
+	// The last answered create, sent with an Idempotency-Key: sent again
+	// after a restart, it must be answered from the recovered cache.
+	lastKey, lastForm string
+	lastBody          []byte
 }
 
 // run creates customers until a request fails, as they do once the twin
 // is killed.
 func (a *writer) run(url string, answered *atomic.Int64) {
 	for n := 0; ; n++ {
-		req, _ := http.NewRequest(http.MethodPost, url+"/v1/customers", strings.NewReader(fmt.Sprintf("name=%s-%d&metadata[n]=%d", a.session, len(a.order), n)))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("X-Wraith-Session", a.session)
-		resp, err := a.client.Do(req)
+		form := fmt.Sprintf("name=%s-%d&metadata[n]=%d", a.session, len(a.order), n)
+		key := fmt.Sprintf("%s-%d", a.session, len(a.order))
+		resp, err := a.post(url, form, key)
 		if err != nil {
 			a.doubt++
 			return
@@ -96,6 +98,7 @@ func (a *writer) run(url string, answered *atomic.Int64) {
 		json.Unmarshal(b, &c)
 		a.acked[c.ID] = b
 		a.order = append(a.order, c.ID)
+		a.lastKey, a.lastForm, a.lastBody = key, form, b
 		a.fresh++
 		answered.Add(1)
 	}
@@ -109,6 +112,18 @@ func (a *writer) check(t *testing.T, url string, round int) {
 		if status != http.StatusOK || !bytes.Equal(b, a.acked[id]) {
 			t.Fatalf("round %d, %s: customer %s was answered for before the kill\nwant 200 %s\nhave %d %s", round, a.session, id, a.acked[id], status, b)
 		}
+	}
+	if a.lastKey != "" {
+		resp, err := a.post(url, a.lastForm, a.lastKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(b, a.lastBody) || resp.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("round %d, %s: the last answered create sent again with its Idempotency-Key %s\nwant a replay of 200 %s\nhave %d (Idempotent-Replayed: %q) %s", round, a.session, a.lastKey, a.lastBody, resp.StatusCode, resp.Header.Get("Idempotent-Replayed"), b)
+		}
+		a.lastKey = ""
 	}
 	if round == 0 {
 		if b, status := get(t, url+"/__wraith/session/"+a.session+"/digest", ""); status != http.StatusNotFound {
@@ -152,6 +167,15 @@ func (a *writer) entities(t *testing.T, url string) int {
 		t.Fatalf("%s: digest: %d %s", a.session, status, b)
 	}
 	return d.Entities
+}
+
+// post creates a customer from form, under an Idempotency-Key.
+func (a *writer) post(url, form, key string) (*http.Response, error) {
+	req, _ := http.NewRequest(http.MethodPost, url+"/v1/customers", strings.NewReader(form))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Wraith-Session", a.session)
+	req.Header.Set("Idempotency-Key", key)
+	return a.client.Do(req)
 }
 
 func get(t *testing.T, url, session string) ([]byte, int) {
