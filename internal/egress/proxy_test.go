@@ -40,6 +40,15 @@ func newFakeTwin(tb testing.TB) *fakeTwin {
 	return ft
 }
 
+func (ft *fakeTwin) lastHost() string {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	if len(ft.seen) == 0 {
+		return ""
+	}
+	return ft.seen[len(ft.seen)-1].Host
+}
+
 func (ft *fakeTwin) requests() int {
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
@@ -154,6 +163,10 @@ func TestProxyRoutesToTwin(t *testing.T) {
 			}
 			if have := resp.Header.Get("X-Wraith-Provenance"); have != "handler" {
 				t.Errorf("the twin's provenance header: want handler, have %q", have)
+			}
+			// The twin writes the Host into its answers' URLs.
+			if have := sb.twin.lastHost(); have != "api.stripe.com" {
+				t.Errorf("the twin saw Host %q, want the provider's api.stripe.com", have)
 			}
 		})
 	}

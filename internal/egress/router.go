@@ -255,6 +255,11 @@ func (r *Router) rewrite(pr *httputil.ProxyRequest) {
 		pr.Out.URL.Path = strings.TrimSuffix(info.target.URL.Path, "/") + pr.In.URL.Path
 		pr.Out.URL.RawPath = ""
 	}
+	// The provider's host, not the twin's address: the twin writes it into
+	// the URLs of its answers (links, pagination), which the program then
+	// follows through the sandbox, where the twin's own address is out of
+	// reach. (The twin sees plain HTTP, so those URLs are http://.)
+	pr.Out.Host = pr.In.Host
 	pr.Out.Header.Del("Proxy-Authorization")
 	pr.Out.Header.Del("Proxy-Connection")
 	if info.session != "" {
