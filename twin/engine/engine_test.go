@@ -99,7 +99,7 @@ func TestApplyParams(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := setter{d: stripe.New()}
-			ignored, err := w.apply(o, tt.params, map[string]bool{"id": true, "object": true}, nil)
+			ignored, err := w.apply(o, reqParams{tree: tt.params}, map[string]bool{"id": true, "object": true}, nil)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("want error %q, have %v", tt.err, err)

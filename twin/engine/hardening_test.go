@@ -131,7 +131,7 @@ func BenchmarkMergeMetadata(b *testing.B) {
 			for b.Loop() {
 				o := res.skeleton.Clone()
 				w := setter{d: e.dialect}
-				if _, err := w.apply(o, params, res.immutable, nil); err != nil {
+				if _, err := w.apply(o, reqParams{tree: params}, res.immutable, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -33,21 +33,107 @@ type setter struct {
 	scrub func(field string, v any) any
 }
 
-// apply sets request parameters onto o: a parameter names a field; nested
-// objects merge (an empty string clears a key, or the whole field, as the
-// dialect clears it); strings are converted to the field's type when the
-// field is a number or boolean, and scrubbed. A parameter that writes a
-// nested object where the field holds none, or the elements of a nested
-// list, is merged over the nested default for that place. Parameters that
-// name no field are returned, sorted, so the answer can say they were
-// ignored.
-func (w *setter) apply(o *object.Object, params map[string]any, immutable map[string]bool, only []string) (ignored []string, err error) {
-	keys := make([]string, 0, 16) // on the stack for the few parameters a request usually has
-	for k := range params {
+// reqParams is a write's parameters as the setter applies them: by name,
+// in sorted order, each a string, a group of keyed strings
+// (name[key]=value) or a tree value. Most writes send a form of such
+// strings, which the dialect's fast path (FlatParams) reads into a flat
+// list, sparing the maps of a tree that apply would walk only once; the
+// rest are the tree its Params builds (tree not nil).
+type reqParams struct {
+	flat []canon.FlatParam // sorted by name, then key
+	tree map[string]any
+}
+
+// writeParams decodes the request's parameters into buf when they are
+// flat (the dialect's fast path), else as params does, answering 400 when
+// it cannot.
+func (e *Engine) writeParams(req *request, a *answer, buf []canon.FlatParam) (reqParams, bool) {
+	if flat, ok := e.dialect.FlatParams(buf, req.ctype, req.body, req.query); ok {
+		return reqParams{flat: flat}, true
+	}
+	tree, ok := e.params(req, a)
+	return reqParams{tree: tree}, ok
+}
+
+// has reports whether p sets name to something: a value other than ""
+// and null.
+func (p reqParams) has(name string) bool {
+	if p.tree != nil {
+		v, ok := p.tree[name]
+		return ok && v != nil && v != ""
+	}
+	for _, f := range p.flat {
+		if f.Name == name && (f.Key != "" || f.Value != "") {
+			return true
+		}
+	}
+	return false
+}
+
+// paramIter walks a write's parameters in name order. Each is, on the
+// fast path, the group of flat parameters of its name (one unkeyed
+// string, or keyed strings sorted by key), else its tree value.
+type paramIter struct {
+	flat []canon.FlatParam
+	tree map[string]any
+	keys []string // the tree's names, sorted, still to walk
+}
+
+// iter returns an iterator over p, sorting a tree's names into keys.
+func (p reqParams) iter(keys []string) paramIter {
+	if p.tree == nil {
+		return paramIter{flat: p.flat}
+	}
+	for k := range p.tree {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	for _, k := range keys {
+	return paramIter{tree: p.tree, keys: keys}
+}
+
+// next returns the next parameter's name and its group or tree value,
+// or ok false when there are no more. (Separate results, not a struct:
+// a struct would carry the group's backing array wherever the name goes,
+// and move the caller's buffers to the heap.)
+func (it *paramIter) next() (name string, group []canon.FlatParam, value any, ok bool) {
+	if it.tree != nil {
+		if len(it.keys) == 0 {
+			return "", nil, nil, false
+		}
+		name = it.keys[0]
+		it.keys = it.keys[1:]
+		return name, nil, it.tree[name], true
+	}
+	if len(it.flat) == 0 {
+		return "", nil, nil, false
+	}
+	name, n := it.flat[0].Name, 1
+	for n < len(it.flat) && it.flat[n].Name == name {
+		n++
+	}
+	group = it.flat[:n]
+	it.flat = it.flat[n:]
+	return name, group, nil, true
+}
+
+// apply sets a write's parameters onto o: a parameter names a field;
+// nested objects merge (an empty string clears a key, or the whole field,
+// as the dialect clears it); strings are converted to the field's type
+// when the field is a number or boolean, and scrubbed. A parameter that
+// writes a nested object where the field holds none, or the elements of a
+// nested list, is merged over the nested default for that place.
+// Parameters that name no field are returned, sorted, so the answer can
+// say they were ignored. The fast path's flat parameters and a tree give
+// the same object, ignored names and errors (TestApplyFlat holds them to
+// that): only convertParam tells them apart.
+func (w *setter) apply(o *object.Object, p reqParams, immutable map[string]bool, only []string) (ignored []string, err error) {
+	var keys [16]string // on the stack for the few parameters a request usually has
+	it := p.iter(keys[:0])
+	for {
+		k, group, value, more := it.next()
+		if !more {
+			return ignored, nil
+		}
 		cur, ok, err := w.admit(o, k, immutable, only, &ignored)
 		if err != nil {
 			return nil, err
@@ -55,7 +141,7 @@ func (w *setter) apply(o *object.Object, params map[string]any, immutable map[st
 		if !ok {
 			continue
 		}
-		v, err := w.convert(k, cur, params[k])
+		v, err := w.convertParam(k, cur, group, value)
 		if err != nil {
 			return nil, err
 		}
@@ -64,7 +150,6 @@ func (w *setter) apply(o *object.Object, params map[string]any, immutable map[st
 		}
 		o.Set(k, v)
 	}
-	return ignored, nil
 }
 
 // admit applies the rules a parameter meets before its value is read: one
@@ -102,6 +187,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// convertParam returns the new value of field name, whose current value
+// is cur, from the parameter's tree value, or the string or object its
+// flat group stands for.
+func (w *setter) convertParam(name string, cur any, group []canon.FlatParam, value any) (any, error) {
+	switch {
+	case group == nil:
+		return w.convert(name, cur, value)
+	case group[0].Key == "":
+		return w.convert(name, cur, group[0].Value)
+	}
+	if c, ok := cur.(*object.Object); ok {
+		return w.mergeFlat(name, c, group)
+	}
+	// A nested default or a field of another type: rare enough to build
+	// the object convert reads.
+	t := make(map[string]any, len(group))
+	for _, f := range group {
+		t[f.Key] = f.Value
+	}
+	return w.convert(name, cur, t)
 }
 
 // convert returns the new value of a field whose current value is cur.
@@ -207,6 +314,38 @@ func (w *setter) merge(name string, cur *object.Object, t map[string]any) (*obje
 			return nil, err
 		}
 		merged.Set(k, nv)
+	}
+	return merged, nil
+}
+
+// mergeFlat is merge of an object whose members are the group's strings,
+// sorted by key: the fast path's, which looks keys up in the group by
+// binary search rather than in a map built for them.
+func (w *setter) mergeFlat(name string, cur *object.Object, group []canon.FlatParam) (*object.Object, error) {
+	merged := object.New(cur.Len() + len(group))
+	vals := cur.Values()
+	for i, k := range cur.Keys() {
+		j, named := slices.BinarySearchFunc(group, k, func(p canon.FlatParam, k string) int {
+			return strings.Compare(p.Key, k)
+		})
+		if !named {
+			merged.Set(k, object.CloneValue(vals[i]))
+			continue
+		}
+		s := group[j].Value
+		if s == "" {
+			continue
+		}
+		nv, err := w.convert(name+"["+k+"]", vals[i], s)
+		if err != nil {
+			return nil, err
+		}
+		merged.Set(k, nv)
+	}
+	for _, p := range group {
+		if p.Value != "" && !cur.Has(p.Key) {
+			merged.Set(p.Key, p.Value)
+		}
 	}
 	return merged, nil
 }

@@ -41,7 +41,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		o.Set(f, now)
 	}
 	w := e.setterFor(res, st, o, req.now)
-	ignored, err := p.apply(&w, o, res.immutable, nil)
+	ignored, err := w.apply(o, p, res.immutable, nil)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -82,7 +82,7 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 		return
 	}
 	w := e.setterFor(res, st, o, req.now)
-	ignored, err := p.apply(&w, o, res.immutable, nil)
+	ignored, err := w.apply(o, p, res.immutable, nil)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -132,7 +132,7 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		return
 	}
 	w := e.setterFor(res, st, o, req.now)
-	ignored, err := p.apply(&w, o, res.immutable, act.params)
+	ignored, err := w.apply(o, p, res.immutable, act.params)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
