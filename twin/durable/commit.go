@@ -71,6 +71,17 @@ func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	// A write of a session that was deleted (its request was in flight)
+	// changes nothing anyone can read: it must not reach the records,
+	// where a session made since under the name would take it.
+	switch {
+	case c.Whole():
+		st.live[rec.Session] = s
+	case c == session.Deleted:
+		delete(st.live, rec.Session)
+	case st.live[rec.Session] != s:
+		return nil
+	}
 	switch {
 	case st.quiet:
 		return nil

@@ -80,6 +80,7 @@ type Store struct {
 	seq     uint64                      // the last sequence number handed out
 	cur     *batch                      // what queues for the next commit
 	dirty   map[string]*session.Session // sessions with records since the last checkpoint; nil: deleted
+	live    map[string]*session.Session // the session stored under each name, as the records say
 	failed  error                       // set once a write failed: every later write is refused
 	quiet   bool                        // while the recovered sessions are put back: they are on disk already
 	closing bool
@@ -148,7 +149,7 @@ func Open(o Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("state folder %s: open %s: %w: remove the folder to start over, or pick another --state-dir", o.Dir, dbFile, err)
 	}
-	st := &Store{opts: o, log: log, db: db, cur: newBatch(), dirty: map[string]*session.Session{},
+	st := &Store{opts: o, log: log, db: db, cur: newBatch(), dirty: map[string]*session.Session{}, live: map[string]*session.Session{},
 		kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if err := st.recover(); err != nil {
 		db.Close()

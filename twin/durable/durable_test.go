@@ -435,3 +435,21 @@ func TestWriteFailure(t *testing.T) {
 	}
 	ds.Close()
 }
+
+// TestLateWriteOfDeletedSession: a write that reaches a session after it
+// was deleted (its request was in flight) is not recovered into the
+// session made since under the same name.
+func TestLateWriteOfDeletedSession(t *testing.T) {
+	dir := t.TempDir()
+	ds, ss := open(t, dir, Options{})
+	old := create(t, ss, "a")
+	write(t, old, "")
+	ss.Delete("a")
+	write(t, create(t, ss, "a"), "")
+	want := worldOf(t, ss)
+	write(t, old, "late") // the deleted session, still in a request's hands
+	ds.crash()
+	ds2, ss2 := open(t, dir, Options{})
+	defer ds2.Close()
+	sameWorld(t, want, worldOf(t, ss2))
+}
