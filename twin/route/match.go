@@ -83,6 +83,14 @@ func (n *node[V]) match(method, path string, values *[MaxParams]string, nv int) 
 			return e
 		}
 	}
+	for _, c := range n.suffixed {
+		if v, ok := strings.CutSuffix(seg, c.segment); ok && v != "" {
+			values[nv] = v
+			if e := c.next(method, rest, more, values, nv+1); e != nil {
+				return e
+			}
+		}
+	}
 	if n.param != nil && seg != "" {
 		values[nv] = seg
 		if e := n.param.next(method, rest, more, values, nv+1); e != nil {

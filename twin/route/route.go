@@ -8,8 +8,11 @@
 //   - A template starts with "/" and its segments are not empty, so
 //     neither "//" nor a trailing "/" can appear; "/" alone is the root.
 //   - A segment {name} matches exactly one non-empty segment; a name is
-//     letters, digits and "_". A parameter must be a whole segment
-//     (/v1/files/{id}.json is an error) and a template has at most
+//     letters, digits and "_". A parameter may be followed by static text
+//     in its segment, {name}suffix, which matches a segment ending in the
+//     suffix with at least one byte before it (Twilio's
+//     /Accounts/{Sid}.json); any other text around a parameter
+//     (/files/x{id}, {a}-{b}) is an error. A template has at most
 //     MaxParams. Templates sharing a one-segment parameter position may
 //     name it differently (/v1/customers/{id} beside
 //     /v1/customers/{customer}/tax_ids): names are kept per route, so a
@@ -19,7 +22,8 @@
 //     segments with their slashes (GitHub's git refs: heads/main). It is
 //     tried after a static segment and a one-segment parameter at the
 //     same depth.
-//   - A static segment wins over a parameter at the same depth. When the
+//   - A static segment wins over a suffixed parameter, and that over a
+//     plain parameter, at the same depth (the longest suffix first). When the
 //     static branch leads nowhere (no template, or none for the method),
 //     matching backtracks into the parameter, so /v1/customers/search and
 //     /v1/customers/{customer} both work.
@@ -64,6 +68,9 @@ type node[V any] struct {
 	segment string     // the static text matched, for a static child
 	static  []*node[V] // sorted by segment
 	param   *node[V]   // the child matching any one segment
+	// suffixed are the children matching a segment that ends in their
+	// segment text ({Sid}.json has ".json"), longest suffix first.
+	suffixed []*node[V]
 	rest    *node[V]   // the child matching the rest of the path
 	// name is the parameter's name, for a rest child, and from the
 	// template that first named it (a param child's names are per entry).
@@ -106,6 +113,8 @@ func (r *Router[V]) Add(method, template string, v V) error {
 			n = n.rest
 		case !s.param:
 			n = n.child(s.text)
+		case s.suffix != "":
+			n = n.suffixChild(s.suffix)
 		default:
 			n = n.param
 		}
@@ -132,11 +141,15 @@ func (r *Router[V]) Add(method, template string, v V) error {
 			n = n.rest
 			continue
 		}
+		e.names[e.n] = s.text
+		e.n++
+		if s.suffix != "" {
+			n = n.addSuffix(s.suffix)
+			continue
+		}
 		if n.param == nil {
 			n.param = &node[V]{name: s.text, from: template}
 		}
-		e.names[e.n] = s.text
-		e.n++
 		n = n.param
 	}
 	n.entries = append(n.entries, e)
@@ -186,12 +199,41 @@ func (n *node[V]) addChild(seg string) *node[V] {
 	return n.static[i]
 }
 
+// suffixChild returns the suffixed parameter child for suffix, or nil.
+func (n *node[V]) suffixChild(suffix string) *node[V] {
+	for _, c := range n.suffixed {
+		if c.segment == suffix {
+			return c
+		}
+	}
+	return nil
+}
+
+// addSuffix returns the suffixed parameter child for suffix, adding it
+// if needed, kept longest suffix first so that the most specific matches
+// first (.json.gz before .gz).
+func (n *node[V]) addSuffix(suffix string) *node[V] {
+	if c := n.suffixChild(suffix); c != nil {
+		return c
+	}
+	c := &node[V]{segment: suffix}
+	i, _ := slices.BinarySearchFunc(n.suffixed, suffix, func(c *node[V], s string) int {
+		if d := len(s) - len(c.segment); d != 0 {
+			return d
+		}
+		return strings.Compare(c.segment, s)
+	})
+	n.suffixed = slices.Insert(n.suffixed, i, c)
+	return c
+}
+
 // segment is one parsed template segment: static text, or a parameter's
-// name.
+// name and the static text after it in the segment.
 type segment struct {
-	text  string
-	param bool
-	rest  bool // {name...}: the rest of the path
+	text   string
+	param  bool
+	rest   bool   // {name...}: the rest of the path
+	suffix string // {name}suffix: the text after the parameter
 }
 
 // parseTemplate splits a template into segments and checks it against the
@@ -219,10 +261,13 @@ func parseTemplate(template string) ([]segment, error) {
 			return nil, fmt.Errorf("template %q has an unclosed %q in segment %q", template, "{", text)
 		case closing >= 0 && (opening < 0 || closing < opening):
 			return nil, fmt.Errorf("template %q has an unmatched %q in segment %q", template, "}", text)
-		case opening != 0 || closing != len(text)-1 || strings.Count(text, "{") > 1:
-			return nil, fmt.Errorf("template %q has a parameter that is not a whole segment: %q", template, text)
+		case opening != 0 || strings.Count(text, "{") > 1 || strings.ContainsAny(text[closing+1:], "{}"):
+			return nil, fmt.Errorf("template %q has a parameter that is not a whole segment nor followed only by static text: %q (want {name} or {name}suffix)", template, text)
 		}
-		name := text[1 : len(text)-1]
+		name, suffix := text[1:closing], text[closing+1:]
+		if suffix != "" && strings.HasSuffix(name, "...") {
+			return nil, fmt.Errorf("template %q has a rest parameter followed by text: %q", template, text)
+		}
 		rest := false
 		if n, ok := strings.CutSuffix(name, "..."); ok {
 			if i != strings.Count(template, "/")-1 {
@@ -241,7 +286,7 @@ func parseTemplate(template string) ([]segment, error) {
 		if params++; params > MaxParams {
 			return nil, fmt.Errorf("template %q has more than %d parameters", template, MaxParams)
 		}
-		segs = append(segs, segment{text: name, param: true, rest: rest})
+		segs = append(segs, segment{text: name, param: true, rest: rest, suffix: suffix})
 	}
 	return segs, nil
 }
