@@ -71,7 +71,7 @@ type node[V any] struct {
 	// suffixed are the children matching a segment that ends in their
 	// segment text ({Sid}.json has ".json"), longest suffix first.
 	suffixed []*node[V]
-	rest    *node[V]   // the child matching the rest of the path
+	rest     *node[V] // the child matching the rest of the path
 	// name is the parameter's name, for a rest child, and from the
 	// template that first named it (a param child's names are per entry).
 	name, from string
