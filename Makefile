@@ -16,7 +16,7 @@ GITHUB_OVERLAY := twin/openapi/overlays/github.toml
 github_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(GITHUB_OVERLAY))
 GITHUB_SPEC = .specs/node_modules/$(shell echo '$(call github_source,npm)' | sed 's/@[^@]*$$//')/$(call github_source,spec)
 
-.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients kubecheck
+.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients kubecheck mcp-servers mcp
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
@@ -122,6 +122,18 @@ kubecheck:
 	  echo "kubecheck: could not download the Kubernetes API modules; the manifests are not checked against its types" >&2; \
 	  if [ "$$CI" = true ]; then exit 1; fi; exit 0; fi; \
 	$(GO) vet ./... && $(GO) test -count=1 ./...
+
+# GitHub's and Stripe's MCP servers, pinned in testdata/mcp (a lock file
+# with them), for the test that runs them unmodified under wraith run and
+# drives them over stdio (docs/sandbox.md). Not part of make test: the
+# install is some 125 MB. `make mcp` installs them and runs that test; once
+# installed, make test runs it too.
+mcp-servers:
+	@npm install --prefix testdata/mcp --no-audit --no-fund --loglevel=error >/dev/null \
+	  || { echo "mcp-servers: npm install failed; TestRunMCPServers will skip" >&2; if [ "$$CI" = true ]; then exit 1; fi; }
+
+mcp: mcp-servers
+	$(GO) test -race -count=1 -run '^TestRunMCPServers$$' -v ./cmd/wraith
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
