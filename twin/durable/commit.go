@@ -117,9 +117,20 @@ func (st *Store) commit() {
 	var buf []byte
 	for range st.kick {
 		st.mu.Lock()
-		b, closing := st.cur, st.closing
+		b, closing, failed := st.cur, st.closing, st.failed
 		st.cur = newBatch()
 		st.mu.Unlock()
+		if failed != nil && len(b.recs) > 0 {
+			// Nothing more goes after a failed write: a record that
+			// followed a torn one would be cut off with it at the next
+			// start, though it had been acknowledged.
+			b.err = failed
+			close(b.done)
+			if closing {
+				return
+			}
+			continue
+		}
 		if len(b.recs) > 0 {
 			buf = buf[:0]
 			var err error

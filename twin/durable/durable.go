@@ -249,8 +249,8 @@ func (st *Store) Quiet(fn func() error) error {
 	return fn()
 }
 
-// Close commits what is queued, checkpoints the journal, and releases
-// the folder. Writes after Close are refused.
+// Close commits what is queued, checkpoints the journal (unless a write
+// failed), and releases the folder. Writes after Close are refused.
 func (st *Store) Close() error {
 	st.mu.Lock()
 	if st.closing {
@@ -264,6 +264,14 @@ func (st *Store) Close() error {
 	default:
 	}
 	<-st.done
-	err := st.checkpoint()
+	st.mu.Lock()
+	failed := st.failed
+	st.mu.Unlock()
+	var err error
+	if failed == nil {
+		// After a failed write the folder stays as of its last good
+		// record: memory holds changes that were refused.
+		err = st.checkpoint()
+	}
 	return errors.Join(err, st.j.close(), st.db.Close())
 }
