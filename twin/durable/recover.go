@@ -88,12 +88,14 @@ func (st *Store) recover() error {
 	if cutAt >= 0 {
 		st.log.Warn("cut a torn record off the end of the journal: the process stopped while writing it, and nobody was answered for it", "file", path, "offset", cutAt, "bytes", cutBytes)
 	}
+	named := map[string]bool{} // sessions the journal names
 	for i, p := range payloads {
 		var rec record
 		if err := json.Unmarshal(p, &rec); err != nil {
 			return fmt.Errorf("state folder %s: journal record %d does not read (%v), though its checksum holds: it was written by another wraith version; serve it with that version, or remove the folder to start over", st.opts.Dir, i, err)
 		}
 		st.seq = max(st.seq, rec.Seq)
+		named[rec.Session] = true
 		if apply(sessions, &rec) {
 			st.report.Records++
 		}
@@ -111,11 +113,9 @@ func (st *Store) recover() error {
 	// Checkpoint what the journal changed, and start the journal over.
 	err = st.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(sessionsBucket)
-		for _, p := range payloads {
-			var rec record
-			json.Unmarshal(p, &rec) // read above
-			if _, ok := sessions[rec.Session]; !ok {
-				if err := b.Delete([]byte(rec.Session)); err != nil {
+		for name := range named {
+			if _, ok := sessions[name]; !ok { // deleted since its checkpoint
+				if err := b.Delete([]byte(name)); err != nil {
 					return err
 				}
 			}
