@@ -90,7 +90,7 @@ func needProgram(tb testing.TB, path string) {
 // sandboxProject is a running project with the stripe twin and a proxy.
 func sandboxProject(tb testing.TB) (*project, string) {
 	tb.Helper()
-	p := newProject(tb, "[[twins]]\nname = \"stripe\"\n\n[proxy]\n")
+	p := newProject(tb, "[[twins]]\nname = \"stripe\"\n\n[[twins]]\nname = \"github\"\n\n[proxy]\n")
 	if _, stderr, code := p.wraith(tb, "up"); code != 0 {
 		tb.Fatalf("wraith up: exit %d: %s", code, stderr)
 	}
@@ -136,6 +136,29 @@ func TestSandbox(t *testing.T) {
 	t.Run("sessions", func(t *testing.T) { testRunSessions(t, p) })
 	t.Run("proxy fallback", func(t *testing.T) { testRunProxyFallback(t, p, twinURL) })
 	t.Run("up proxy", func(t *testing.T) { testUpProxy(t, p, twinURL) })
+	t.Run("git", func(t *testing.T) { testRunGit(t, p) })
+}
+
+// testRunGit: git over smart HTTP to github.com reaches the github twin,
+// at the path git asks for. Whether the clone then succeeds is the twin's
+// part (its git server); the sandbox's is that git's requests arrive there
+// and not at a refusal.
+func testRunGit(t *testing.T, p *project) {
+	needNamespaces(t)
+	needProgram(t, "git")
+	needProgram(t, "curl")
+	out, stderr, code := p.wraith(t, "run", "--session", "git", "--", "sh", "-c",
+		`git clone -q https://github.com/wraith-user/sandboxed "$1" 2>&1; echo "git: $?"; curl -sS -o /dev/null -D - "https://github.com/wraith-user/sandboxed/info/refs?service=git-upload-pack"`,
+		"sh", filepath.Join(t.TempDir(), "clone"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "git: 0") && !strings.Contains(out, "The requested URL returned error") {
+		t.Errorf("git failed before it had an answer from the twin:\n%s", out)
+	}
+	if !strings.Contains(strings.ToLower(out), "x-wraith-provenance:") {
+		t.Errorf("the answer to git's first request did not come from a twin:\n%s", out)
+	}
 }
 
 // testRunClients runs real clients, unmodified, under wraith run: each
