@@ -13,42 +13,42 @@ import (
 // a resource addressed by id, else the resource's name and the item
 // path's values ("issue:octocat/hello/7"), so an item read under another
 // parent misses.
-func (r *resource) address(m *route.Match[*endpoint]) string {
-	if !r.ext.keyed {
+func (r *Resource) Address(m *route.Match[*Endpoint]) string {
+	if !r.Keys.Keyed {
 		return m.Param("id")
 	}
-	x := r.ext
-	if x.byID() {
-		return m.Param(x.keyParam)
+	x := r.Keys
+	if x.ByID() {
+		return m.Param(x.KeyParam)
 	}
 	var b strings.Builder
-	b.WriteString(r.name)
+	b.WriteString(r.Name)
 	b.WriteByte(':')
-	for _, p := range x.addrParams {
+	for _, p := range x.AddrParams {
 		b.WriteString(m.Param(p))
 		b.WriteByte('/')
 	}
-	b.WriteString(x.keyPrefix)
-	b.WriteString(m.Param(x.keyParam))
+	b.WriteString(x.KeyPrefix)
+	b.WriteString(m.Param(x.KeyParam))
 	return b.String()
 }
 
 // scopeOf returns the values of r's parents for a request: its path's
 // values, else the declared defaults ("" for neither).
-func (x *ext) scopeOf(m *route.Match[*endpoint]) []string {
-	vals := make([]string, len(x.parents))
-	for i, p := range x.parents {
+func (x *Keys) ScopeOf(m *route.Match[*Endpoint]) []string {
+	vals := make([]string, len(x.Parents))
+	for i, p := range x.Parents {
 		if v := m.Param(p); v != "" {
 			vals[i] = v
 		} else {
-			vals[i] = x.defaults[p]
+			vals[i] = x.ParentDefaults[p]
 		}
 	}
 	return vals
 }
 
-func (x *ext) parentValue(scope []string, name string) string {
-	for i, p := range x.parents {
+func (x *Keys) parentValue(scope []string, name string) string {
+	for i, p := range x.Parents {
 		if p == name {
 			return scope[i]
 		}
@@ -57,15 +57,15 @@ func (x *ext) parentValue(scope []string, name string) string {
 }
 
 // addressOf is the address of an entity of r with scope and key text.
-func (r *resource) addressOf(scope []string, key string) string {
-	x := r.ext
-	if !x.keyed || x.byID() {
+func (r *Resource) AddressOf(scope []string, key string) string {
+	x := r.Keys
+	if !x.Keyed || x.ByID() {
 		return key
 	}
 	var b strings.Builder
-	b.WriteString(r.name)
+	b.WriteString(r.Name)
 	b.WriteByte(':')
-	for _, p := range x.addrParams {
+	for _, p := range x.AddrParams {
 		b.WriteString(x.parentValue(scope, p))
 		b.WriteByte('/')
 	}
@@ -74,7 +74,7 @@ func (r *resource) addressOf(scope []string, key string) string {
 }
 
 // keyText is a key field's value as a path carries it.
-func keyText(v any) string {
+func KeyText(v any) string {
 	switch t := v.(type) {
 	case string:
 		return t
@@ -86,7 +86,7 @@ func keyText(v any) string {
 
 // inScope reports whether an entity's scope matches want, position by
 // position; "" in want matches anything.
-func inScope(scope string, want []string) bool {
+func InScope(scope string, want []string) bool {
 	for _, w := range want {
 		v, rest, _ := strings.Cut(scope, "/")
 		if w != "" && v != w {
@@ -100,28 +100,28 @@ func inScope(scope string, want []string) bool {
 // setKey fills the key of an object synthesized for an item path: its id,
 // or its key field (a number when the skeleton's is one) for keyed
 // resources.
-func setKey(o *object.Object, res *resource, req *request, scrub func(string, any) any) {
-	if !res.ext.keyed {
+func setKey(o *object.Object, res *Resource, req *request, scrub func(string, any) any) {
+	if !res.Keys.Keyed {
 		o.Set("id", scrub("id", req.match.Param("id")))
 		return
 	}
-	x := res.ext
-	v := x.keyPrefix + req.match.Param(x.keyParam)
-	if _, isNumber := res.skeleton.Get(x.keyField); isNumber {
-		if cur, _ := res.skeleton.Get(x.keyField); cur != nil {
+	x := res.Keys
+	v := x.KeyPrefix + req.match.Param(x.KeyParam)
+	if _, isNumber := res.Skeleton.Get(x.KeyField); isNumber {
+		if cur, _ := res.Skeleton.Get(x.KeyField); cur != nil {
 			if _, ok := cur.(json.Number); ok {
 				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 					// Written anew: +7 or 007 in a path is no JSON number.
-					o.Set(x.keyField, json.Number(strconv.FormatInt(n, 10)))
+					o.Set(x.KeyField, json.Number(strconv.FormatInt(n, 10)))
 					return
 				}
 			}
 		}
 	}
-	o.Set(x.keyField, scrub(x.keyField, v))
+	o.Set(x.KeyField, scrub(x.KeyField, v))
 }
 
 // scopeText is the scope of the item a request names.
-func (r *resource) scopeText(req *request) string {
-	return joinSlash(r.ext.scopeOf(req.match))
+func (r *Resource) scopeText(req *request) string {
+	return joinSlash(r.Keys.ScopeOf(req.match))
 }

@@ -12,19 +12,19 @@ import (
 
 // shaped is a provider-shaped answer: a status and a compact JSON body
 // template with {placeholders}.
-type shaped struct {
-	status int
-	body   string
-	header http.Header // a media type other than JSON's, from the dialect
+type Shaped struct {
+	Status int
+	Body   string
+	Header http.Header // a media type other than JSON's, from the dialect
 }
 
 // errorShapes are the twin's provider-shaped error answers; nil where the
 // twin does not declare one, and Wraith's own shape is used instead.
-type errorShapes struct {
-	notFound, invalid, idempotency, rateLimited, unexpectedState, validation *shaped
+type ErrorShapes struct {
+	NotFound, Invalid, Idempotency, RateLimited, UnexpectedState, Validation *Shaped
 }
 
-func compileShaped(a *format.Answer, status int) (*shaped, error) {
+func compileShaped(a *format.Answer, status int) (*Shaped, error) {
 	if a == nil {
 		return nil, nil
 	}
@@ -35,21 +35,21 @@ func compileShaped(a *format.Answer, status int) (*shaped, error) {
 	if err := json.Compact(&buf, []byte(a.Body)); err != nil {
 		return nil, fmt.Errorf("answer body is not JSON: %w", err)
 	}
-	return &shaped{status: status, body: buf.String()}, nil
+	return &Shaped{Status: status, Body: buf.String()}, nil
 }
 
 // compileErrorShapes compiles the twin's [errors], each kind it leaves
 // out taken from the dialect's shapes.
-func compileErrorShapes(e format.Errors, d map[string]dialect.Shape) (errorShapes, error) {
-	var s errorShapes
+func compileErrorShapes(e format.Errors, d map[string]dialect.Shape) (ErrorShapes, error) {
+	var s ErrorShapes
 	var err error
 	for _, c := range []struct {
-		dst  **shaped
+		dst  **Shaped
 		src  *format.Answer
 		name string
 	}{
-		{&s.notFound, e.NotFound, "not_found"}, {&s.invalid, e.InvalidRequest, "invalid_request"}, {&s.idempotency, e.Idempotency, "idempotency"},
-		{&s.rateLimited, e.RateLimited, "rate_limited"}, {&s.unexpectedState, e.UnexpectedState, "unexpected_state"}, {&s.validation, e.Validation, "validation"},
+		{&s.NotFound, e.NotFound, "not_found"}, {&s.Invalid, e.InvalidRequest, "invalid_request"}, {&s.Idempotency, e.Idempotency, "idempotency"},
+		{&s.RateLimited, e.RateLimited, "rate_limited"}, {&s.UnexpectedState, e.UnexpectedState, "unexpected_state"}, {&s.Validation, e.Validation, "validation"},
 	} {
 		src, ctype := c.src, ""
 		if ds, ok := d[c.name]; ok && src == nil {
@@ -59,17 +59,17 @@ func compileErrorShapes(e format.Errors, d map[string]dialect.Shape) (errorShape
 			return s, fmt.Errorf("%s: %w", c.name, err)
 		}
 		if ctype != "" {
-			(*c.dst).header = http.Header{"Content-Type": {ctype}}
+			(*c.dst).Header = http.Header{"Content-Type": {ctype}}
 		}
 	}
 	return s, nil
 }
 
 // set fills the answer's status and body from the shape.
-func (s *shaped) set(a *answer, vals map[string]string) {
-	a.status = s.status
-	a.body = []byte(format.Fill(s.body, vals))
-	if s.header != nil {
-		a.header = s.header
+func (s *Shaped) set(a *answer, vals map[string]string) {
+	a.status = s.Status
+	a.body = []byte(format.Fill(s.Body, vals))
+	if s.Header != nil {
+		a.header = s.Header
 	}
 }

@@ -13,65 +13,65 @@ import (
 	"github.com/wraithdev/wraith/twin/object"
 )
 
-type kind int
+type Kind int
 
 const (
-	kindPlain kind = iota
-	kindList
-	kindCreate
-	kindRetrieve
-	kindUpdate
-	kindDelete
-	kindAction
-	kindMember
+	KindPlain Kind = iota
+	KindList
+	KindCreate
+	KindRetrieve
+	KindUpdate
+	KindDelete
+	KindAction
+	KindMember
 )
 
 // endpoint is what a route resolves to.
-type endpoint struct {
-	kind     kind
-	route    []string // X-Wraith-Route value, "GET /v1/customers/{id}"
-	res      *resource
-	action   *action
-	member   *member
-	template *recorded // the route's response shape, from its first 2xx recording
-	notFound *recorded // a recorded 404 on this route, the provider's not-found shape
+type Endpoint struct {
+	Kind     Kind
+	Route    []string // X-Wraith-Route value, "GET /v1/customers/{id}"
+	Resource *Resource
+	Action   *Action
+	Member   *Member
+	Template *Recorded // the route's response shape, from its first 2xx recording
+	NotFound *Recorded // a recorded 404 on this route, the provider's not-found shape
 }
 
 // recorded is a recorded answer, ready to write.
-type recorded struct {
-	status   int
-	header   http.Header
-	body     []byte
-	exchange []string // "<recording>/<index>"
+type Recorded struct {
+	Status   int
+	Header   http.Header
+	Body     []byte
+	Exchange []string // "<recording>/<index>"
 }
 
 // compileResources compiles the twin's resources and adds its route table
 // (format's Twin.Routes, the one inspect shows) to the router.
-func (e *Engine) compileResources() (map[string]*resource, error) {
+func (e *Engine) compileResources() (map[string]*Resource, error) {
 	table, err := e.twin.Routes()
 	if err != nil {
 		return nil, err
 	}
-	resources := map[string]*resource{}
+	resources := map[string]*Resource{}
 	for i := range e.twin.Manifest.Resources {
 		spec := &e.twin.Manifest.Resources[i]
 		r, err := compileResource(spec, e.errors, e.dialect.Defaults())
 		if err != nil {
 			return nil, fmt.Errorf("twin %s: resource %s: %w", e.twin.Name(), spec.Name, err)
 		}
-		resources[r.name] = r
+		resources[r.Name] = r
 	}
 	for _, rt := range table {
-		ep := &endpoint{kind: kindPlain}
+		ep := &Endpoint{Kind: KindPlain}
 		switch {
 		case rt.Resource != nil:
 			r := resources[rt.Resource.Name]
 			ep = r.endpointFor(rt.Op)
-			ep.res = r
+			ep.Resource = r
 		case rt.Declared != nil:
-			ep.template = routeTemplate(*rt.Declared)
+			ep.Template = routeTemplate(*rt.Declared)
 		}
-		ep.route = []string{rt.Method + " " + rt.Path}
+		ep.Route = []string{rt.Method + " " + rt.Path}
 		if err := e.router.Add(rt.Method, rt.Path, ep); err != nil {
 			return nil, fmt.Errorf("twin %s: %s %s: %w", e.twin.Name(), rt.Method, rt.Path, err)
 		}
@@ -83,10 +83,10 @@ func (e *Engine) compileResources() (map[string]*resource, error) {
 
 // routeTemplate is a declared route's response shape, or nil: recordings
 // then supply one.
-func routeTemplate(rt format.Route) *recorded {
+func routeTemplate(rt format.Route) *Recorded {
 	if rt.Body == "" {
 		if rt.Status == http.StatusNoContent {
-			return &recorded{status: rt.Status} // a 204 route (PUT /user/starred/...): no body to shape
+			return &Recorded{Status: rt.Status} // a 204 route (PUT /user/starred/...): no body to shape
 		}
 		return nil
 	}
@@ -98,13 +98,13 @@ func routeTemplate(rt format.Route) *recorded {
 	if err := json.Compact(&buf, []byte(rt.Body)); err != nil {
 		return nil // the loader has rejected such a body already
 	}
-	return &recorded{status: status, body: buf.Bytes()}
+	return &Recorded{Status: status, Body: buf.Bytes()}
 }
 
 // hopHeaders are not replayed from recordings: the server sets its own.
 var hopHeaders = []string{"Connection", "Content-Length", "Content-Encoding", "Keep-Alive", "Transfer-Encoding", "Trailer", "Upgrade", "Proxy-Connection"}
 
-func (e *Engine) compileRecordings(resources map[string]*resource) error {
+func (e *Engine) compileRecordings(resources map[string]*Resource) error {
 	for _, ex := range e.twin.Exchanges {
 		where := fmt.Sprintf("recordings/%s/%d.json", ex.Recording, ex.Index)
 		// The route table has a route for every recorded request.
@@ -120,26 +120,26 @@ func (e *Engine) compileRecordings(resources map[string]*resource) error {
 		}
 		byKey := e.recorded[ex.Request.Path]
 		if byKey == nil {
-			byKey = map[string]*recorded{}
+			byKey = map[string]*Recorded{}
 			e.recorded[ex.Request.Path] = byKey
 		}
 		byKey[key] = rec // the last recording of the same request wins
-		if rec.status >= 200 && rec.status < 300 && ep.template == nil && json.Valid(rec.body) {
-			ep.template = rec
+		if rec.Status >= 200 && rec.Status < 300 && ep.Template == nil && json.Valid(rec.Body) {
+			ep.Template = rec
 		}
-		if ep.res != nil && ep.res.shape == nil && rec.status >= 200 && rec.status < 300 {
-			if o, err := object.Parse(rec.body); err == nil && o.String("object") == ep.res.name && o.String("id") != "" {
-				ep.res.shape = o
+		if ep.Resource != nil && ep.Resource.Shape == nil && rec.Status >= 200 && rec.Status < 300 {
+			if o, err := object.Parse(rec.Body); err == nil && o.String("object") == ep.Resource.Name && o.String("id") != "" {
+				ep.Resource.Shape = o
 			}
 		}
-		if rec.status == http.StatusNotFound && ep.notFound == nil {
-			ep.notFound = rec
+		if rec.Status == http.StatusNotFound && ep.NotFound == nil {
+			ep.NotFound = rec
 		}
 	}
 	return nil
 }
 
-func compileAnswer(ex *format.Exchange) (*recorded, error) {
+func compileAnswer(ex *format.Exchange) (*Recorded, error) {
 	h := http.Header{}
 	for k, v := range ex.Response.Headers {
 		h[http.CanonicalHeaderKey(k)] = v
@@ -161,11 +161,11 @@ func compileAnswer(ex *format.Exchange) (*recorded, error) {
 		body = []byte(ex.Response.BodyText)
 	}
 	setLength(h, len(body))
-	return &recorded{
-		status:   ex.Response.Status,
-		header:   h,
-		body:     body,
-		exchange: []string{ex.Recording + "/" + strconv.Itoa(ex.Index)},
+	return &Recorded{
+		Status:   ex.Response.Status,
+		Header:   h,
+		Body:     body,
+		Exchange: []string{ex.Recording + "/" + strconv.Itoa(ex.Index)},
 	}, nil
 }
 

@@ -8,8 +8,8 @@ import (
 )
 
 // timeValue is a session time as the resource writes it.
-func (x *ext) timeValue(now int64) any {
-	if x.rfc3339 {
+func (x *Keys) TimeValue(now int64) any {
+	if x.RFC3339 {
 		return time.Unix(now, 0).UTC().Format(time.RFC3339)
 	}
 	return json64(now)
@@ -28,25 +28,25 @@ func (req *request) baseURL() string {
 }
 
 // compute sets the computed fields of o.
-func (e *Engine) compute(res *resource, o *object.Object, scope []string, req *request) {
-	x := res.ext
-	for _, c := range x.computed {
-		v := fillComputed(c.tmpl, func(name string) string {
+func (e *Engine) compute(res *Resource, o *object.Object, scope []string, req *request) {
+	x := res.Keys
+	for _, c := range x.Computed {
+		v := fillComputed(c.Template, func(name string) string {
 			if name == "base" {
 				return req.baseURL()
 			}
-			for i, p := range x.parents {
+			for i, p := range x.Parents {
 				if p == name {
 					return scope[i]
 				}
 			}
 			fv, _ := o.Get(name)
-			if s := keyText(fv); s != "" {
+			if s := KeyText(fv); s != "" {
 				return s
 			}
 			return valueText(fv)
 		})
-		setPath(o, c.path, v)
+		setPath(o, c.Path, v)
 	}
 }
 

@@ -19,10 +19,10 @@ var entityMark = []byte(`"{entity}"`)
 
 // failing returns the rule of rules that will apply to o when it fails,
 // or nil: it is asked before the rules change o.
-func failing(rules []rule, o *object.Object) *rule {
+func failing(rules []Rule, o *object.Object) *Rule {
 	for i := range rules {
-		if rules[i].holds(o) {
-			if rules[i].fail != "" {
+		if rules[i].Holds(o) {
+			if rules[i].Fail != "" {
 				return &rules[i]
 			}
 			return nil
@@ -32,24 +32,24 @@ func failing(rules []rule, o *object.Object) *rule {
 }
 
 // fail replaces a saved entity's answer (a.body) by the rule's error.
-func (e *Engine) fail(a *answer, r *rule, res *resource, id string) {
+func (e *Engine) fail(a *answer, r *Rule, res *Resource, id string) {
 	if r == nil {
 		return
 	}
-	spec := e.twin.Manifest.Errors.Named(r.fail)
+	spec := e.twin.Manifest.Errors.Named(r.Fail)
 	s, err := compileShaped(spec, 400)
 	if err != nil || s == nil {
 		return // the loader has rejected such a twin
 	}
-	vals := map[string]string{"id": id, "object": res.name}
-	for k, v := range r.failWith {
+	vals := map[string]string{"id": id, "object": res.Name}
+	for k, v := range r.FailWith {
 		vals[k] = v
 	}
-	body := []byte(format.Fill(s.body, vals))
+	body := []byte(format.Fill(s.Body, vals))
 	if i := bytes.Index(body, entityMark); i >= 0 {
 		out := make([]byte, 0, len(body)+len(a.body))
 		out = append(append(append(out, body[:i]...), a.body...), body[i+len(entityMark):]...)
 		body = out
 	}
-	a.status, a.body = s.status, body
+	a.status, a.body = s.Status, body
 }

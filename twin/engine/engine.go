@@ -96,10 +96,10 @@ type Engine struct {
 	now       func() time.Time
 	log       hclog.Logger
 	scrub     *scrub.Scrubber
-	router    *route.Router[*endpoint]
-	resources map[string]*resource            // by name: how a restored entity must be keyed
-	recorded  map[string]map[string]*recorded // path -> request key -> answer
-	errors    errorShapes
+	router    *route.Router[*Endpoint]
+	resources map[string]*Resource            // by name: how a restored entity must be keyed
+	recorded  map[string]map[string]*Recorded // path -> request key -> answer
+	errors    ErrorShapes
 	worlds    map[string]*world.World // qualified fixture name -> world
 	fixtures  []string                // qualified names, sorted
 	store     *session.Store
@@ -142,8 +142,8 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 		now:      opts.Now,
 		log:      opts.Logger,
 		scrub:    opts.Scrubber,
-		router:   route.New[*endpoint](),
-		recorded: map[string]map[string]*recorded{},
+		router:   route.New[*Endpoint](),
+		recorded: map[string]map[string]*Recorded{},
 		worlds:   map[string]*world.World{},
 		store:    opts.Store,
 	}
@@ -164,9 +164,9 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	}
 	for _, r := range resources {
 		// What writes start from is scrubbed once, here (see scrubbed).
-		e.scrubObject(r.skeleton)
-		if r.shape != nil {
-			e.scrubObject(r.shape)
+		e.scrubObject(r.Skeleton)
+		if r.Shape != nil {
+			e.scrubObject(r.Shape)
 		}
 	}
 	if err := e.buildWorlds(resources); err != nil {

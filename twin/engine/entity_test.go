@@ -46,8 +46,8 @@ func TestWrittenEntitiesRebuildTheirBytes(t *testing.T) {
 			}
 			collections := []string{"/v1/customers", "/v1/prices", "/v1/products", "/v1/payment_intents", "/v1/subscriptions", "/v1/plans"}
 			for _, path := range collections { // encoded before any write, to see below that none changed them
-				if m, ok := e.router.Match("POST", path); ok && m.Value.res != nil {
-					m.Value.res.skeletonBytes()
+				if m, ok := e.router.Match("POST", path); ok && m.Value.Resource != nil {
+					m.Value.Resource.SkeletonBytes()
 				}
 			}
 			var ids []string
@@ -93,12 +93,12 @@ func TestWrittenEntitiesRebuildTheirBytes(t *testing.T) {
 			// write may have changed them in place.
 			for _, path := range collections {
 				m, ok := e.router.Match("POST", path)
-				if !ok || m.Value.res == nil {
+				if !ok || m.Value.Resource == nil {
 					continue
 				}
-				res := m.Value.res
-				if have, want := res.skeleton.AppendJSON(nil), res.skeletonBytes().Bytes(); !bytes.Equal(have, want) {
-					t.Errorf("%s: the skeleton changed:\nwas %s\nnow %s", res.name, want, have)
+				res := m.Value.Resource
+				if have, want := res.Skeleton.AppendJSON(nil), res.SkeletonBytes().Bytes(); !bytes.Equal(have, want) {
+					t.Errorf("%s: the skeleton changed:\nwas %s\nnow %s", res.Name, want, have)
 				}
 			}
 			patched := 0

@@ -13,137 +13,137 @@ import (
 // ext is what a resource declares through format.Keys: how it is
 // addressed, scoped, numbered, listed and answered. What a resource
 // leaves out is its dialect's default (dialect.Defaults).
-type ext struct {
-	keyed        bool     // stored under an address built from its path, not its id
-	keyField     string   // the field the item path's last parameter names
-	keyParam     string   // that parameter's name
-	keyPrefix    string   // what the field has before the path's value ("refs/")
-	addrParams   []string // the item path's other parameters, in order
-	idKind       string   // "string", "integer" or "none"
-	parents      []string
-	defaults     map[string]string
-	counter      string
-	array        bool // lists are bare arrays paged by Link headers
-	listDefaults []fieldFilter
-	createStatus int
-	deleteStatus int
-	required     []string
-	class        string
-	rfc3339      bool
-	computed     []computed
-	updateRules  []rule
-	members      []*member
-	typed        bool // its objects name their type in "object" (dialect.Defaults.Typed)
+type Keys struct {
+	Keyed          bool     // stored under an address built from its path, not its id
+	KeyField       string   // the field the item path's last parameter names
+	KeyParam       string   // that parameter's name
+	KeyPrefix      string   // what the field has before the path's value ("refs/")
+	AddrParams     []string // the item path's other parameters, in order
+	IDKind         string   // "string", "integer" or "none"
+	Parents        []string
+	ParentDefaults map[string]string
+	Counter        string
+	Array          bool // lists are bare arrays paged by Link headers
+	ListDefaults   []Filter
+	CreateStatus   int
+	DeleteStatus   int
+	Required       []string
+	Class          string
+	RFC3339        bool
+	Computed       []Computed
+	UpdateRules    []Rule
+	Members        []*Member
+	Typed          bool // its objects name their type in "object" (dialect.Defaults.Typed)
 }
 
 // computed is a field set on every write from a template.
-type computed struct {
-	path []string // "owner.login" is [owner login]
-	tmpl string
+type Computed struct {
+	Path     []string // "owner.login" is [owner login]
+	Template string
 }
 
 // member is a sub-collection kept in an array field of its parent item.
-type member struct {
-	name     string
-	field    string
-	param    string
-	resource string
-	res      *resource // resolved once every resource is compiled
+type Member struct {
+	Name         string
+	Field        string
+	Param        string
+	ResourceName string
+	Resource     *Resource // resolved once every resource is compiled
 }
 
-func compileExt(spec *format.Resource, defaults dialect.Defaults) (*ext, error) {
+func compileExt(spec *format.Resource, defaults dialect.Defaults) (*Keys, error) {
 	k := &spec.Keys
-	x := &ext{
-		keyed:        spec.Keyed(),
-		keyField:     spec.KeyField(),
-		keyParam:     spec.KeyParam(),
-		keyPrefix:    k.KeyPrefix,
-		idKind:       k.IDKind,
-		parents:      k.Parents,
-		defaults:     k.ParentDefaults,
-		counter:      k.Counter,
-		array:        k.List == "array",
-		createStatus: k.CreateStatus,
-		deleteStatus: k.DeleteStatus,
-		required:     k.Required,
-		class:        k.Class,
-		rfc3339:      k.TimeFormat == "rfc3339",
-		typed:        defaults.Typed,
+	x := &Keys{
+		Keyed:          spec.Keyed(),
+		KeyField:       spec.KeyField(),
+		KeyParam:       spec.KeyParam(),
+		KeyPrefix:      k.KeyPrefix,
+		IDKind:         k.IDKind,
+		Parents:        k.Parents,
+		ParentDefaults: k.ParentDefaults,
+		Counter:        k.Counter,
+		Array:          k.List == "array",
+		CreateStatus:   k.CreateStatus,
+		DeleteStatus:   k.DeleteStatus,
+		Required:       k.Required,
+		Class:          k.Class,
+		RFC3339:        k.TimeFormat == "rfc3339",
+		Typed:          defaults.Typed,
 	}
-	if x.idKind == "" {
-		x.idKind = defaults.IDKind
+	if x.IDKind == "" {
+		x.IDKind = defaults.IDKind
 	}
-	if x.createStatus == 0 {
-		x.createStatus = defaults.CreateStatus
+	if x.CreateStatus == 0 {
+		x.CreateStatus = defaults.CreateStatus
 	}
-	if x.deleteStatus == 0 {
-		x.deleteStatus = defaults.DeleteStatus
+	if x.DeleteStatus == 0 {
+		x.DeleteStatus = defaults.DeleteStatus
 	}
-	if x.class == "" {
-		x.class = spec.Name
+	if x.Class == "" {
+		x.Class = spec.Name
 	}
 	for _, p := range format.PathParams(spec.Item) {
-		if p != x.keyParam {
-			x.addrParams = append(x.addrParams, p)
+		if p != x.KeyParam {
+			x.AddrParams = append(x.AddrParams, p)
 		}
 	}
 	for _, f := range slices.Sorted(maps.Keys(k.ListDefaults)) {
-		x.listDefaults = append(x.listDefaults, fieldFilter{field: f, want: k.ListDefaults[f]})
+		x.ListDefaults = append(x.ListDefaults, Filter{Field: f, Want: k.ListDefaults[f]})
 	}
 	for _, f := range slices.Sorted(maps.Keys(k.Computed)) {
-		x.computed = append(x.computed, computed{path: strings.Split(f, "."), tmpl: k.Computed[f]})
+		x.Computed = append(x.Computed, Computed{Path: strings.Split(f, "."), Template: k.Computed[f]})
 	}
 	var err error
-	if x.updateRules, err = compileRules(k.UpdateRules); err != nil {
+	if x.UpdateRules, err = compileRules(k.UpdateRules); err != nil {
 		return nil, fmt.Errorf("update_rules: %w", err)
 	}
 	for _, m := range k.Members {
-		mm := &member{name: m.Path, field: m.Field, param: m.Param, resource: m.Resource}
-		if mm.field == "" {
-			mm.field = m.Path
+		mm := &Member{Name: m.Path, Field: m.Field, Param: m.Param, ResourceName: m.Resource}
+		if mm.Field == "" {
+			mm.Field = m.Path
 		}
-		x.members = append(x.members, mm)
+		x.Members = append(x.Members, mm)
 	}
 	return x, nil
 }
 
 // endpointFor is what a resource's operation (see format.Operations)
 // resolves to.
-func (r *resource) endpointFor(op format.Operation) *endpoint {
+func (r *Resource) endpointFor(op format.Operation) *Endpoint {
 	switch op.Op {
 	case "list":
-		return &endpoint{kind: kindList}
+		return &Endpoint{Kind: KindList}
 	case "create":
-		return &endpoint{kind: kindCreate}
+		return &Endpoint{Kind: KindCreate}
 	case "retrieve":
-		return &endpoint{kind: kindRetrieve}
+		return &Endpoint{Kind: KindRetrieve}
 	case "update":
-		return &endpoint{kind: kindUpdate}
+		return &Endpoint{Kind: KindUpdate}
 	case "delete":
-		if r.onDelete != nil {
-			return &endpoint{kind: kindAction, action: r.onDelete}
+		if r.OnDelete != nil {
+			return &Endpoint{Kind: KindAction, Action: r.OnDelete}
 		}
-		return &endpoint{kind: kindDelete}
+		return &Endpoint{Kind: KindDelete}
 	case "member":
-		for _, m := range r.ext.members {
-			if m.name == op.Name {
-				return &endpoint{kind: kindMember, member: m}
+		for _, m := range r.Keys.Members {
+			if m.Name == op.Name {
+				return &Endpoint{Kind: KindMember, Member: m}
 			}
 		}
 	}
-	for _, a := range r.actions {
-		if a.name == op.Name {
-			return &endpoint{kind: kindAction, action: a}
+	for _, a := range r.Actions {
+		if a.Name == op.Name {
+			return &Endpoint{Kind: KindAction, Action: a}
 		}
 	}
-	return &endpoint{kind: kindPlain}
+	return &Endpoint{Kind: KindPlain}
 }
 
 // linkMembers points every member at its resource, once all are compiled.
-func linkMembers(resources map[string]*resource) {
+func linkMembers(resources map[string]*Resource) {
 	for _, r := range resources {
-		for _, m := range r.ext.members {
-			m.res = resources[m.resource]
+		for _, m := range r.Keys.Members {
+			m.Resource = resources[m.ResourceName]
 		}
 	}
 }

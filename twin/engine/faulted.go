@@ -24,8 +24,8 @@ func (e *Engine) limited(st *session.State, req *request, a *answer) bool {
 	}
 	a.prov = ProvFault
 	a.header = http.Header{"Retry-After": {strconv.Itoa(wait)}, "Content-Type": jsonType}
-	if e.errors.rateLimited != nil {
-		e.errors.rateLimited.set(a, nil)
+	if e.errors.RateLimited != nil {
+		e.errors.RateLimited.set(a, nil)
 	} else {
 		a.fail(fault.LimitError(lim))
 	}

@@ -28,7 +28,7 @@ func (e *Engine) compileProfiles() error {
 			if err != nil {
 				return 0, nil, err
 			}
-			return s.status, []byte(s.body), nil
+			return s.Status, []byte(s.Body), nil
 		},
 	})
 	if err != nil {
@@ -53,8 +53,8 @@ func (e *Engine) hasRoute(method, tmpl string) bool {
 }
 
 // routePath is the path template of an endpoint's route.
-func routePath(ep *endpoint) string {
-	r := ep.route[0]
+func routePath(ep *Endpoint) string {
+	r := ep.Route[0]
 	return r[strings.IndexByte(r, ' ')+1:]
 }
 

@@ -79,7 +79,7 @@ func (e *Engine) checkSnapshot(d *session.StateDoc) error {
 // type, as the engine's own writes and the starting worlds key them. A body
 // that named another entity would be served under one address and updated
 // as another; one that is no object breaks every update of it.
-func (r *resource) owns(ed *session.EntityDoc) string {
+func (r *Resource) owns(ed *session.EntityDoc) string {
 	body := bytes.TrimSpace(ed.Body)
 	if ed.Deleted && (len(body) == 0 || string(body) == "null") {
 		return ""
@@ -90,30 +90,30 @@ func (r *resource) owns(ed *session.EntityDoc) string {
 	}
 	// The starting worlds key an entity by its id and type (see
 	// observeOne, fixtureWorld); a session's change of one keeps them.
-	if o.String("id") == ed.ID && o.String("object") == r.name {
+	if o.String("id") == ed.ID && o.String("object") == r.Name {
 		return ""
 	}
-	if v, ok := o.Get("object"); (r.ext.typed || r.skeleton.String("object") == r.name) && (!ok || v != r.name) {
-		return fmt.Sprintf("the body's object is %s: want %q, the resource the entity is stored as", jsonText(v, ok), r.name)
+	if v, ok := o.Get("object"); (r.Keys.Typed || r.Skeleton.String("object") == r.Name) && (!ok || v != r.Name) {
+		return fmt.Sprintf("the body's object is %s: want %q, the resource the entity is stored as", jsonText(v, ok), r.Name)
 	}
-	x := r.ext
-	if !x.keyed || x.byID() {
+	x := r.Keys
+	if !x.Keyed || x.ByID() {
 		v, ok := o.Get("id")
-		if keyText(v) != ed.ID {
+		if KeyText(v) != ed.ID {
 			return fmt.Sprintf("the body's id is %s: want %q, the key the entity is stored under", jsonText(v, ok), ed.ID)
 		}
 		return ""
 	}
 	var scope []string
-	if len(x.parents) > 0 {
+	if len(x.Parents) > 0 {
 		scope = strings.Split(ed.Scope, "/")
 	}
-	if len(scope) != len(x.parents) {
-		return fmt.Sprintf("the entity's scope %q names %d parents: a %s has %d (%s)", ed.Scope, len(scope), r.name, len(x.parents), strings.Join(x.parents, ", "))
+	if len(scope) != len(x.Parents) {
+		return fmt.Sprintf("the entity's scope %q names %d parents: a %s has %d (%s)", ed.Scope, len(scope), r.Name, len(x.Parents), strings.Join(x.Parents, ", "))
 	}
-	v, ok := o.Get(x.keyField)
-	if addr := r.addressOf(scope, keyText(v)); addr != ed.ID {
-		return fmt.Sprintf("the body's %s is %s, which in scope %q is the address %q: want the address the entity is stored under, %q", x.keyField, jsonText(v, ok), ed.Scope, addr, ed.ID)
+	v, ok := o.Get(x.KeyField)
+	if addr := r.AddressOf(scope, KeyText(v)); addr != ed.ID {
+		return fmt.Sprintf("the body's %s is %s, which in scope %q is the address %q: want the address the entity is stored under, %q", x.KeyField, jsonText(v, ok), ed.Scope, addr, ed.ID)
 	}
 	return ""
 }

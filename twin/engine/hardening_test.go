@@ -126,12 +126,12 @@ func BenchmarkMergeMetadata(b *testing.B) {
 			if !ok {
 				b.Fatal("no customer update route")
 			}
-			res := m.Value.res
+			res := m.Value.Resource
 			b.ReportAllocs()
 			for b.Loop() {
-				o := res.skeleton.Clone()
+				o := res.Skeleton.Clone()
 				w := setter{d: e.dialect}
-				if _, err := w.apply(o, reqParams{tree: params}, res.immutable, nil); err != nil {
+				if _, err := w.apply(o, reqParams{tree: params}, res.Immutable, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -9,29 +9,29 @@ import (
 
 // fillIDs sets a new entity's id (by id_kind) and, for a numbered
 // resource, its key from the counter of its scope.
-func (e *Engine) fillIDs(st *session.State, res *resource, scope []string, o *object.Object) {
-	x := res.ext
-	switch id := e.dialect.NewID(st, x.idKind, res.idPrefix).(type) {
+func (e *Engine) fillIDs(st *session.State, res *Resource, scope []string, o *object.Object) {
+	x := res.Keys
+	switch id := e.dialect.NewID(st, x.IDKind, res.IDPrefix).(type) {
 	case nil:
 	case string:
 		o.Set("id", e.scrubbed("id", id))
 	default:
 		o.Set("id", id)
 	}
-	if x.counter != "" {
-		o.Set(x.keyField, json64(st.Next(x.counter+"\x00"+strings.Join(scope, "/"))))
+	if x.Counter != "" {
+		o.Set(x.KeyField, json64(st.Next(x.Counter+"\x00"+strings.Join(scope, "/"))))
 	}
 }
 
 // finishKey returns the key text of a new entity, giving the key field
 // its prefix when the request left it out.
-func (e *Engine) finishKey(res *resource, o *object.Object) string {
-	x := res.ext
-	v, _ := o.Get(x.keyField)
-	key := keyText(v)
-	if key != "" && x.keyPrefix != "" && !strings.HasPrefix(key, x.keyPrefix) {
-		key = x.keyPrefix + key
-		o.Set(x.keyField, key)
+func (e *Engine) finishKey(res *Resource, o *object.Object) string {
+	x := res.Keys
+	v, _ := o.Get(x.KeyField)
+	key := KeyText(v)
+	if key != "" && x.KeyPrefix != "" && !strings.HasPrefix(key, x.KeyPrefix) {
+		key = x.KeyPrefix + key
+		o.Set(x.KeyField, key)
 	}
 	return key
 }

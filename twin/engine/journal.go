@@ -28,7 +28,7 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 		RespBody: session.KeepBody(a.body, a.exchange != nil), // a recorded answer's bytes live as long as the twin
 	}
 	if ep := req.match.Value; ep != nil {
-		ent.Route = ep.route[0]
+		ent.Route = ep.Route[0]
 	}
 	if a.exchange != nil {
 		ent.Exchange = a.exchange[0]
@@ -85,13 +85,13 @@ func (e *Engine) journalMiss(name string, r *http.Request, served int64, body []
 // for Wraith's own (as for the entity and memory limits). No journal
 // keeps it: its session may not exist, and a refused request changed
 // nothing.
-func (e *Engine) refused(name string, r *http.Request, ep *endpoint, status int, provenance string, start time.Time) {
+func (e *Engine) refused(name string, r *http.Request, ep *Endpoint, status int, provenance string, start time.Time) {
 	ent := &session.Entry{
 		Method: r.Method, Path: r.URL.Path, Host: r.Host,
 		Status: status, Provenance: provenance, Latency: time.Since(start),
 	}
 	if ep != nil {
-		ent.Route = ep.route[0]
+		ent.Route = ep.Route[0]
 	}
 	e.store.Finished(name, ent)
 }
@@ -107,7 +107,7 @@ func (e *Engine) Refuse(w http.ResponseWriter, r *http.Request, fail *apierr.Err
 	if bad != nil {
 		name = ""
 	}
-	var ep *endpoint
+	var ep *Endpoint
 	if m, ok := e.router.Match(r.Method, path); ok {
 		ep = m.Value
 	}

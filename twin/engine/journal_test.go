@@ -24,7 +24,7 @@ func TestJournalSharesRecordedBytes(t *testing.T) {
 	}
 	rec := e.recordedFor(&request{method: "GET", path: "/v1/customers/cus_123"})
 	for i, ent := range entries {
-		if ent.Provenance != ProvRecorded || len(ent.RespBody.Bytes) == 0 || &ent.RespBody.Bytes[0] != &rec.body[0] {
+		if ent.Provenance != ProvRecorded || len(ent.RespBody.Bytes) == 0 || &ent.RespBody.Bytes[0] != &rec.Body[0] {
 			t.Errorf("entry %d: want the recorded answer's own bytes, have provenance %s and a copy", i, ent.Provenance)
 		}
 		if ent.Index != int64(i) || ent.Route != "GET /v1/customers/{id}" || !ent.Answered || ent.Served == 0 {

@@ -34,7 +34,7 @@ func (e *Engine) full(st *session.State, req *request, a *answer) bool {
 	if max <= 0 || st.ChangeCount() < max {
 		return false
 	}
-	if req.match.Value.kind != kindCreate && st.Touched(req.match.Param("id")) {
+	if req.match.Value.Kind != KindCreate && st.Touched(req.match.Param("id")) {
 		return false
 	}
 	e.refuseFull(a, apierr.SessionEntityLimit, fmt.Sprintf(

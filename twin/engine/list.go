@@ -20,9 +20,9 @@ import (
 // recorded list verbatim when one matches (lists of a top-level
 // collection in the dialect's own shape: those are the ones recorded).
 func (e *Engine) list(st session.Reader, req *request, a *answer) {
-	res := req.match.Value.res
-	x := res.ext
-	if !x.array && len(x.parents) == 0 && st.World() == e.worlds[""] && !st.HasChanges(res.name) {
+	res := req.match.Value.Resource
+	x := res.Keys
+	if !x.Array && len(x.Parents) == 0 && st.World() == e.worlds[""] && !st.HasChanges(res.Name) {
 		if rec := e.recordedFor(req); rec != nil {
 			a.fromRecorded(rec)
 			return
@@ -33,22 +33,22 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 		return
 	}
 	filters, ignored := e.listFilters(st, res, p)
-	for _, d := range x.listDefaults {
-		if v, given := p[d.field]; given {
+	for _, d := range x.ListDefaults {
+		if v, given := p[d.Field]; given {
 			if v == "all" {
-				filters = dropFilter(filters, d.field)
+				filters = dropFilter(filters, d.Field)
 			}
 			continue
 		}
 		filters = append(filters, d)
 	}
-	all := visible(st, res.name)
-	url := res.listURL
-	if len(x.parents) > 0 {
-		want := x.scopeOf(req.match)
+	all := visible(st, res.Name)
+	url := res.ListURL
+	if len(x.Parents) > 0 {
+		want := x.ScopeOf(req.match)
 		scoped := make([]*world.Entity, 0, len(all))
 		for _, ent := range all {
-			if inScope(ent.Scope, want) {
+			if InScope(ent.Scope, want) {
 				scoped = append(scoped, ent)
 			}
 		}
@@ -61,8 +61,8 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 	page, refused := e.dialect.List(&dialect.ListQuery{
 		Params: p,
 		Items:  entities(all),
-		Object: res.name,
-		Array:  x.array,
+		Object: res.Name,
+		Array:  x.Array,
 		URL:    url,
 		Link:   req.pageLink,
 	})
@@ -93,32 +93,32 @@ func (req *request) pageLink(param string, page int) string {
 	return req.baseURL() + req.path + "?" + q.Encode()
 }
 
-func dropFilter(fs []fieldFilter, field string) []fieldFilter {
+func dropFilter(fs []Filter, field string) []Filter {
 	out := fs[:0]
 	for _, f := range fs {
-		if f.field != field {
+		if f.Field != field {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-type fieldFilter struct {
-	field string
-	want  string
+type Filter struct {
+	Field string
+	Want  string
 }
 
 // listFilters reads the filters of a list request: PII fields compare by
 // token, unless st's session keeps them verbatim (as it stored them).
-func (e *Engine) listFilters(st session.Reader, res *resource, p map[string]any) ([]fieldFilter, []string) {
-	var fs []fieldFilter
+func (e *Engine) listFilters(st session.Reader, res *Resource, p map[string]any) ([]Filter, []string) {
+	var fs []Filter
 	var ignored []string
 	for _, k := range slices.Sorted(maps.Keys(p)) {
 		if e.dialect.ListParam(k) {
 			continue
 		}
 		s, isString := p[k].(string)
-		cur, isField := res.skeleton.Get(k)
+		cur, isField := res.Skeleton.Get(k)
 		_, nested := cur.(*object.Object)
 		_, array := cur.([]any)
 		if !isString || !isField || nested || array {
@@ -128,7 +128,7 @@ func (e *Engine) listFilters(st session.Reader, res *resource, p map[string]any)
 		if e.isPII(st.PIIVerbatim(), k) {
 			s = e.scrub.Token(k, s)
 		}
-		fs = append(fs, fieldFilter{field: k, want: s})
+		fs = append(fs, Filter{Field: k, Want: s})
 	}
 	return fs, ignored
 }
@@ -156,7 +156,7 @@ func visible(st session.Reader, resource string) []*world.Entity {
 	return out
 }
 
-func filter(all []*world.Entity, fs []fieldFilter) []*world.Entity {
+func filter(all []*world.Entity, fs []Filter) []*world.Entity {
 	var out []*world.Entity
 	for _, e := range all {
 		o, err := object.Parse(e.Body())
@@ -165,12 +165,12 @@ func filter(all []*world.Entity, fs []fieldFilter) []*world.Entity {
 		}
 		keep := true
 		for _, f := range fs {
-			v, _ := o.Get(f.field)
+			v, _ := o.Get(f.Field)
 			s, isString := v.(string)
 			if !isString {
 				s = valueText(v)
 			}
-			if s != f.want {
+			if s != f.Want {
 				keep = false
 				break
 			}

@@ -17,7 +17,7 @@ import (
 // is created in its repository), and answers the field's new value.
 func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
 	ep := req.match.Value
-	res, mem := ep.res, ep.member
+	res, mem := ep.Resource, ep.Member
 	keys, ok := e.memberKeys(req, mem, a)
 	if !ok {
 		return
@@ -26,16 +26,16 @@ func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
-	mr := mem.res
-	mx := mr.ext
-	scope := mx.scopeOf(req.match)
-	cur, _ := o.Get(mem.field)
+	mr := mem.Resource
+	mx := mr.Keys
+	scope := mx.ScopeOf(req.match)
+	cur, _ := o.Get(mem.Field)
 	list, _ := cur.([]any)
 	have := make(map[string]bool, len(list)+len(keys))
 	for _, el := range list {
 		if so, ok := el.(*object.Object); ok {
-			v, _ := so.Get(mx.keyField)
-			have[keyText(v)] = true
+			v, _ := so.Get(mx.KeyField)
+			have[KeyText(v)] = true
 		}
 	}
 	list = append([]any(nil), list...)
@@ -46,8 +46,8 @@ func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
 		have[k] = true
 		list = append(list, e.memberEntity(st, mr, scope, k, req))
 	}
-	o.Set(mem.field, list)
-	e.compute(res, o, res.ext.scopeOf(req.match), req)
+	o.Set(mem.Field, list)
+	e.compute(res, o, res.Keys.ScopeOf(req.match), req)
 	if !e.save(st, req, o, ent, a) {
 		return
 	}
@@ -56,11 +56,11 @@ func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
 
 // memberKeys reads the keys a member request names: a bare JSON array of
 // strings, or the member's parameter in an object or form body.
-func (e *Engine) memberKeys(req *request, mem *member, a *answer) ([]string, bool) {
+func (e *Engine) memberKeys(req *request, mem *Member, a *answer) ([]string, bool) {
 	if body := bytes.TrimSpace(req.body); len(body) > 0 && body[0] == '[' {
 		var keys []string
 		if err := json.Unmarshal(body, &keys); err != nil {
-			e.refuse(a, dialect.Problem{Kind: dialect.ExpectedNames, Param: mem.param})
+			e.refuse(a, dialect.Problem{Kind: dialect.ExpectedNames, Param: mem.Param})
 			return nil, false
 		}
 		return keys, true
@@ -69,20 +69,20 @@ func (e *Engine) memberKeys(req *request, mem *member, a *answer) ([]string, boo
 	if !ok {
 		return nil, false
 	}
-	raw, _ := p[mem.param].([]any)
+	raw, _ := p[mem.Param].([]any)
 	keys := make([]string, 0, len(raw))
 	for _, v := range raw {
 		switch t := v.(type) {
 		case string:
 			keys = append(keys, t)
 		case map[string]any: // [{"name":"bug"}]
-			if s, ok := t[mem.res.ext.keyField].(string); ok {
+			if s, ok := t[mem.Resource.Keys.KeyField].(string); ok {
 				keys = append(keys, s)
 			}
 		}
 	}
 	if len(keys) == 0 {
-		e.validation(a, mem.res, mem.param, "missing_field")
+		e.validation(a, mem.Resource, mem.Param, "missing_field")
 		return nil, false
 	}
 	return keys, true
@@ -90,26 +90,26 @@ func (e *Engine) memberKeys(req *request, mem *member, a *answer) ([]string, boo
 
 // memberEntity returns the member with key in scope, creating it from the
 // member resource's skeleton when the session has none.
-func (e *Engine) memberEntity(st *session.State, mr *resource, scope []string, key string, req *request) *object.Object {
-	x := mr.ext
-	if x.keyPrefix != "" && !strings.HasPrefix(key, x.keyPrefix) {
-		key = x.keyPrefix + key
+func (e *Engine) memberEntity(st *session.State, mr *Resource, scope []string, key string, req *request) *object.Object {
+	x := mr.Keys
+	if x.KeyPrefix != "" && !strings.HasPrefix(key, x.KeyPrefix) {
+		key = x.KeyPrefix + key
 	}
-	addr := mr.addressOf(scope, key)
-	if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == mr.name {
+	addr := mr.AddressOf(scope, key)
+	if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == mr.Name {
 		if o, err := object.Parse(cur.Body()); err == nil {
 			return o
 		}
 	}
-	o := mr.skeleton.Clone()
+	o := mr.Skeleton.Clone()
 	e.fillIDs(st, mr, scope, o)
-	for _, f := range mr.timestamps {
-		o.Set(f, x.timeValue(req.now))
+	for _, f := range mr.Timestamps {
+		o.Set(f, x.TimeValue(req.now))
 	}
-	o.Set(x.keyField, e.scrubbed(x.keyField, key))
-	e.applyRules(mr.create, o, req.now)
+	o.Set(x.KeyField, e.scrubbed(x.KeyField, key))
+	e.applyRules(mr.Create, o, req.now)
 	e.compute(mr, o, scope, req)
-	ne := &world.Entity{ID: addr, Resource: mr.name, Created: req.now, Seq: st.NextSeq(), Provenance: world.Handler, Scope: joinSlash(scope)}
+	ne := &world.Entity{ID: addr, Resource: mr.Name, Created: req.now, Seq: st.NextSeq(), Provenance: world.Handler, Scope: joinSlash(scope)}
 	ne.SetBody(e.encode(o))
 	st.Put(ne)
 	return o

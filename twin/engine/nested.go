@@ -21,36 +21,36 @@ import (
 // at declared places are replaced by the entities they name.
 
 // nested is a resource's compiled format.Nested; nil when it has none.
-type nested struct {
-	defaults map[string]*nestedDefault // by dotted path: "recurring", "items.data[]"
-	expands  []*expansion
+type Nested struct {
+	Defaults map[string]*NestedDefault // by dotted path: "recurring", "items.data[]"
+	Expands  []*Expansion
 }
 
 // nestedDefault is a default object: literal fields, and computed ones
 // whose value is filled when the default is used.
-type nestedDefault struct {
-	obj      *object.Object
-	computed []assign
+type NestedDefault struct {
+	Object   *object.Object
+	Computed []Assign
 }
 
-type expansion struct {
-	parents  []string // path to the objects holding the field
-	field    string
-	resource string
-	res      *resource // linked once all resources are compiled
+type Expansion struct {
+	Parents      []string // path to the objects holding the field
+	Field        string
+	ResourceName string
+	Resource     *Resource // linked once all resources are compiled
 }
 
-func compileNested(spec *format.Resource) (*nested, error) {
+func compileNested(spec *format.Resource) (*Nested, error) {
 	if len(spec.NestedDefaults) == 0 && len(spec.Expand) == 0 {
 		return nil, nil
 	}
-	n := &nested{defaults: map[string]*nestedDefault{}}
+	n := &Nested{Defaults: map[string]*NestedDefault{}}
 	for _, p := range slices.Sorted(maps.Keys(spec.NestedDefaults)) {
 		obj, err := object.Parse([]byte(spec.NestedDefaults[p]))
 		if err != nil {
 			return nil, fmt.Errorf("nested_defaults.%s: %w", p, err)
 		}
-		d := &nestedDefault{obj: obj}
+		d := &NestedDefault{Object: obj}
 		for i, k := range obj.Keys() {
 			s, ok := obj.Values()[i].(string)
 			if !ok || !strings.HasPrefix(s, "$") {
@@ -64,28 +64,28 @@ func compileNested(spec *format.Resource) (*nested, error) {
 			if err != nil {
 				return nil, fmt.Errorf("nested_defaults.%s.%s: %w", p, k, err)
 			}
-			d.computed = append(d.computed, assign{field: k, expr: &x})
+			d.Computed = append(d.Computed, Assign{Field: k, Expr: &x})
 		}
-		n.defaults[p] = d
+		n.Defaults[p] = d
 	}
 	for _, x := range spec.Expand {
 		segs, ok := format.FieldPath(x.Field)
 		if !ok {
 			return nil, fmt.Errorf("expand: field %q is not a field path", x.Field)
 		}
-		n.expands = append(n.expands, &expansion{parents: segs[:len(segs)-1], field: segs[len(segs)-1], resource: x.Resource})
+		n.Expands = append(n.Expands, &Expansion{Parents: segs[:len(segs)-1], Field: segs[len(segs)-1], ResourceName: x.Resource})
 	}
 	return n, nil
 }
 
 // linkExpansions points every expansion at its resource.
-func linkExpansions(resources map[string]*resource) {
+func linkExpansions(resources map[string]*Resource) {
 	for _, r := range resources {
-		if r.nested == nil {
+		if r.Nested == nil {
 			continue
 		}
-		for _, x := range r.nested.expands {
-			x.res = resources[x.resource]
+		for _, x := range r.Nested.Expands {
+			x.Resource = resources[x.ResourceName]
 		}
 	}
 }
@@ -93,7 +93,7 @@ func linkExpansions(resources map[string]*resource) {
 // filler makes the nested defaults of one write: computed fields read the
 // object being written, the session's clock and its id generator.
 type filler struct {
-	n   *nested
+	n   *Nested
 	d   dialect.Dialect
 	st  *session.State
 	o   *object.Object
@@ -102,22 +102,22 @@ type filler struct {
 
 // fillerFor returns nil when the resource declares no nested defaults,
 // so that parameters of most resources cost nothing more.
-func fillerFor(res *resource, d dialect.Dialect, st *session.State, o *object.Object, now int64) *filler {
-	if res.nested == nil || len(res.nested.defaults) == 0 {
+func fillerFor(res *Resource, d dialect.Dialect, st *session.State, o *object.Object, now int64) *filler {
+	if res.Nested == nil || len(res.Nested.Defaults) == 0 {
 		return nil
 	}
-	return &filler{n: res.nested, d: d, st: st, o: o, now: now}
+	return &filler{n: res.Nested, d: d, st: st, o: o, now: now}
 }
 
 // setterFor is how a write of res in st sets its parameters onto o.
-func (e *Engine) setterFor(res *resource, st *session.State, o *object.Object, now int64) setter {
+func (e *Engine) setterFor(res *Resource, st *session.State, o *object.Object, now int64) setter {
 	return setter{d: e.dialect, fill: fillerFor(res, e.dialect, st, o, now), scrub: e.scrubFor(st)}
 }
 
 // has reports whether there is a default at path, without making one
 // (making one may take an id from the session's generator).
 func (f *filler) has(path string) bool {
-	return f != nil && f.n.defaults[path] != nil
+	return f != nil && f.n.Defaults[path] != nil
 }
 
 // defaultAt returns a fresh default object for a nested_defaults path
@@ -126,24 +126,24 @@ func (f *filler) defaultAt(path string) *object.Object {
 	if f == nil {
 		return nil
 	}
-	d := f.n.defaults[path]
+	d := f.n.Defaults[path]
 	if d == nil {
 		return nil
 	}
-	o := d.obj.Clone()
-	for _, a := range d.computed {
-		switch x := a.expr; {
+	o := d.Object.Clone()
+	for _, a := range d.Computed {
+		switch x := a.Expr; {
 		case x.Null:
-			o.Set(a.field, nil)
+			o.Set(a.Field, nil)
 		case x.Now:
-			o.Set(a.field, json.Number(strconv.FormatInt(f.now+x.Offset, 10)))
+			o.Set(a.Field, json.Number(strconv.FormatInt(f.now+x.Offset, 10)))
 		case x.IDPrefix != "":
-			o.Set(a.field, dialect.StringID(f.st, x.IDPrefix))
+			o.Set(a.Field, dialect.StringID(f.st, x.IDPrefix))
 		case x.Secret:
-			o.Set(a.field, f.d.Secret(f.o.String("id")))
+			o.Set(a.Field, f.d.Secret(f.o.String("id")))
 		default:
 			v, _ := f.o.Get(x.Field)
-			o.Set(a.field, object.CloneValue(v))
+			o.Set(a.Field, object.CloneValue(v))
 		}
 	}
 	return o
@@ -163,27 +163,27 @@ func dottedPath(name string) string {
 // it would: under the not_found policy, the provider's invalid-request
 // answer naming the parameter; else the entity synthesized from the
 // resource's shape. It reports whether the write may go on.
-func (e *Engine) expand(st *session.State, res *resource, o *object.Object, a *answer) bool {
-	if res.nested == nil {
+func (e *Engine) expand(st *session.State, res *Resource, o *object.Object, a *answer) bool {
+	if res.Nested == nil {
 		return true
 	}
-	for _, x := range res.nested.expands {
-		if x.res == nil {
+	for _, x := range res.Nested.Expands {
+		if x.Resource == nil {
 			continue
 		}
 		ok := true
-		eachObject(o, x.parents, func(holder *object.Object) {
-			id, isID := mustString(holder.Get(x.field))
+		eachObject(o, x.Parents, func(holder *object.Object) {
+			id, isID := mustString(holder.Get(x.Field))
 			if !ok || !isID || id == "" {
 				return
 			}
-			ent, found := e.referenced(st, x.res, id)
+			ent, found := e.referenced(st, x.Resource, id)
 			if !found {
 				ok = false
-				e.invalid(a, x.field, "No such "+x.res.name+": '"+id+"'")
+				e.invalid(a, x.Field, "No such "+x.Resource.Name+": '"+id+"'")
 				return
 			}
-			holder.Set(x.field, ent)
+			holder.Set(x.Field, ent)
 		})
 		if !ok {
 			return false
@@ -199,8 +199,8 @@ func mustString(v any, ok bool) (string, bool) {
 
 // referenced returns the session's entity of res with this id, as the
 // object it would answer.
-func (e *Engine) referenced(st *session.State, res *resource, id string) (*object.Object, bool) {
-	if ent := st.Get(id); ent != nil && ent.Resource == res.name && !ent.Deleted {
+func (e *Engine) referenced(st *session.State, res *Resource, id string) (*object.Object, bool) {
+	if ent := st.Get(id); ent != nil && ent.Resource == res.Name && !ent.Deleted {
 		o, err := object.Parse(ent.Body())
 		if err == nil {
 			if ent.Provenance == world.Recorded {
@@ -212,7 +212,7 @@ func (e *Engine) referenced(st *session.State, res *resource, id string) (*objec
 	if e.opts.UnknownEntity == NotFound {
 		return nil, false
 	}
-	o := res.template().Clone()
+	o := res.Template().Clone()
 	o.Set("id", e.scrubbed("id", id))
 	return o, true
 }

@@ -17,15 +17,15 @@ func (e *Engine) plain(req *request, a *answer) {
 		a.fromRecorded(rec)
 		return
 	}
-	if t := req.match.Value.template; t != nil {
-		a.status, a.body, a.prov = t.status, t.body, ProvTemplate
+	if t := req.match.Value.Template; t != nil {
+		a.status, a.body, a.prov = t.Status, t.Body, ProvTemplate
 		return
 	}
 	a.missf(apierr.RouteMiss, "no recorded answer matches %s %s and the route has no recorded response shape to synthesize from", req.method, req.path)
 }
 
 // recordedFor returns the recorded answer for exactly this request.
-func (e *Engine) recordedFor(req *request) *recorded {
+func (e *Engine) recordedFor(req *request) *Recorded {
 	byKey := e.recorded[req.path]
 	if byKey == nil {
 		return nil
@@ -48,10 +48,10 @@ func (e *Engine) recordedFor(req *request) *recorded {
 // entity (fixture), a recorded answer or observed entity (recorded), else
 // the unknown-entity policy (template or miss).
 func (e *Engine) retrieve(st session.Reader, req *request, a *answer) {
-	res := req.match.Value.res
-	id := res.address(req.match)
-	ent := res.scoped(st.Get(id), req.match)
-	if ent != nil && ent.Resource == res.name {
+	res := req.match.Value.Resource
+	id := res.Address(req.match)
+	ent := res.Scoped(st.Get(id), req.match)
+	if ent != nil && ent.Resource == res.Name {
 		switch {
 		case ent.Deleted:
 			e.afterDelete(res, id, true, a)
@@ -68,7 +68,7 @@ func (e *Engine) retrieve(st session.Reader, req *request, a *answer) {
 		a.fromRecorded(rec)
 		return
 	}
-	if ent != nil && ent.Resource == res.name {
+	if ent != nil && ent.Resource == res.Name {
 		a.status, a.body, a.prov = http.StatusOK, ent.Body(), ProvRecorded
 		a.exchange = []string{ent.Exchange}
 		return
@@ -77,44 +77,44 @@ func (e *Engine) retrieve(st session.Reader, req *request, a *answer) {
 }
 
 // unknown answers a read of an entity the session's world does not have.
-func (e *Engine) unknown(req *request, res *resource, id string, a *answer) {
+func (e *Engine) unknown(req *request, res *Resource, id string, a *answer) {
 	if e.opts.UnknownEntity == NotFound {
 		e.notFound(req.match.Value, res, id, a)
 		return
 	}
-	o := res.template().Clone()
+	o := res.Template().Clone()
 	setKey(o, res, req, e.scrubbed)
 	a.status, a.body, a.prov = http.StatusOK, o.AppendJSON(nil), ProvTemplate
 }
 
 // notFound answers with the provider's not-found shape, or a structured
 // 501 entity-miss when the twin does not know it.
-func (e *Engine) notFound(ep *endpoint, res *resource, id string, a *answer) {
+func (e *Engine) notFound(ep *Endpoint, res *Resource, id string, a *answer) {
 	a.prov = ProvMiss
-	if res.notFound != nil {
-		res.notFound.set(a, map[string]string{"id": res.shownID(id), "object": res.name})
+	if res.NotFound != nil {
+		res.NotFound.set(a, map[string]string{"id": res.ShownID(id), "object": res.Name})
 		return
 	}
-	if ep.notFound != nil {
-		a.status, a.header, a.body = ep.notFound.status, ep.notFound.header, ep.notFound.body
+	if ep.NotFound != nil {
+		a.status, a.header, a.body = ep.NotFound.Status, ep.NotFound.Header, ep.NotFound.Body
 		return
 	}
-	a.missf(apierr.EntityMiss, "%s %q was never observed, seeded or created in this session, and the twin has no not-found shape for it", res.name, id)
+	a.missf(apierr.EntityMiss, "%s %q was never observed, seeded or created in this session, and the twin has no not-found shape for it", res.Name, id)
 }
 
 // afterDelete answers a request for a deleted entity as the provider does:
 // reads of a tombstoned resource get the deleted object, everything else
 // the provider's not-found shape.
-func (e *Engine) afterDelete(res *resource, id string, read bool, a *answer) {
+func (e *Engine) afterDelete(res *Resource, id string, read bool, a *answer) {
 	a.prov = ProvHandler
-	vals := map[string]string{"id": res.shownID(id), "object": res.name}
+	vals := map[string]string{"id": res.ShownID(id), "object": res.Name}
 	switch {
-	case read && res.deleted != nil:
-		res.deleted.set(a, vals)
-	case res.notFound != nil:
-		res.notFound.set(a, vals)
+	case read && res.Deleted != nil:
+		res.Deleted.set(a, vals)
+	case res.NotFound != nil:
+		res.NotFound.set(a, vals)
 	default:
-		a.fail(apierr.New(apierr.EntityDeleted, res.name+" "+strconv.Quote(id)+" was deleted in this session"))
+		a.fail(apierr.New(apierr.EntityDeleted, res.Name+" "+strconv.Quote(id)+" was deleted in this session"))
 	}
 }
 
@@ -122,10 +122,10 @@ func (e *Engine) afterDelete(res *resource, id string, read bool, a *answer) {
 // one. Under the synthesize policy an unknown entity is materialized from
 // the resource's shape.
 func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Object, *world.Entity, bool) {
-	res := req.match.Value.res
-	id := res.address(req.match)
-	ent := res.scoped(st.Get(id), req.match)
-	if ent != nil && ent.Resource == res.name {
+	res := req.match.Value.Resource
+	id := res.Address(req.match)
+	ent := res.Scoped(st.Get(id), req.match)
+	if ent != nil && ent.Resource == res.Name {
 		if ent.Deleted {
 			e.afterDelete(res, id, false, a)
 			return nil, nil, false
@@ -145,7 +145,7 @@ func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Ob
 		e.notFound(req.match.Value, res, id, a)
 		return nil, nil, false
 	}
-	o := res.template().Clone()
+	o := res.Template().Clone()
 	setKey(o, res, req, e.scrubbed)
-	return o, &world.Entity{ID: id, Resource: res.name, Created: createdOf(o), Seq: st.NextSeq(), Scope: res.scopeText(req)}, true
+	return o, &world.Entity{ID: id, Resource: res.Name, Created: CreatedOf(o), Seq: st.NextSeq(), Scope: res.scopeText(req)}, true
 }

@@ -57,8 +57,8 @@ func TestCreatesReuseNoObjectInUse(t *testing.T) {
 	}
 	wg.Wait()
 	m, _ := e.router.Match("POST", "/v1/customers")
-	res := m.Value.res
-	if have, want := res.skeleton.AppendJSON(nil), res.skeletonBytes().Bytes(); !bytes.Equal(have, want) {
+	res := m.Value.Resource
+	if have, want := res.Skeleton.AppendJSON(nil), res.SkeletonBytes().Bytes(); !bytes.Equal(have, want) {
 		t.Errorf("the skeleton changed:\nwas %s\nnow %s", want, have)
 	}
 }

@@ -16,86 +16,86 @@ import (
 )
 
 // resource is a compiled format.Resource.
-type resource struct {
-	name       string
-	collection string
-	idPrefix   string
-	skeleton   *object.Object
+type Resource struct {
+	Name       string
+	Collection string
+	IDPrefix   string
+	Skeleton   *object.Object
 	encoded    encodedSkeleton // skeleton's encoding, what written entities are kept as patches over
-	shape      *object.Object  // the first recorded object of this type, if any
-	timestamps []string
-	create     []rule
-	delete     string  // "not_found", "tombstone", "none", "action"
-	deleted    *shaped // tombstone answer, for delete = "tombstone"
-	onDelete   *action // what DELETE runs, for delete = "action"
-	notFound   *shaped
-	actions    []*action
-	immutable  map[string]bool
-	listURL    string
-	ext        *ext      // how it is addressed, scoped, numbered, listed; see ext.go
-	nested     *nested   // nested defaults and expansions; see nested.go
+	Shape      *object.Object  // the first recorded object of this type, if any
+	Timestamps []string
+	Create     []Rule
+	Delete     string  // "not_found", "tombstone", "none", "action"
+	Deleted    *Shaped // tombstone answer, for delete = "tombstone"
+	OnDelete   *Action // what DELETE runs, for delete = "action"
+	NotFound   *Shaped
+	Actions    []*Action
+	Immutable  map[string]bool
+	ListURL    string
+	Keys       *Keys     // how it is addressed, scoped, numbered, listed; see ext.go
+	Nested     *Nested   // nested defaults and expansions; see nested.go
 	recycled   sync.Pool // *object.Object that creates are done with; see startCreate
-	deep       bool      // creates copy the skeleton deeply; see deepCreate
+	Deep       bool      // creates copy the skeleton deeply; see deepCreate
 }
 
-type action struct {
-	name   string
-	from   map[string]bool
-	fromL  []string
-	rules  []rule
-	params []string
+type Action struct {
+	Name     string
+	From     map[string]bool
+	FromList []string
+	Rules    []Rule
+	Params   []string
 }
 
-type rule struct {
-	when     []cond
-	set      []assign
-	fail     string            // an [errors.*] key the rule answers with; see declines.go
-	failWith map[string]string // its placeholders
+type Rule struct {
+	When     []Cond
+	Set      []Assign
+	Fail     string            // an [errors.*] key the rule answers with; see declines.go
+	FailWith map[string]string // its placeholders
 }
 
-type cond struct {
-	field string
-	any   bool   // "*": present and not null
-	want  string // the value's JSON text
+type Cond struct {
+	Field string
+	Any   bool   // "*": present and not null
+	Want  string // the value's JSON text
 }
 
-type assign struct {
-	field string
-	value any          // literal, in package object's value set
-	expr  *format.Expr // computed
-	rfc   bool         // $now is written as RFC 3339 text (time_format)
+type Assign struct {
+	Field   string
+	Value   any          // literal, in package object's value set
+	Expr    *format.Expr // computed
+	RFC3339 bool         // $now is written as RFC 3339 text (time_format)
 }
 
-func compileResource(spec *format.Resource, errs errorShapes, defaults dialect.Defaults) (*resource, error) {
+func compileResource(spec *format.Resource, errs ErrorShapes, defaults dialect.Defaults) (*Resource, error) {
 	skel, err := object.Parse([]byte(spec.Skeleton))
 	if err != nil {
 		return nil, fmt.Errorf("skeleton: %w", err)
 	}
-	r := &resource{
-		name:       spec.Name,
-		collection: spec.Collection,
-		idPrefix:   spec.IDPrefix,
-		skeleton:   skel,
-		timestamps: spec.Timestamps,
-		delete:     spec.DeleteMode(),
-		immutable:  map[string]bool{"id": true, "object": true},
-		listURL:    spec.EnvelopeURL(),
+	r := &Resource{
+		Name:       spec.Name,
+		Collection: spec.Collection,
+		IDPrefix:   spec.IDPrefix,
+		Skeleton:   skel,
+		Timestamps: spec.Timestamps,
+		Delete:     spec.DeleteMode(),
+		Immutable:  map[string]bool{"id": true, "object": true},
+		ListURL:    spec.EnvelopeURL(),
 	}
-	if r.notFound, err = compileShaped(spec.NotFound, 404); err != nil {
+	if r.NotFound, err = compileShaped(spec.NotFound, 404); err != nil {
 		return nil, fmt.Errorf("not_found: %w", err)
 	}
-	if r.notFound == nil {
-		r.notFound = errs.notFound
+	if r.NotFound == nil {
+		r.NotFound = errs.NotFound
 	}
-	if r.delete == "tombstone" {
-		if r.deleted, err = compileShaped(&format.Answer{Body: spec.DeletedBody}, 200); err != nil {
+	if r.Delete == "tombstone" {
+		if r.Deleted, err = compileShaped(&format.Answer{Body: spec.DeletedBody}, 200); err != nil {
 			return nil, fmt.Errorf("deleted_body: %w", err)
 		}
 	}
 	for _, f := range spec.Immutable {
-		r.immutable[f] = true
+		r.Immutable[f] = true
 	}
-	if r.create, err = compileRules(spec.Create); err != nil {
+	if r.Create, err = compileRules(spec.Create); err != nil {
 		return nil, fmt.Errorf("create: %w", err)
 	}
 	for i := range spec.Actions {
@@ -103,81 +103,81 @@ func compileResource(spec *format.Resource, errs errorShapes, defaults dialect.D
 		if err != nil {
 			return nil, err
 		}
-		r.actions = append(r.actions, ca)
+		r.Actions = append(r.Actions, ca)
 	}
-	if r.ext, err = compileExt(spec, defaults); err != nil {
+	if r.Keys, err = compileExt(spec, defaults); err != nil {
 		return nil, err
 	}
-	if r.nested, err = compileNested(spec); err != nil {
+	if r.Nested, err = compileNested(spec); err != nil {
 		return nil, err
 	}
-	r.deep = r.needsDeep()
-	if r.ext.rfc3339 {
-		markRFC3339(r.create)
-		markRFC3339(r.ext.updateRules)
-		for _, a := range r.actions {
-			markRFC3339(a.rules)
+	r.Deep = r.needsDeep()
+	if r.Keys.RFC3339 {
+		markRFC3339(r.Create)
+		markRFC3339(r.Keys.UpdateRules)
+		for _, a := range r.Actions {
+			markRFC3339(a.Rules)
 		}
 	}
 	if spec.OnDelete != nil {
-		if r.onDelete, err = compileAction(spec.OnDelete); err != nil {
+		if r.OnDelete, err = compileAction(spec.OnDelete); err != nil {
 			return nil, err
 		}
-		if r.onDelete.params == nil {
-			r.onDelete.params = []string{} // a DELETE copies no parameters unless told
+		if r.OnDelete.Params == nil {
+			r.OnDelete.Params = []string{} // a DELETE copies no parameters unless told
 		}
 	}
 	return r, nil
 }
 
 // markRFC3339 makes the rules write $now as RFC 3339 text.
-func markRFC3339(rules []rule) {
+func markRFC3339(rules []Rule) {
 	for i := range rules {
-		for j := range rules[i].set {
-			rules[i].set[j].rfc = true
+		for j := range rules[i].Set {
+			rules[i].Set[j].RFC3339 = true
 		}
 	}
 }
 
-func compileAction(a *format.Action) (*action, error) {
-	ca := &action{name: a.Name, from: map[string]bool{}, fromL: a.From, params: a.Params}
+func compileAction(a *format.Action) (*Action, error) {
+	ca := &Action{Name: a.Name, From: map[string]bool{}, FromList: a.From, Params: a.Params}
 	for _, s := range a.From {
-		ca.from[s] = true
+		ca.From[s] = true
 	}
 	var err error
-	if ca.rules, err = compileRules(a.Rules); err != nil {
+	if ca.Rules, err = compileRules(a.Rules); err != nil {
 		return nil, fmt.Errorf("action %s: %w", a.Name, err)
 	}
 	return ca, nil
 }
 
-func compileRules(rules []format.Rule) ([]rule, error) {
-	var out []rule
+func compileRules(rules []format.Rule) ([]Rule, error) {
+	var out []Rule
 	for _, fr := range rules {
-		r := rule{fail: fr.Fail, failWith: fr.FailWith}
+		r := Rule{Fail: fr.Fail, FailWith: fr.FailWith}
 		for _, k := range slices.Sorted(maps.Keys(fr.When)) {
 			v := fr.When[k]
 			if s, ok := v.(string); ok && s == "*" {
-				r.when = append(r.when, cond{field: k, any: true})
+				r.When = append(r.When, Cond{Field: k, Any: true})
 				continue
 			}
-			r.when = append(r.when, cond{field: k, want: valueText(tomlValue(v))})
+			r.When = append(r.When, Cond{Field: k, Want: valueText(tomlValue(v))})
 		}
 		for _, k := range slices.Sorted(maps.Keys(fr.Set)) {
 			v := fr.Set[k]
 			if s, ok := v.(string); ok && len(s) > 0 && s[0] == '$' {
 				if len(s) > 1 && s[1] == '$' {
-					r.set = append(r.set, assign{field: k, value: s[1:]})
+					r.Set = append(r.Set, Assign{Field: k, Value: s[1:]})
 					continue
 				}
 				x, err := format.ParseExpr(s)
 				if err != nil {
 					return nil, err
 				}
-				r.set = append(r.set, assign{field: k, expr: &x})
+				r.Set = append(r.Set, Assign{Field: k, Expr: &x})
 				continue
 			}
-			r.set = append(r.set, assign{field: k, value: tomlValue(v)})
+			r.Set = append(r.Set, Assign{Field: k, Value: tomlValue(v)})
 		}
 		out = append(out, r)
 	}
@@ -219,16 +219,16 @@ func valueText(v any) string {
 }
 
 // holds reports whether every condition of r holds on o.
-func (r *rule) holds(o *object.Object) bool {
-	for _, c := range r.when {
-		v, ok := o.Get(c.field)
-		if c.any {
+func (r *Rule) Holds(o *object.Object) bool {
+	for _, c := range r.When {
+		v, ok := o.Get(c.Field)
+		if c.Any {
 			if !ok || v == nil {
 				return false
 			}
 			continue
 		}
-		if !ok || valueText(v) != c.want {
+		if !ok || valueText(v) != c.Want {
 			return false
 		}
 	}
@@ -236,26 +236,26 @@ func (r *rule) holds(o *object.Object) bool {
 }
 
 // apply runs the first rule that holds.
-func (e *Engine) applyRules(rules []rule, o *object.Object, now int64) {
+func (e *Engine) applyRules(rules []Rule, o *object.Object, now int64) {
 	for i := range rules {
-		if !rules[i].holds(o) {
+		if !rules[i].Holds(o) {
 			continue
 		}
-		for _, a := range rules[i].set {
+		for _, a := range rules[i].Set {
 			switch {
-			case a.expr == nil:
-				o.Set(a.field, e.scrubbed(a.field, object.CloneValue(a.value)))
-			case a.expr.Null:
-				o.Set(a.field, nil)
-			case a.expr.Now && a.rfc:
-				o.Set(a.field, time.Unix(now+a.expr.Offset, 0).UTC().Format(time.RFC3339))
-			case a.expr.Now:
-				o.Set(a.field, json.Number(strconv.FormatInt(now+a.expr.Offset, 10)))
-			case a.expr.Secret:
-				o.Set(a.field, e.dialect.Secret(o.String("id")))
+			case a.Expr == nil:
+				o.Set(a.Field, e.scrubbed(a.Field, object.CloneValue(a.Value)))
+			case a.Expr.Null:
+				o.Set(a.Field, nil)
+			case a.Expr.Now && a.RFC3339:
+				o.Set(a.Field, time.Unix(now+a.Expr.Offset, 0).UTC().Format(time.RFC3339))
+			case a.Expr.Now:
+				o.Set(a.Field, json.Number(strconv.FormatInt(now+a.Expr.Offset, 10)))
+			case a.Expr.Secret:
+				o.Set(a.Field, e.dialect.Secret(o.String("id")))
 			default:
-				v, _ := o.Get(a.expr.Field)
-				o.Set(a.field, e.scrubbed(a.field, object.CloneValue(v)))
+				v, _ := o.Get(a.Expr.Field)
+				o.Set(a.Field, e.scrubbed(a.Field, object.CloneValue(v)))
 			}
 		}
 		return
@@ -272,8 +272,8 @@ type encodedSkeleton struct {
 
 // skeletonBytes returns r's encoded skeleton. r.skeleton must not change
 // after the first call.
-func (r *resource) skeletonBytes() *object.Skeleton {
-	r.encoded.once.Do(func() { r.encoded.s = object.NewSkeleton(r.skeleton) })
+func (r *Resource) SkeletonBytes() *object.Skeleton {
+	r.encoded.once.Do(func() { r.encoded.s = object.NewSkeleton(r.Skeleton) })
 	return r.encoded.s
 }
 
@@ -288,17 +288,17 @@ func (r *resource) skeletonBytes() *object.Skeleton {
 // endCreate: a create keeps its entity as bytes (a patch and an answer),
 // never the object, so the object is garbage as soon as the create is
 // done, and its room for values can serve the next one.
-func (r *resource) startCreate() *object.Object {
+func (r *Resource) startCreate() *object.Object {
 	if r.deepCreate() {
-		return r.skeleton.Clone()
+		return r.Skeleton.Clone()
 	}
 	o, _ := r.recycled.Get().(*object.Object)
-	return r.skeleton.CloneTopInto(o)
+	return r.Skeleton.CloneTopInto(o)
 }
 
 // endCreate takes back o, which startCreate returned, once nothing refers
 // to it or will: the create saved its bytes or was refused.
-func (r *resource) endCreate(o *object.Object) {
+func (r *Resource) endCreate(o *object.Object) {
 	if r.deepCreate() {
 		return
 	}
@@ -308,19 +308,19 @@ func (r *resource) endCreate(o *object.Object) {
 
 // deepCreate reports whether a create of r needs a deep copy of the
 // skeleton, which compileResource decides once (needsDeep).
-func (r *resource) deepCreate() bool { return r.deep }
+func (r *Resource) deepCreate() bool { return r.Deep }
 
 // needsDeep reports whether an expansion or a computed field
 // ("owner.login") of r sets a field inside a nested object.
-func (r *resource) needsDeep() bool {
-	for _, c := range r.ext.computed {
-		if len(c.path) > 1 {
+func (r *Resource) needsDeep() bool {
+	for _, c := range r.Keys.Computed {
+		if len(c.Path) > 1 {
 			return true
 		}
 	}
-	if r.nested != nil {
-		for _, x := range r.nested.expands {
-			if len(x.parents) > 0 {
+	if r.Nested != nil {
+		for _, x := range r.Nested.Expands {
+			if len(x.Parents) > 0 {
 				return true
 			}
 		}
@@ -330,9 +330,9 @@ func (r *resource) needsDeep() bool {
 
 // template is the object a synthesized answer for r starts from: the first
 // object of this type the recordings returned, else the skeleton.
-func (r *resource) template() *object.Object {
-	if r.shape != nil {
-		return r.shape
+func (r *Resource) Template() *object.Object {
+	if r.Shape != nil {
+		return r.Shape
 	}
-	return r.skeleton
+	return r.Skeleton
 }

@@ -30,8 +30,8 @@ type answer struct {
 	delay    time.Duration // wait this long before answering (a slow fault on a real clock)
 }
 
-func (a *answer) fromRecorded(rec *recorded) {
-	a.status, a.header, a.body, a.prov, a.exchange = rec.status, rec.header, rec.body, ProvRecorded, rec.exchange
+func (a *answer) fromRecorded(rec *Recorded) {
+	a.status, a.header, a.body, a.prov, a.exchange = rec.Status, rec.Header, rec.Body, ProvRecorded, rec.Exchange
 }
 
 // fail sets a Wraith error as the answer: the status its code has, the
@@ -59,7 +59,7 @@ var (
 // write sends the answer a and returns the wall clock's unix second its
 // headers carry (the journal keeps it to rebuild them), or false when no
 // answer went out (a reset connection).
-func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoint, a *answer) (int64, bool) {
+func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *Endpoint, a *answer) (int64, bool) {
 	if a.reset {
 		resetConn(w)
 		return 0, false
@@ -70,7 +70,7 @@ func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *endpoin
 		replayed: a.replayed, limit: string(a.limit), ignoredCount: len(a.ignored),
 	}
 	if ep != nil {
-		hd.route = ep.route
+		hd.route = ep.Route
 	}
 	if len(a.ignored) > 0 {
 		hd.ignored = ignoredHeader(a.ignored)

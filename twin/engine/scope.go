@@ -19,31 +19,31 @@ import (
 // byID reports whether a keyed resource's entities are stored under their
 // id alone: the key is "id", unprefixed, and the item path carries no
 // parent.
-func (x *ext) byID() bool {
-	return x.keyField == "id" && x.keyPrefix == "" && len(x.addrParams) == 0
+func (x *Keys) ByID() bool {
+	return x.KeyField == "id" && x.KeyPrefix == "" && len(x.AddrParams) == 0
 }
 
 // inPathScope reports whether ent belongs to the parents the matched path
 // names; a parent the path does not name matches any value.
-func (r *resource) inPathScope(ent *world.Entity, m *route.Match[*endpoint]) bool {
-	x := r.ext
-	if len(x.parents) == 0 {
+func (r *Resource) InPathScope(ent *world.Entity, m *route.Match[*Endpoint]) bool {
+	x := r.Keys
+	if len(x.Parents) == 0 {
 		return true
 	}
-	want := make([]string, len(x.parents))
+	want := make([]string, len(x.Parents))
 	named := false
-	for i, p := range x.parents {
+	for i, p := range x.Parents {
 		if want[i] = m.Param(p); want[i] != "" {
 			named = true
 		}
 	}
-	return !named || inScope(ent.Scope, want)
+	return !named || InScope(ent.Scope, want)
 }
 
 // scoped returns the session's entity at id when the matched path's
 // parents hold it, else nil.
-func (r *resource) scoped(ent *world.Entity, m *route.Match[*endpoint]) *world.Entity {
-	if ent != nil && !r.inPathScope(ent, m) {
+func (r *Resource) Scoped(ent *world.Entity, m *route.Match[*Endpoint]) *world.Entity {
+	if ent != nil && !r.InPathScope(ent, m) {
 		return nil
 	}
 	return ent
@@ -53,16 +53,16 @@ func (r *resource) scoped(ent *world.Entity, m *route.Match[*endpoint]) *world.E
 // address without its resource name and parents' values, so a keyed
 // entity whose key is its id answers its tombstone and not-found with
 // "person_1", not "person:acct_1/person_1".
-func (r *resource) shownID(addr string) string {
-	x := r.ext
-	if !x.keyed || x.byID() || x.keyField != "id" {
+func (r *Resource) ShownID(addr string) string {
+	x := r.Keys
+	if !x.Keyed || x.ByID() || x.KeyField != "id" {
 		return addr
 	}
-	rest, ok := strings.CutPrefix(addr, r.name+":")
+	rest, ok := strings.CutPrefix(addr, r.Name+":")
 	if !ok {
 		return addr
 	}
-	for range x.addrParams {
+	for range x.AddrParams {
 		_, rest, _ = strings.Cut(rest, "/")
 	}
 	return rest

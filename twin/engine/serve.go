@@ -42,7 +42,7 @@ type request struct {
 	ctype  string
 	body   []byte
 	idem   string
-	match  *route.Match[*endpoint]
+	match  *route.Match[*Endpoint]
 	now    int64 // the session's time for this request
 }
 
@@ -221,8 +221,8 @@ func (e *Engine) reads(sess *session.Session, req *request) bool {
 	if req.method != http.MethodGet && req.method != http.MethodHead {
 		return false
 	}
-	switch req.match.Value.kind {
-	case kindRetrieve, kindList, kindPlain:
+	switch req.match.Value.Kind {
+	case KindRetrieve, KindList, KindPlain:
 	default:
 		return false
 	}
@@ -232,8 +232,8 @@ func (e *Engine) reads(sess *session.Session, req *request) bool {
 
 // dispatch runs the handler of req, under the session's exclusive lock.
 func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
-	switch req.match.Value.kind {
-	case kindCreate, kindUpdate, kindAction, kindDelete, kindMember:
+	switch req.match.Value.Kind {
+	case KindCreate, KindUpdate, KindAction, KindDelete, KindMember:
 		e.idempotent(st, req, a)
 	default:
 		e.read(st, req, a)
@@ -242,10 +242,10 @@ func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 
 // read runs the handler of a request that only reads its session.
 func (e *Engine) read(st session.Reader, req *request, a *answer) {
-	switch req.match.Value.kind {
-	case kindRetrieve:
+	switch req.match.Value.Kind {
+	case KindRetrieve:
 		e.retrieve(st, req, a)
-	case kindList:
+	case KindList:
 		e.list(st, req, a)
 	default:
 		e.plain(req, a)
@@ -296,8 +296,8 @@ func fingerprint(req *request) string {
 
 func (e *Engine) idempotencyConflict(a *answer, key string) {
 	a.prov = ProvHandler
-	if e.errors.idempotency != nil {
-		e.errors.idempotency.set(a, map[string]string{"id": key})
+	if e.errors.Idempotency != nil {
+		e.errors.Idempotency.set(a, map[string]string{"id": key})
 		return
 	}
 	a.fail(apierr.New(apierr.IdempotencyConflict, "Idempotency-Key "+strconv.Quote(key)+" was used with other parameters in this session"))
@@ -308,16 +308,16 @@ func (e *Engine) mutate(st *session.State, req *request, a *answer) {
 	if e.full(st, req, a) || e.memoryFull(a) {
 		return
 	}
-	switch req.match.Value.kind {
-	case kindCreate:
+	switch req.match.Value.Kind {
+	case KindCreate:
 		e.create(st, req, a)
-	case kindUpdate:
+	case KindUpdate:
 		e.update(st, req, a)
-	case kindAction:
+	case KindAction:
 		e.act(st, req, a)
-	case kindMember:
+	case KindMember:
 		e.addMembers(st, req, a)
-	case kindDelete:
+	case KindDelete:
 		e.remove(st, req, a)
 	}
 }

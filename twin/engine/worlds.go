@@ -14,7 +14,7 @@ import (
 
 // buildWorlds builds the recorded world and one world per fixture set,
 // own and imported.
-func (e *Engine) buildWorlds(resources map[string]*resource) error {
+func (e *Engine) buildWorlds(resources map[string]*Resource) error {
 	var seq uint64
 	rb := world.NewBuilder()
 	for _, ex := range e.twin.Exchanges {
@@ -52,7 +52,7 @@ func (e *Engine) buildWorlds(resources map[string]*resource) error {
 
 // observe records what an exchange shows of entities: a single object, or
 // the objects of a list envelope. A successful delete removes the entity.
-func observe(b *world.Builder, ex *format.Exchange, resources map[string]*resource, seq *uint64) {
+func observe(b *world.Builder, ex *format.Exchange, resources map[string]*Resource, seq *uint64) {
 	st := ex.Response.Status
 	if st < 200 || st >= 300 || len(ex.Response.Body) == 0 {
 		return
@@ -80,7 +80,7 @@ func observe(b *world.Builder, ex *format.Exchange, resources map[string]*resour
 	observeOne(b, ex.Response.Body, exchange, resources, seq)
 }
 
-func observeOne(b *world.Builder, raw json.RawMessage, exchange string, resources map[string]*resource, seq *uint64) {
+func observeOne(b *world.Builder, raw json.RawMessage, exchange string, resources map[string]*Resource, seq *uint64) {
 	o, err := object.Parse(raw)
 	if err != nil {
 		return
@@ -93,7 +93,7 @@ func observeOne(b *world.Builder, raw json.RawMessage, exchange string, resource
 	ent := &world.Entity{
 		ID:         id,
 		Resource:   typ,
-		Created:    createdOf(o),
+		Created:    CreatedOf(o),
 		Seq:        *seq,
 		Provenance: world.Recorded,
 		Exchange:   exchange,
@@ -102,7 +102,7 @@ func observeOne(b *world.Builder, raw json.RawMessage, exchange string, resource
 	b.Put(ent)
 }
 
-func createdOf(o *object.Object) int64 {
+func CreatedOf(o *object.Object) int64 {
 	v, _ := o.Get("created")
 	if n, ok := v.(json.Number); ok {
 		i, _ := n.Int64()
@@ -114,7 +114,7 @@ func createdOf(o *object.Object) int64 {
 // fixtureWorld overlays a fixture set on the recorded world. Entities whose
 // object type this twin does not declare are skipped: an imported set
 // brings only what the importing twin can serve.
-func (e *Engine) fixtureWorld(base *world.World, set *format.FixtureSet, resources map[string]*resource, seq uint64) (*world.World, error) {
+func (e *Engine) fixtureWorld(base *world.World, set *format.FixtureSet, resources map[string]*Resource, seq uint64) (*world.World, error) {
 	b := world.NewBuilder()
 	b.From(base)
 	n := 0
@@ -132,7 +132,7 @@ func (e *Engine) fixtureWorld(base *world.World, set *format.FixtureSet, resourc
 		ent := &world.Entity{
 			ID:         o.String("id"),
 			Resource:   typ,
-			Created:    createdOf(o),
+			Created:    CreatedOf(o),
 			Seq:        seq,
 			Provenance: world.Fixture,
 		}

@@ -19,29 +19,29 @@ import (
 // expansions and create rules, and for a resource keyed by its path, the
 // key that addresses it.
 func (e *Engine) create(st *session.State, req *request, a *answer) {
-	res := req.match.Value.res
-	x := res.ext
+	res := req.match.Value.Resource
+	x := res.Keys
 	var buf [16]canon.FlatParam // on the stack for the few parameters a create usually has
 	p, ok := e.writeParams(req, a, buf[:0])
 	if !ok {
 		return
 	}
-	for _, f := range x.required {
+	for _, f := range x.Required {
 		if !p.has(f) {
 			e.validation(a, res, f, "missing_field")
 			return
 		}
 	}
-	scope := x.scopeOf(req.match)
+	scope := x.ScopeOf(req.match)
 	o := res.startCreate()
 	defer res.endCreate(o) // what save keeps is bytes: o is done with when create returns
 	e.fillIDs(st, res, scope, o)
-	now := x.timeValue(req.now)
-	for _, f := range res.timestamps {
+	now := x.TimeValue(req.now)
+	for _, f := range res.Timestamps {
 		o.Set(f, now)
 	}
 	w := e.setterFor(res, st, o, req.now)
-	ignored, err := w.apply(o, p, res.immutable, nil)
+	ignored, err := w.apply(o, p, res.Immutable, nil)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -49,29 +49,29 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	if !e.expand(st, res, o, a) {
 		return
 	}
-	e.applyRules(res.create, o, req.now)
+	e.applyRules(res.Create, o, req.now)
 	key := e.finishKey(res, o)
 	if key == "" {
-		e.validation(a, res, x.keyField, "missing_field")
+		e.validation(a, res, x.KeyField, "missing_field")
 		return
 	}
-	addr := res.addressOf(scope, key)
-	if x.keyed {
-		if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == res.name {
-			e.validation(a, res, x.keyField, "already_exists")
+	addr := res.AddressOf(scope, key)
+	if x.Keyed {
+		if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == res.Name {
+			e.validation(a, res, x.KeyField, "already_exists")
 			return
 		}
 	}
 	e.compute(res, o, scope, req)
-	if !e.save(st, req, o, &world.Entity{ID: addr, Resource: res.name, Created: req.now, Seq: st.NextSeq(), Scope: joinSlash(scope)}, a) {
+	if !e.save(st, req, o, &world.Entity{ID: addr, Resource: res.Name, Created: req.now, Seq: st.NextSeq(), Scope: joinSlash(scope)}, a) {
 		return
 	}
-	a.status, a.ignored = x.createStatus, ignored
+	a.status, a.ignored = x.CreateStatus, ignored
 }
 
 // update answers POST/PUT/PATCH {item}.
 func (e *Engine) update(st *session.State, req *request, a *answer) {
-	res := req.match.Value.res
+	res := req.match.Value.Resource
 	var buf [16]canon.FlatParam
 	p, ok := e.writeParams(req, a, buf[:0])
 	if !ok {
@@ -82,7 +82,7 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 		return
 	}
 	w := e.setterFor(res, st, o, req.now)
-	ignored, err := w.apply(o, p, res.immutable, nil)
+	ignored, err := w.apply(o, p, res.Immutable, nil)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -100,23 +100,23 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 
 // afterUpdate applies what a resource declares of an update: the key
 // stays (it is the entity's address), update rules, computed fields.
-func (e *Engine) afterUpdate(res *resource, o *object.Object, ent *world.Entity, req *request, a *answer) bool {
-	x := res.ext
-	if x.keyed {
-		v, _ := o.Get(x.keyField)
-		if key := keyText(v); !strings.HasSuffix(ent.ID, "/"+key) && !strings.HasSuffix(ent.ID, ":"+key) {
-			e.refuse(a, dialect.Problem{Kind: dialect.KeyInPath, Param: x.keyField})
+func (e *Engine) afterUpdate(res *Resource, o *object.Object, ent *world.Entity, req *request, a *answer) bool {
+	x := res.Keys
+	if x.Keyed {
+		v, _ := o.Get(x.KeyField)
+		if key := KeyText(v); !strings.HasSuffix(ent.ID, "/"+key) && !strings.HasSuffix(ent.ID, ":"+key) {
+			e.refuse(a, dialect.Problem{Kind: dialect.KeyInPath, Param: x.KeyField})
 			return false
 		}
 	}
-	e.applyRules(x.updateRules, o, req.now)
-	e.compute(res, o, x.scopeOf(req.match), req)
+	e.applyRules(x.UpdateRules, o, req.now)
+	e.compute(res, o, x.ScopeOf(req.match), req)
 	return true
 }
 
 // act answers POST {item}/{action}: a state-machine transition.
 func (e *Engine) act(st *session.State, req *request, a *answer) {
-	res, act := req.match.Value.res, req.match.Value.action
+	res, act := req.match.Value.Resource, req.match.Value.Action
 	var buf [16]canon.FlatParam
 	p, ok := e.writeParams(req, a, buf[:0])
 	if !ok {
@@ -127,12 +127,12 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 		return
 	}
 	status := o.String("status")
-	if len(act.from) > 0 && !act.from[status] {
+	if len(act.From) > 0 && !act.From[status] {
 		e.unexpectedState(a, res, ent.ID, status, act)
 		return
 	}
 	w := e.setterFor(res, st, o, req.now)
-	ignored, err := w.apply(o, p, res.immutable, act.params)
+	ignored, err := w.apply(o, p, res.Immutable, act.Params)
 	if err != nil {
 		e.paramFailed(a, err)
 		return
@@ -140,39 +140,39 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 	if !e.expand(st, res, o, a) {
 		return
 	}
-	fail := failing(act.rules, o)
-	e.applyRules(act.rules, o, req.now)
+	fail := failing(act.Rules, o)
+	e.applyRules(act.Rules, o, req.now)
 	if e.save(st, req, o, ent, a) {
 		a.ignored = ignored
 		e.fail(a, fail, res, ent.ID)
 	}
 }
 
-func (e *Engine) unexpectedState(a *answer, res *resource, id, status string, act *action) {
+func (e *Engine) unexpectedState(a *answer, res *Resource, id, status string, act *Action) {
 	a.prov = ProvHandler
-	vals := map[string]string{"id": id, "object": res.name, "status": status, "action": act.name}
-	if e.errors.unexpectedState != nil {
-		e.errors.unexpectedState.set(a, vals)
+	vals := map[string]string{"id": id, "object": res.Name, "status": status, "action": act.Name}
+	if e.errors.UnexpectedState != nil {
+		e.errors.UnexpectedState.set(a, vals)
 		return
 	}
-	a.fail(apierr.New(apierr.UnexpectedState, res.name+" "+strconv.Quote(id)+" has status "+strconv.Quote(status)+"; "+act.name+" needs one of "+joinComma(act.fromL)))
+	a.fail(apierr.New(apierr.UnexpectedState, res.Name+" "+strconv.Quote(id)+" has status "+strconv.Quote(status)+"; "+act.Name+" needs one of "+joinComma(act.FromList)))
 }
 
 // remove answers DELETE {item}.
 func (e *Engine) remove(st *session.State, req *request, a *answer) {
-	res := req.match.Value.res
+	res := req.match.Value.Resource
 	_, ent, ok := e.current(st, req, a)
 	if !ok {
 		return
 	}
 	st.Delete(ent)
 	a.prov, a.status = ProvHandler, http.StatusOK
-	if res.ext.deleteStatus == http.StatusNoContent {
+	if res.Keys.DeleteStatus == http.StatusNoContent {
 		a.status = http.StatusNoContent
 		return
 	}
-	if res.deleted != nil {
-		res.deleted.set(a, map[string]string{"id": res.shownID(ent.ID), "object": res.name})
+	if res.Deleted != nil {
+		res.Deleted.set(a, map[string]string{"id": res.ShownID(ent.ID), "object": res.Name})
 		return
 	}
 	a.body = ent.Body()
@@ -202,8 +202,8 @@ func (e *Engine) refuse(a *answer, p dialect.Problem) {
 // invalid answers with the provider's invalid-request shape.
 func (e *Engine) invalid(a *answer, param, message string) {
 	a.prov = ProvHandler
-	if e.errors.invalid != nil {
-		e.errors.invalid.set(a, map[string]string{"param": param, "message": message})
+	if e.errors.Invalid != nil {
+		e.errors.Invalid.set(a, map[string]string{"param": param, "message": message})
 		return
 	}
 	a.fail(apierr.New(apierr.InvalidParams, message).With("param", param))
@@ -219,17 +219,17 @@ func (e *Engine) paramFailed(a *answer, err error) {
 
 // validation answers a create the provider would refuse field by field:
 // the twin's errors.validation shape, else its invalid-request shape.
-func (e *Engine) validation(a *answer, res *resource, field, code string) {
+func (e *Engine) validation(a *answer, res *Resource, field, code string) {
 	a.prov = ProvHandler
-	if e.errors.validation != nil {
-		e.errors.validation.set(a, map[string]string{"resource": res.ext.class, "param": field, "code": code, "object": res.name})
+	if e.errors.Validation != nil {
+		e.errors.Validation.set(a, map[string]string{"resource": res.Keys.Class, "param": field, "code": code, "object": res.Name})
 		return
 	}
 	kind := dialect.MissingParam
 	if code == "already_exists" {
 		kind = dialect.AlreadyExists
 	}
-	e.refuse(a, dialect.Problem{Kind: kind, Param: field, Object: res.name})
+	e.refuse(a, dialect.Problem{Kind: kind, Param: field, Object: res.Name})
 }
 
 // save saves o as the session's version of ent and answers with it, and
@@ -253,7 +253,7 @@ func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *wo
 		Provenance: world.Handler,
 		Scope:      ent.Scope,
 	}
-	skel, known := req.match.Value.res.skeletonBytes(), ne.Known()
+	skel, known := req.match.Value.Resource.SkeletonBytes(), ne.Known()
 	scratch := e.scratchBuf()
 	patch := skel.AppendDiff((*scratch)[:0], o, known)
 	body := skel.Append(make([]byte, 0, skel.Len(patch, known)), patch, known)
