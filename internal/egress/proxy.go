@@ -43,7 +43,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	host := req.URL.Host
-	if tg, ok := p.Router.table.Lookup(host); ok {
+	if tg, ok := p.Router.table.Lookup(host); ok && portOf(req.URL.Port(), 80) == 80 {
 		p.Router.forward(w, req, tg, sess, req.URL.Scheme)
 		return
 	}
@@ -82,7 +82,10 @@ func (p *Proxy) connect(w http.ResponseWriter, req *http.Request, sess string) {
 	if err != nil {
 		host, port = req.Host, "443"
 	}
+	// A twin answers HTTPS on 443 only: a tunnel to another port of a
+	// provider host (SSH, a custom service) would reach nothing real.
 	_, mapped := p.Router.table.Lookup(host)
+	mapped = mapped && port == "443"
 	pass := !mapped && p.Router.table.Passthrough(host)
 	if !mapped && !pass {
 		p.refuse(w, host, portOf(port, 443), sess, ViaConnect)

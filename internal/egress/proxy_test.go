@@ -215,6 +215,8 @@ func TestProxyRefusesUnmappedHosts(t *testing.T) {
 		{"CONNECT", "CONNECT " + addr + " HTTP/1.1\r\nHost: " + addr + "\r\nProxy-Authorization: Basic YWdlbnQtMTc6eA==\r\n\r\n", "127.0.0.1"},
 		{"CONNECT by name", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", "example.com"},
 		{"absolute-form", "GET http://" + addr + "/ HTTP/1.1\r\nHost: " + addr + "\r\n\r\n", "127.0.0.1"},
+		{"a mapped host on another port", "CONNECT api.stripe.com:22 HTTP/1.1\r\nHost: api.stripe.com:22\r\n\r\n", "api.stripe.com"},
+		{"a mapped host on another port, absolute-form", "GET http://api.stripe.com:8080/v1/customers HTTP/1.1\r\nHost: api.stripe.com:8080\r\n\r\n", "api.stripe.com"},
 		{"a host that ends like a mapped one", "CONNECT evilapi.stripe.com:443 HTTP/1.1\r\nHost: evilapi.stripe.com:443\r\n\r\n", "evilapi.stripe.com"},
 	}
 	for _, tt := range tests {

@@ -176,8 +176,11 @@ func receive(f *os.File) ([]*os.File, error) {
 func Helper(hostsFile, resolvFile string, argv, env []string) error {
 	report := os.NewFile(HelperFD, "netns-report")
 	err := setup(hostsFile, resolvFile, report, argv, env)
-	if err != nil && report != nil {
-		syscall.Sendmsg(HelperFD, []byte("error: "+err.Error()), nil, nil, 0)
+	if err != nil {
+		if serr := syscall.Sendmsg(HelperFD, []byte("error: "+err.Error()), nil, nil, 0); serr != nil {
+			// Nobody to report to (run by hand): say it here.
+			fmt.Fprintf(os.Stderr, "wraith sandbox-helper: %v\n", err)
+		}
 	}
 	return err
 }
@@ -187,6 +190,24 @@ func setup(hostsFile, resolvFile string, report *os.File, argv, env []string) er
 		return errors.New("no report descriptor: the helper is started by wraith run, not by hand")
 	}
 	syscall.CloseOnExec(HelperFD)
+	// Run by hand as root, the steps below would remount the machine's own
+	// /etc/hosts: go on only in namespaces other than the parent's, which
+	// wraith run made for the helper. (From inside them the parent's
+	// namespaces cannot be read at all: that is a sign of them too.)
+	parent := fmt.Sprintf("/proc/%d/ns/", os.Getppid())
+	for _, ns := range []string{"user", "mnt", "net"} {
+		self, err := os.Readlink("/proc/self/ns/" + ns)
+		if err != nil {
+			return fmt.Errorf("read the helper's %s namespace: %w", ns, err)
+		}
+		if theirs, err := os.Readlink(parent + ns); err == nil && self == theirs {
+			return fmt.Errorf("not in a %s namespace of its own: the helper is started by wraith run, not by hand", ns)
+		}
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(HelperFD, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+		return errors.New("descriptor 3 is not wraith run's socket: the helper is started by wraith run, not by hand")
+	}
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}

@@ -134,3 +134,13 @@ PY
 		t.Error("the listener outside the namespace received a connection")
 	}
 }
+
+// The helper run by hand, as root, would remount the machine's own
+// /etc/hosts: it must refuse before it mounts anything.
+func TestHelperRefusesOutsideItsNamespaces(t *testing.T) {
+	hosts := t.TempDir() + "/hosts"
+	err := setup(hosts, hosts, os.Stdin, []string{"true"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "namespace of its own") {
+		t.Fatalf("want a refusal naming the namespace, have %v", err)
+	}
+}
