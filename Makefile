@@ -16,7 +16,7 @@ GITHUB_OVERLAY := twin/openapi/overlays/github.toml
 github_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(GITHUB_OVERLAY))
 GITHUB_SPEC = .specs/node_modules/$(shell echo '$(call github_source,npm)' | sed 's/@[^@]*$$//')/$(call github_source,spec)
 
-.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients kubecheck mcp-servers mcp
+.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients kubecheck panel mcp-servers mcp
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
@@ -168,6 +168,16 @@ soak:
 	$(GO) run ./bench/load $(SOAK_FLAGS)
 	WRAITH_KILL_AGENTS=64 WRAITH_KILL_ROUNDS=20 $(GO) test -count=1 -run TestKillRecovers -v ./cmd/wraith-twin
 	WRAITH_FLEET_KILLS=12 $(GO) test -race -count=1 -run '^TestNginxFleetKill$$' -v ./cmd/wraith
+
+# The panel of real API descriptions (panel/descriptions.tsv, pinned by
+# npm package, version and sha256) imported, served and driven through a
+# flow and a validation sweep, with a table per description
+# (docs/import.md). Not in the default test run: it fetches about 50 MB
+# of packages once into .panel/ (git-ignored) and takes a minute or two.
+panel:
+	@command -v npm >/dev/null 2>&1 || { echo "panel: npm is not installed: install Node.js and npm, which fetch the panel's packages" >&2; exit 1; }
+	sh panel/fetch.sh .panel
+	$(GO) test -tags panel -count=1 -v -run '^TestPanel$$' ./panel
 
 clean:
 	rm -rf bin

@@ -1,0 +1,209 @@
+//go:build panel
+
+package panel_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/wraithdev/wraith/twin/openapi"
+)
+
+// client sends requests to a served twin as an SDK of the description
+// would, and validates every answer against the description.
+type client struct {
+	t     *testing.T
+	base  string
+	doc   *openapi3.T
+	row   *row
+	index map[string]openapi.Operation // "METHOD shape" of the served path -> operation
+	http  http.Client
+}
+
+// shape is a path template with its parameters' names blanked, so a twin
+// path and the description's path compare alike.
+func shape(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if o := strings.IndexByte(s, '{'); o >= 0 {
+			if c := strings.IndexByte(s, '}'); c > o {
+				segs[i] = s[:o] + "{}" + s[c+1:]
+			}
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func indexOps(doc *openapi3.T) map[string]openapi.Operation {
+	out := map[string]openapi.Operation{}
+	for _, o := range openapi.OperationsOf(doc) {
+		k := o.Method + " " + shape(openapi.ServedPath(doc, o))
+		if _, dup := out[k]; !dup {
+			out[k] = o
+		}
+	}
+	return out
+}
+
+// answer is one response read whole.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+	json   any
+}
+
+func (a *answer) String() string {
+	b := a.body
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	return fmt.Sprintf("%d %s", a.status, bytes.TrimSpace(b))
+}
+
+// send sends method path with body as op's request content asks, in a
+// session, and validates the answer against op when op is known.
+func (c *client) send(session, method, path string, op *openapi.Operation, body map[string]any) *answer {
+	var rd io.Reader
+	ctype := ""
+	if body != nil {
+		ctype = requestType(op)
+		switch ctype {
+		case "application/x-www-form-urlencoded":
+			rd = strings.NewReader(form(body).Encode())
+		case "multipart/form-data":
+			var buf bytes.Buffer
+			w := multipart.NewWriter(&buf)
+			for _, k := range sortedKeys(body) {
+				w.WriteField(k, scalar(body[k]))
+			}
+			w.Close()
+			rd, ctype = &buf, w.FormDataContentType()
+		default:
+			b, _ := json.Marshal(body)
+			rd, ctype = bytes.NewReader(b), "application/json"
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	req.Header.Set("X-Wraith-Session", session)
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	a := &answer{status: resp.StatusCode, header: resp.Header}
+	a.body, _ = io.ReadAll(resp.Body)
+	json.Unmarshal(a.body, &a.json)
+	c.row.sent++
+	if resp.Header.Get("X-Wraith-Provenance") == "miss" {
+		c.row.misses++
+		return a
+	}
+	if op == nil {
+		return a
+	}
+	c.row.answered++
+	if err := validate(c.doc, op, req, resp, a.body); err != nil {
+		c.row.failures = append(c.row.failures, fmt.Sprintf("invalid answer to %s %s (%s): %s", method, path, a, firstLine(err.Error())))
+		return a
+	}
+	c.row.valid++
+	return a
+}
+
+// opFor is the description's operation served at method path.
+func (c *client) opFor(method, twinPath string) *openapi.Operation {
+	if o, ok := c.index[method+" "+shape(twinPath)]; ok {
+		return &o
+	}
+	return nil
+}
+
+func validate(doc *openapi3.T, o *openapi.Operation, req *http.Request, resp *http.Response, body []byte) error {
+	item := doc.Paths.Value(o.Path)
+	route := &routers.Route{Spec: doc, Path: o.Path, PathItem: item, Method: o.Method, Operation: o.Op}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, Route: route},
+		Status:                 resp.StatusCode,
+		Header:                 resp.Header,
+		Body:                   io.NopCloser(bytes.NewReader(body)),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: false},
+	}
+	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// requestType is the media type an operation's request body takes: JSON
+// when it offers it, else a form, else multipart.
+func requestType(op *openapi.Operation) string {
+	if op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Value == nil {
+		return "application/json"
+	}
+	content := op.Op.RequestBody.Value.Content
+	for _, mt := range []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"} {
+		if content.Get(mt) != nil {
+			return mt
+		}
+	}
+	return "application/json"
+}
+
+func form(body map[string]any) url.Values {
+	v := url.Values{}
+	for k, x := range body {
+		v.Set(k, scalar(x))
+	}
+	return v
+}
+
+func scalar(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case nil:
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 240 {
+		s = s[:240]
+	}
+	return s
+}
