@@ -60,6 +60,11 @@ the --twin twins started for the proxy's lifetime. The ready document
 			if opts.Port < 0 || opts.Port > 65535 {
 				return usagef("--port %d is out of range: use 1-65535, or 0 for a free port", opts.Port)
 			}
+			for _, h := range opts.Passthrough {
+				if h == "" || strings.ContainsAny(h, "/:@ \t") {
+					return usagef("--passthrough %q is not a host name: give the name alone, such as --passthrough pypi.org", h)
+				}
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -169,15 +170,28 @@ func runRun(ctx context.Context, opts *runOptions) error {
 			return fmt.Errorf("start %s: %w", opts.Argv[0], err)
 		}
 	}
-	return waitChild(sb)
+	return waitChild(sb, onTerminal(f.Stdin))
+}
+
+// onTerminal reports whether r is a terminal: then a Ctrl-C or Ctrl-\
+// reaches the command directly, from the terminal, as it reaches
+// wraith run, and passing it on would deliver it twice.
+func onTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // fallbackWarning says what proxy variables cannot enforce.
 const fallbackWarning = "the command reaches the twins only through proxy variables (HTTPS_PROXY, HTTP_PROXY); a program that ignores them (Node's https and fetch, raw sockets, a hard-coded address) connects wherever it likes, and nothing here can stop it"
 
-// waitChild waits for the command, passing on the signals wraith run gets,
-// and returns its exit status as wraith run's.
-func waitChild(sb *netns.Sandbox) error {
+// waitChild waits for the command, passing on the signals wraith run gets
+// (but the terminal's own, when the terminal sends them to both), and
+// returns its exit status as wraith run's.
+func waitChild(sb *netns.Sandbox, terminal bool) error {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH)
 	defer signal.Stop(sigs)
@@ -186,6 +200,9 @@ func waitChild(sb *netns.Sandbox) error {
 		for {
 			select {
 			case s := <-sigs:
+				if terminal && (s == syscall.SIGINT || s == syscall.SIGQUIT || s == syscall.SIGWINCH) {
+					continue
+				}
 				sb.Signal(s)
 			case <-done:
 				return

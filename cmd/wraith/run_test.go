@@ -28,6 +28,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"run", "--session", "..", "--", "true"}, "--session:"},
 		{[]string{"run", "--", "true"}, "no wraith project is up in"},
 		{[]string{"proxy", "--port", "70000"}, "--port 70000 is out of range"},
+		{[]string{"proxy", "--passthrough", "https://pypi.org"}, "is not a host name"},
 		{[]string{"env", "--session", "a b"}, "--session:"},
 	}
 	for _, tt := range tests {
