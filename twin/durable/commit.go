@@ -15,10 +15,11 @@ const (
 	opDeleted     = "deleted"
 )
 
-// record is one journal record. Seq orders every record of the folder;
-// a checkpoint of a session holds every record of it up to its own seq.
+// record is one journal record. Seq, which the frame carries, orders
+// every record of the folder; a checkpoint of a session holds every record
+// of it up to its own seq.
 type record struct {
-	Seq         uint64            `json:"seq"`
+	Seq         uint64            `json:"-"`
 	Op          string            `json:"op"`
 	Session     string            `json:"session"`
 	Provisioned bool              `json:"provisioned,omitempty"`
@@ -26,11 +27,13 @@ type record struct {
 	Delta       *session.StateDoc `json:"delta,omitempty"`
 }
 
-// batch is the records of one group commit, and their acknowledgement.
+// batch is the records of one group commit, framed, and their
+// acknowledgement.
 type batch struct {
-	recs []*record
-	done chan struct{}
-	err  error
+	frames []byte
+	n      int // records in frames
+	done   chan struct{}
+	err    error
 }
 
 func newBatch() *batch { return &batch{done: make(chan struct{})} }
@@ -50,6 +53,13 @@ func (r refused) Wait() error { return r.err }
 // called where s cannot change (see session.Persister), never waits for
 // the disk, and returns what the write's caller waits on.
 func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
+	st.mu.Lock()
+	if st.quiet { // a recovered session, put back: it is on disk already
+		st.live[s.Name()] = s
+		st.mu.Unlock()
+		return nil
+	}
+	st.mu.Unlock()
 	rec := &record{Session: s.Name()}
 	var err error
 	switch {
@@ -69,6 +79,14 @@ func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
 		d, err = s.TakeDelta()
 		rec.Delta = &d
 	}
+	var p []byte
+	if err == nil {
+		// Encoded here, beside the other writers, not in the committer:
+		// its cycle is the time every waiting write waits.
+		if p, err = json.Marshal(rec); err == nil && len(p) > maxRecord {
+			err = fmt.Errorf("the record is %d bytes, past %d", len(p), maxRecord)
+		}
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	// A write of a session that was deleted (its request was in flight)
@@ -83,8 +101,6 @@ func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
 		return nil
 	}
 	switch {
-	case st.quiet:
-		return nil
 	case st.failed != nil:
 		return refused{st.failed}
 	case st.closing:
@@ -100,7 +116,8 @@ func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
 		st.dirty[rec.Session] = s
 	}
 	b := st.cur
-	b.recs = append(b.recs, rec)
+	b.frames = appendFrame(b.frames, rec.Seq, p)
+	b.n++
 	select {
 	case st.kick <- struct{}{}:
 	default:
@@ -109,18 +126,19 @@ func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
 }
 
 // commit is the one goroutine that writes the journal: each time records
-// are queued it takes them all, writes them in one write and one sync,
-// and acknowledges them; what queues meanwhile goes out next. It
-// checkpoints when the journal has grown past its bound.
+// are queued it takes them all, already framed, writes them in one write
+// and one sync, and acknowledges them; what queues meanwhile goes out
+// next. It checkpoints when the journal has grown past its bound.
 func (st *Store) commit() {
 	defer close(st.done)
-	var buf []byte
+	var spare []byte // the last batch's frames, written: the next batch's buffer
 	for range st.kick {
 		st.mu.Lock()
 		b, closing, failed := st.cur, st.closing, st.failed
 		st.cur = newBatch()
+		st.cur.frames = spare[:0]
 		st.mu.Unlock()
-		if failed != nil && len(b.recs) > 0 {
+		if failed != nil && b.n > 0 {
 			// Nothing more goes after a failed write: a record that
 			// followed a torn one would be cut off with it at the next
 			// start, though it had been acknowledged.
@@ -131,28 +149,18 @@ func (st *Store) commit() {
 			}
 			continue
 		}
-		if len(b.recs) > 0 {
-			buf = buf[:0]
-			var err error
-			for _, r := range b.recs {
-				var p []byte
-				if p, err = json.Marshal(r); err != nil {
-					break
-				}
-				buf = appendFrame(buf, p)
-			}
-			if err == nil {
-				err = st.j.write(buf)
-				st.commits.Add(1)
-			}
+		if b.n > 0 {
+			err := st.j.write(b.frames)
+			st.commits.Add(1)
 			if err != nil {
 				b.err = st.fail(fmt.Errorf("write %s: %w", journalFile, err))
 			}
 			close(b.done)
-			if cap(buf) > 4<<20 {
-				buf = nil // one large session's record need not stay allocated
-			}
 		}
+		if spare = b.frames; cap(spare) > 4<<20 {
+			spare = nil // one large session's record need not stay allocated
+		}
+		b.frames = nil
 		if closing {
 			return
 		}

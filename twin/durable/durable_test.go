@@ -220,7 +220,7 @@ func TestTornTail(t *testing.T) {
 	if int(good)+len(journalMagic) != len(raw) || len(recs) < 2 {
 		t.Fatalf("journal: want whole records only, have %d records in %d of %d bytes", len(recs), good, len(raw))
 	}
-	last := int64(len(raw) - frameHeader - len(recs[len(recs)-1]))
+	last := int64(len(raw) - frameHeader - len(recs[len(recs)-1].payload))
 	db, err := os.ReadFile(filepath.Join(dir, dbFile))
 	if err != nil {
 		t.Fatal(err)

@@ -14,9 +14,13 @@ import (
 // read with head -1.
 const journalMagic = "wraith state journal 1\n"
 
-// frameHeader is a record's length and the CRC-32C of its payload, both
-// little-endian uint32.
-const frameHeader = 8
+// frameHeader is a record's payload length and the CRC-32C of its
+// sequence number and payload, both little-endian uint32, then its
+// sequence number, a little-endian uint64. The number is outside the
+// payload so that a record can be encoded before it gets one: encoding
+// runs in the writers, side by side, and only the numbering and the
+// append are serialized.
+const frameHeader = 16
 
 // maxRecord bounds one record's payload: a session whole is bounded by
 // --max-entities times --max-body, and a length past this is a torn or
@@ -33,10 +37,10 @@ type journal struct {
 }
 
 // openJournal opens (or makes) the journal at path and returns it with
-// the payloads of its whole records, in order. A torn tail (a frame cut
+// its whole records, in order. A torn tail (a frame cut
 // short, or one whose CRC does not match: a write the process died in) is
 // cut off; cutAt is its offset (-1 for none).
-func openJournal(path string) (j *journal, records [][]byte, cutAt, cutBytes int64, err error) {
+func openJournal(path string) (j *journal, records []frame, cutAt, cutBytes int64, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, nil, -1, 0, err
@@ -99,33 +103,41 @@ func reopenEmpty(path string) (*journal, error) {
 	return j, nil
 }
 
+// frame is one whole record of the journal.
+type frame struct {
+	seq     uint64
+	payload []byte
+}
+
 // readFrames splits b into whole records and returns how many bytes they
 // take; what follows them is a torn tail.
-func readFrames(b []byte) (records [][]byte, good int64) {
+func readFrames(b []byte) (frames []frame, good int64) {
 	for {
-		if len(b)-int(good) < frameHeader {
-			return records, good
+		if int64(len(b))-good < frameHeader {
+			return frames, good
 		}
 		h := b[good : good+frameHeader]
 		n := binary.LittleEndian.Uint32(h)
 		sum := binary.LittleEndian.Uint32(h[4:])
 		if n == 0 || n > maxRecord || int64(len(b))-good-frameHeader < int64(n) {
-			return records, good
+			return frames, good
 		}
-		p := b[good+frameHeader : good+frameHeader+int64(n)]
-		if crc32.Checksum(p, castagnoli) != sum {
-			return records, good
+		body := b[good+8 : good+frameHeader+int64(n)] // the sequence number and the payload
+		if crc32.Checksum(body, castagnoli) != sum {
+			return frames, good
 		}
-		records = append(records, p)
+		frames = append(frames, frame{seq: binary.LittleEndian.Uint64(body), payload: body[8:]})
 		good += frameHeader + int64(n)
 	}
 }
 
-// appendFrame adds p to buf as one frame.
-func appendFrame(buf, p []byte) []byte {
+// appendFrame adds payload p, numbered seq, to buf as one frame.
+func appendFrame(buf []byte, seq uint64, p []byte) []byte {
 	var h [frameHeader]byte
 	binary.LittleEndian.PutUint32(h[:], uint32(len(p)))
-	binary.LittleEndian.PutUint32(h[4:], crc32.Checksum(p, castagnoli))
+	binary.LittleEndian.PutUint64(h[8:], seq)
+	crc := crc32.Update(crc32.Checksum(h[8:], castagnoli), castagnoli, p)
+	binary.LittleEndian.PutUint32(h[4:], crc)
 	return append(append(buf, h[:]...), p...)
 }
 

@@ -89,11 +89,12 @@ func (st *Store) recover() error {
 		st.log.Warn("cut a torn record off the end of the journal: the process stopped while writing it, and nobody was answered for it", "file", path, "offset", cutAt, "bytes", cutBytes)
 	}
 	named := map[string]bool{} // sessions the journal names
-	for i, p := range payloads {
+	for i, f := range payloads {
 		var rec record
-		if err := json.Unmarshal(p, &rec); err != nil {
+		if err := json.Unmarshal(f.payload, &rec); err != nil {
 			return fmt.Errorf("state folder %s: journal record %d does not read (%v), though its checksum holds: it was written by another wraith version; serve it with that version, or remove the folder to start over", st.opts.Dir, i, err)
 		}
+		rec.Seq = f.seq
 		st.seq = max(st.seq, rec.Seq)
 		named[rec.Session] = true
 		if apply(sessions, &rec) {
