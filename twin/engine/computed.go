@@ -2,18 +2,10 @@ package engine
 
 import (
 	"strings"
-	"time"
 
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
 )
-
-// timeValue is a session time as the resource writes it.
-func (x *Keys) TimeValue(now int64) any {
-	if x.RFC3339 {
-		return time.Unix(now, 0).UTC().Format(time.RFC3339)
-	}
-	return json64(now)
-}
 
 // baseURL is where the client reached the provider's API: the scheme and
 // host the request was sent to, and the /__s/{session} prefix when the
@@ -28,7 +20,7 @@ func (req *request) baseURL() string {
 }
 
 // compute sets the computed fields of o.
-func (e *Engine) compute(res *Resource, o *object.Object, scope []string, req *request) {
+func (e *Engine) compute(res *compiled.Resource, o *object.Object, scope []string, req *request) {
 	x := res.Keys
 	for _, c := range x.Computed {
 		v := fillComputed(c.Template, func(name string) string {
@@ -41,7 +33,7 @@ func (e *Engine) compute(res *Resource, o *object.Object, scope []string, req *r
 				}
 			}
 			fv, _ := o.Get(name)
-			if s := KeyText(fv); s != "" {
+			if s := compiled.KeyText(fv); s != "" {
 				return s
 			}
 			return valueText(fv)
@@ -77,4 +69,9 @@ func setPath(o *object.Object, path []string, v any) {
 		o = next
 	}
 	o.Set(path[len(path)-1], v)
+}
+
+// valueText is a value's compact JSON text, for comparisons.
+func valueText(v any) string {
+	return string(object.AppendValue(nil, v))
 }

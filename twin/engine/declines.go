@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/object"
 )
@@ -19,7 +20,7 @@ var entityMark = []byte(`"{entity}"`)
 
 // failing returns the rule of rules that will apply to o when it fails,
 // or nil: it is asked before the rules change o.
-func failing(rules []Rule, o *object.Object) *Rule {
+func failing(rules []compiled.Rule, o *object.Object) *compiled.Rule {
 	for i := range rules {
 		if rules[i].Holds(o) {
 			if rules[i].Fail != "" {
@@ -32,13 +33,12 @@ func failing(rules []Rule, o *object.Object) *Rule {
 }
 
 // fail replaces a saved entity's answer (a.body) by the rule's error.
-func (e *Engine) fail(a *answer, r *Rule, res *Resource, id string) {
+func (e *Engine) fail(a *answer, r *compiled.Rule, res *compiled.Resource, id string) {
 	if r == nil {
 		return
 	}
-	spec := e.twin.Manifest.Errors.Named(r.Fail)
-	s, err := compileShaped(spec, 400)
-	if err != nil || s == nil {
+	s := r.Failure
+	if s == nil {
 		return // the loader has rejected such a twin
 	}
 	vals := map[string]string{"id": id, "object": res.Name}

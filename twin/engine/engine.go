@@ -8,10 +8,10 @@
 // credentials read, refusals worded and shaped) it asks the twin's
 // dialect (package dialect); it knows no provider itself.
 //
-// An Engine is built once from a loaded twin. Everything that can be
-// prepared ahead is: recorded answers are compacted and their headers
-// built at load, routes are compiled into a trie, starting worlds are built
-// per fixture set. A request then costs a route match, a session lookup
+// An Engine is built once from a loaded twin, which package compiled
+// turns into everything that can be prepared ahead: recorded answers
+// compacted and their headers built, routes compiled into a trie, starting
+// worlds built per fixture set. This package is the request path. A request then costs a route match, a session lookup
 // in a sync.Map and the session's own lock, held shared by reads (which
 // run side by side) and exclusive by writes.
 package engine
@@ -24,12 +24,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/dialect/dialects"
-	"github.com/wraithdev/wraith/twin/fault"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/format"
-	"github.com/wraithdev/wraith/twin/route"
 	"github.com/wraithdev/wraith/twin/scrub"
 	"github.com/wraithdev/wraith/twin/session"
-	"github.com/wraithdev/wraith/twin/world"
 )
 
 // Unknown-entity policies.
@@ -90,24 +88,18 @@ type Options struct {
 
 // Engine serves one twin's application routes.
 type Engine struct {
-	twin      *format.Twin
-	opts      Options
-	dialect   dialect.Dialect
-	now       func() time.Time
-	log       hclog.Logger
-	scrub     *scrub.Scrubber
-	router    *route.Router[*Endpoint]
-	resources map[string]*Resource            // by name: how a restored entity must be keyed
-	recorded  map[string]map[string]*Recorded // path -> request key -> answer
-	errors    ErrorShapes
-	worlds    map[string]*world.World // qualified fixture name -> world
-	fixtures  []string                // qualified names, sorted
-	store     *session.Store
-	defaults  session.Settings
-	age       ageHeader
-	faults    *fault.Set // compiled fault profiles; see faults.go
-	scratch   sync.Pool  // *[]byte buffers for encoding entities
-	heap      heapGauge
+	twin     *compiled.Twin // read-only: see package compiled
+	opts     Options
+	dialect  dialect.Dialect
+	now      func() time.Time
+	log      hclog.Logger
+	scrub    *scrub.Scrubber
+	store    *session.Store
+	defaults session.Settings
+	age      ageHeader
+	spent    []sync.Pool // per resource (Resource.Index), the *object.Object creates are done with; see startCreate
+	scratch  sync.Pool   // *[]byte buffers for encoding entities
+	heap     heapGauge
 }
 
 // New builds an engine for t.
@@ -134,45 +126,23 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 		}
 		opts.Dialect = d
 	}
-	var err error
 	e := &Engine{
-		twin:     t,
-		opts:     opts,
-		dialect:  opts.Dialect,
-		now:      opts.Now,
-		log:      opts.Logger,
-		scrub:    opts.Scrubber,
-		router:   route.New[*Endpoint](),
-		recorded: map[string]map[string]*Recorded{},
-		worlds:   map[string]*world.World{},
-		store:    opts.Store,
+		opts:    opts,
+		dialect: opts.Dialect,
+		now:     opts.Now,
+		log:     opts.Logger,
+		scrub:   opts.Scrubber,
+		store:   opts.Store,
+		spent:   make([]sync.Pool, len(t.Manifest.Resources)),
 	}
 	if e.store == nil {
 		e.store = session.NewStore(opts.MaxSessions)
 	}
 	e.age.recordedAt = t.RecordedAt
-	if e.errors, err = compileErrorShapes(t.Manifest.Errors, e.dialect.Errors()); err != nil {
-		return nil, fmt.Errorf("twin %s: errors: %w", t.Name(), err)
-	}
-	resources, err := e.compileResources()
-	if err != nil {
-		return nil, err
-	}
-	e.resources = resources
-	if err := e.compileRecordings(resources); err != nil {
-		return nil, err
-	}
-	for _, r := range resources {
-		// What writes start from is scrubbed once, here (see scrubbed).
-		e.scrubObject(r.Skeleton)
-		if r.Shape != nil {
-			e.scrubObject(r.Shape)
-		}
-	}
-	if err := e.buildWorlds(resources); err != nil {
-		return nil, err
-	}
-	if err := e.compileProfiles(); err != nil {
+	var err error
+	// What writes start from is scrubbed once, as the twin is compiled
+	// (see scrubbed).
+	if e.twin, err = compiled.Compile(t, compiled.Options{Dialect: opts.Dialect, Scrub: e.scrubObject, Import: opts.Import}); err != nil {
 		return nil, err
 	}
 	def := opts.Defaults

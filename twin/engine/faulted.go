@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/fault"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -24,12 +25,12 @@ func (e *Engine) limited(st *session.State, req *request, a *answer) bool {
 	}
 	a.prov = ProvFault
 	a.header = http.Header{"Retry-After": {strconv.Itoa(wait)}, "Content-Type": jsonType}
-	if e.errors.RateLimited != nil {
-		e.errors.RateLimited.set(a, nil)
+	if e.twin.Errors.RateLimited != nil {
+		a.shape(e.twin.Errors.RateLimited, nil)
 	} else {
 		a.fail(fault.LimitError(lim))
 	}
-	setLength(a.header, len(a.body))
+	compiled.SetLength(a.header, len(a.body))
 	return true
 }
 
@@ -37,12 +38,12 @@ func (e *Engine) limited(st *session.State, req *request, a *answer) bool {
 // first matching rule that fires answers in its stead (pre), after it
 // (post: the change is kept, the answer is lost), or late.
 func (e *Engine) faulted(st *session.State, req *request, a *answer) {
-	p := e.faults.Profile(st.FaultProfile())
+	p := e.twin.Faults.Profile(st.FaultProfile())
 	if p == nil {
 		e.dispatch(st, req, a)
 		return
 	}
-	d := p.Decide(st.Seed(), st.RuleCounts(p.Len()), req.method, routePath(req.match.Value))
+	d := p.Decide(st.Seed(), st.RuleCounts(p.Len()), req.method, req.match.Value.Path())
 	r := d.Rule
 	if r == nil {
 		e.dispatch(st, req, a)

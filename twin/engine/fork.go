@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
@@ -16,13 +17,13 @@ import (
 // qualified fixture ("" for none); a *FixtureError when there is none.
 func (e *Engine) World(fixture string) (*world.World, error) {
 	if fixture == "" {
-		return e.worlds[""], nil
+		return e.twin.World(""), nil
 	}
 	q, err := e.QualifyFixture(fixture)
 	if err != nil {
 		return nil, err
 	}
-	return e.worlds[q], nil
+	return e.twin.World(q), nil
 }
 
 // Restore recreates a session from its snapshot state under name, over
@@ -62,11 +63,11 @@ func (e *Engine) checkSnapshot(d *session.StateDoc) error {
 	}
 	for i := range d.Entities {
 		ed := &d.Entities[i]
-		res := e.resources[ed.Object]
+		res := e.twin.Resource(ed.Object)
 		if res == nil {
 			return apierr.New(apierr.InvalidSnapshot, fmt.Sprintf("entities[%d].object: entity %q is a %q, which is none of twin %s's resources: take the snapshot from this twin", i, ed.ID, ed.Object, e.twin.Name())).With("object", ed.Object).With("path", fmt.Sprintf("entities[%d].object", i))
 		}
-		if err := res.owns(ed); err != "" {
+		if err := owns(res, ed); err != "" {
 			p := fmt.Sprintf("entities[%d].body", i)
 			return apierr.New(apierr.InvalidSnapshot, p+": "+err).With("path", p)
 		}
@@ -79,7 +80,7 @@ func (e *Engine) checkSnapshot(d *session.StateDoc) error {
 // type, as the engine's own writes and the starting worlds key them. A body
 // that named another entity would be served under one address and updated
 // as another; one that is no object breaks every update of it.
-func (r *Resource) owns(ed *session.EntityDoc) string {
+func owns(r *compiled.Resource, ed *session.EntityDoc) string {
 	body := bytes.TrimSpace(ed.Body)
 	if ed.Deleted && (len(body) == 0 || string(body) == "null") {
 		return ""
@@ -99,7 +100,7 @@ func (r *Resource) owns(ed *session.EntityDoc) string {
 	x := r.Keys
 	if !x.Keyed || x.ByID() {
 		v, ok := o.Get("id")
-		if KeyText(v) != ed.ID {
+		if compiled.KeyText(v) != ed.ID {
 			return fmt.Sprintf("the body's id is %s: want %q, the key the entity is stored under", jsonText(v, ok), ed.ID)
 		}
 		return ""
@@ -112,7 +113,7 @@ func (r *Resource) owns(ed *session.EntityDoc) string {
 		return fmt.Sprintf("the entity's scope %q names %d parents: a %s has %d (%s)", ed.Scope, len(scope), r.Name, len(x.Parents), strings.Join(x.Parents, ", "))
 	}
 	v, ok := o.Get(x.KeyField)
-	if addr := r.AddressOf(scope, KeyText(v)); addr != ed.ID {
+	if addr := r.AddressOf(scope, compiled.KeyText(v)); addr != ed.ID {
 		return fmt.Sprintf("the body's %s is %s, which in scope %q is the address %q: want the address the entity is stored under, %q", x.KeyField, jsonText(v, ok), ed.Scope, addr, ed.ID)
 	}
 	return ""

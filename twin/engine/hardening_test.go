@@ -122,7 +122,7 @@ func BenchmarkMergeMetadata(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			m, ok := e.router.Match("POST", "/v1/customers/cus_x")
+			m, ok := e.twin.Router.Match("POST", "/v1/customers/cus_x")
 			if !ok {
 				b.Fatal("no customer update route")
 			}

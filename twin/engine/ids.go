@@ -3,13 +3,14 @@ package engine
 import (
 	"strings"
 
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
 // fillIDs sets a new entity's id (by id_kind) and, for a numbered
 // resource, its key from the counter of its scope.
-func (e *Engine) fillIDs(st *session.State, res *Resource, scope []string, o *object.Object) {
+func (e *Engine) fillIDs(st *session.State, res *compiled.Resource, scope []string, o *object.Object) {
 	x := res.Keys
 	switch id := e.dialect.NewID(st, x.IDKind, res.IDPrefix).(type) {
 	case nil:
@@ -25,10 +26,10 @@ func (e *Engine) fillIDs(st *session.State, res *Resource, scope []string, o *ob
 
 // finishKey returns the key text of a new entity, giving the key field
 // its prefix when the request left it out.
-func (e *Engine) finishKey(res *Resource, o *object.Object) string {
+func (e *Engine) finishKey(res *compiled.Resource, o *object.Object) string {
 	x := res.Keys
 	v, _ := o.Get(x.KeyField)
-	key := KeyText(v)
+	key := compiled.KeyText(v)
 	if key != "" && x.KeyPrefix != "" && !strings.HasPrefix(key, x.KeyPrefix) {
 		key = x.KeyPrefix + key
 		o.Set(x.KeyField, key)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -85,7 +86,7 @@ func (e *Engine) journalMiss(name string, r *http.Request, served int64, body []
 // for Wraith's own (as for the entity and memory limits). No journal
 // keeps it: its session may not exist, and a refused request changed
 // nothing.
-func (e *Engine) refused(name string, r *http.Request, ep *Endpoint, status int, provenance string, start time.Time) {
+func (e *Engine) refused(name string, r *http.Request, ep *compiled.Endpoint, status int, provenance string, start time.Time) {
 	ent := &session.Entry{
 		Method: r.Method, Path: r.URL.Path, Host: r.Host,
 		Status: status, Provenance: provenance, Latency: time.Since(start),
@@ -107,8 +108,8 @@ func (e *Engine) Refuse(w http.ResponseWriter, r *http.Request, fail *apierr.Err
 	if bad != nil {
 		name = ""
 	}
-	var ep *Endpoint
-	if m, ok := e.router.Match(r.Method, path); ok {
+	var ep *compiled.Endpoint
+	if m, ok := e.twin.Router.Match(r.Method, path); ok {
 		ep = m.Value
 	}
 	e.refused(name, r, ep, fail.Status(), ProvFault, start)

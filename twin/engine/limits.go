@@ -12,6 +12,7 @@ import (
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -34,7 +35,7 @@ func (e *Engine) full(st *session.State, req *request, a *answer) bool {
 	if max <= 0 || st.ChangeCount() < max {
 		return false
 	}
-	if req.match.Value.Kind != KindCreate && st.Touched(req.match.Param("id")) {
+	if req.match.Value.Kind != compiled.KindCreate && st.Touched(req.match.Param("id")) {
 		return false
 	}
 	e.refuseFull(a, apierr.SessionEntityLimit, fmt.Sprintf(

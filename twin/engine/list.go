@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
@@ -22,7 +23,7 @@ import (
 func (e *Engine) list(st session.Reader, req *request, a *answer) {
 	res := req.match.Value.Resource
 	x := res.Keys
-	if !x.Array && len(x.Parents) == 0 && st.World() == e.worlds[""] && !st.HasChanges(res.Name) {
+	if !x.Array && len(x.Parents) == 0 && st.World() == e.twin.World("") && !st.HasChanges(res.Name) {
 		if rec := e.recordedFor(req); rec != nil {
 			a.fromRecorded(rec)
 			return
@@ -48,7 +49,7 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 		want := x.ScopeOf(req.match)
 		scoped := make([]*world.Entity, 0, len(all))
 		for _, ent := range all {
-			if InScope(ent.Scope, want) {
+			if compiled.InScope(ent.Scope, want) {
 				scoped = append(scoped, ent)
 			}
 		}
@@ -93,7 +94,7 @@ func (req *request) pageLink(param string, page int) string {
 	return req.baseURL() + req.path + "?" + q.Encode()
 }
 
-func dropFilter(fs []Filter, field string) []Filter {
+func dropFilter(fs []compiled.Filter, field string) []compiled.Filter {
 	out := fs[:0]
 	for _, f := range fs {
 		if f.Field != field {
@@ -103,15 +104,10 @@ func dropFilter(fs []Filter, field string) []Filter {
 	return out
 }
 
-type Filter struct {
-	Field string
-	Want  string
-}
-
 // listFilters reads the filters of a list request: PII fields compare by
 // token, unless st's session keeps them verbatim (as it stored them).
-func (e *Engine) listFilters(st session.Reader, res *Resource, p map[string]any) ([]Filter, []string) {
-	var fs []Filter
+func (e *Engine) listFilters(st session.Reader, res *compiled.Resource, p map[string]any) ([]compiled.Filter, []string) {
+	var fs []compiled.Filter
 	var ignored []string
 	for _, k := range slices.Sorted(maps.Keys(p)) {
 		if e.dialect.ListParam(k) {
@@ -128,7 +124,7 @@ func (e *Engine) listFilters(st session.Reader, res *Resource, p map[string]any)
 		if e.isPII(st.PIIVerbatim(), k) {
 			s = e.scrub.Token(k, s)
 		}
-		fs = append(fs, Filter{Field: k, Want: s})
+		fs = append(fs, compiled.Filter{Field: k, Want: s})
 	}
 	return fs, ignored
 }
@@ -156,7 +152,7 @@ func visible(st session.Reader, resource string) []*world.Entity {
 	return out
 }
 
-func filter(all []*world.Entity, fs []Filter) []*world.Entity {
+func filter(all []*world.Entity, fs []compiled.Filter) []*world.Entity {
 	var out []*world.Entity
 	for _, e := range all {
 		o, err := object.Parse(e.Body())

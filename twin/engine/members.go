@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
@@ -35,7 +36,7 @@ func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
 	for _, el := range list {
 		if so, ok := el.(*object.Object); ok {
 			v, _ := so.Get(mx.KeyField)
-			have[KeyText(v)] = true
+			have[compiled.KeyText(v)] = true
 		}
 	}
 	list = append([]any(nil), list...)
@@ -56,7 +57,7 @@ func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
 
 // memberKeys reads the keys a member request names: a bare JSON array of
 // strings, or the member's parameter in an object or form body.
-func (e *Engine) memberKeys(req *request, mem *Member, a *answer) ([]string, bool) {
+func (e *Engine) memberKeys(req *request, mem *compiled.Member, a *answer) ([]string, bool) {
 	if body := bytes.TrimSpace(req.body); len(body) > 0 && body[0] == '[' {
 		var keys []string
 		if err := json.Unmarshal(body, &keys); err != nil {
@@ -90,7 +91,7 @@ func (e *Engine) memberKeys(req *request, mem *Member, a *answer) ([]string, boo
 
 // memberEntity returns the member with key in scope, creating it from the
 // member resource's skeleton when the session has none.
-func (e *Engine) memberEntity(st *session.State, mr *Resource, scope []string, key string, req *request) *object.Object {
+func (e *Engine) memberEntity(st *session.State, mr *compiled.Resource, scope []string, key string, req *request) *object.Object {
 	x := mr.Keys
 	if x.KeyPrefix != "" && !strings.HasPrefix(key, x.KeyPrefix) {
 		key = x.KeyPrefix + key

@@ -2,14 +2,11 @@ package engine
 
 import (
 	"encoding/json"
-	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/dialect"
-	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
@@ -20,80 +17,10 @@ import (
 // elements of a nested list are merged over a declared default, and ids
 // at declared places are replaced by the entities they name.
 
-// nested is a resource's compiled format.Nested; nil when it has none.
-type Nested struct {
-	Defaults map[string]*NestedDefault // by dotted path: "recurring", "items.data[]"
-	Expands  []*Expansion
-}
-
-// nestedDefault is a default object: literal fields, and computed ones
-// whose value is filled when the default is used.
-type NestedDefault struct {
-	Object   *object.Object
-	Computed []Assign
-}
-
-type Expansion struct {
-	Parents      []string // path to the objects holding the field
-	Field        string
-	ResourceName string
-	Resource     *Resource // linked once all resources are compiled
-}
-
-func compileNested(spec *format.Resource) (*Nested, error) {
-	if len(spec.NestedDefaults) == 0 && len(spec.Expand) == 0 {
-		return nil, nil
-	}
-	n := &Nested{Defaults: map[string]*NestedDefault{}}
-	for _, p := range slices.Sorted(maps.Keys(spec.NestedDefaults)) {
-		obj, err := object.Parse([]byte(spec.NestedDefaults[p]))
-		if err != nil {
-			return nil, fmt.Errorf("nested_defaults.%s: %w", p, err)
-		}
-		d := &NestedDefault{Object: obj}
-		for i, k := range obj.Keys() {
-			s, ok := obj.Values()[i].(string)
-			if !ok || !strings.HasPrefix(s, "$") {
-				continue
-			}
-			if strings.HasPrefix(s, "$$") {
-				obj.Set(k, s[1:])
-				continue
-			}
-			x, err := format.ParseExpr(s)
-			if err != nil {
-				return nil, fmt.Errorf("nested_defaults.%s.%s: %w", p, k, err)
-			}
-			d.Computed = append(d.Computed, Assign{Field: k, Expr: &x})
-		}
-		n.Defaults[p] = d
-	}
-	for _, x := range spec.Expand {
-		segs, ok := format.FieldPath(x.Field)
-		if !ok {
-			return nil, fmt.Errorf("expand: field %q is not a field path", x.Field)
-		}
-		n.Expands = append(n.Expands, &Expansion{Parents: segs[:len(segs)-1], Field: segs[len(segs)-1], ResourceName: x.Resource})
-	}
-	return n, nil
-}
-
-// linkExpansions points every expansion at its resource.
-func linkExpansions(resources map[string]*Resource) {
-	for _, r := range resources {
-		if r.Nested == nil {
-			continue
-		}
-		for _, x := range r.Nested.Expands {
-			x.Resource = resources[x.ResourceName]
-		}
-	}
-}
-
 // filler makes the nested defaults of one write: computed fields read the
 // object being written, the session's clock and its id generator.
 type filler struct {
-	n   *Nested
+	n   *compiled.Nested
 	d   dialect.Dialect
 	st  *session.State
 	o   *object.Object
@@ -102,7 +29,7 @@ type filler struct {
 
 // fillerFor returns nil when the resource declares no nested defaults,
 // so that parameters of most resources cost nothing more.
-func fillerFor(res *Resource, d dialect.Dialect, st *session.State, o *object.Object, now int64) *filler {
+func fillerFor(res *compiled.Resource, d dialect.Dialect, st *session.State, o *object.Object, now int64) *filler {
 	if res.Nested == nil || len(res.Nested.Defaults) == 0 {
 		return nil
 	}
@@ -110,7 +37,7 @@ func fillerFor(res *Resource, d dialect.Dialect, st *session.State, o *object.Ob
 }
 
 // setterFor is how a write of res in st sets its parameters onto o.
-func (e *Engine) setterFor(res *Resource, st *session.State, o *object.Object, now int64) setter {
+func (e *Engine) setterFor(res *compiled.Resource, st *session.State, o *object.Object, now int64) setter {
 	return setter{d: e.dialect, fill: fillerFor(res, e.dialect, st, o, now), scrub: e.scrubFor(st)}
 }
 
@@ -163,7 +90,7 @@ func dottedPath(name string) string {
 // it would: under the not_found policy, the provider's invalid-request
 // answer naming the parameter; else the entity synthesized from the
 // resource's shape. It reports whether the write may go on.
-func (e *Engine) expand(st *session.State, res *Resource, o *object.Object, a *answer) bool {
+func (e *Engine) expand(st *session.State, res *compiled.Resource, o *object.Object, a *answer) bool {
 	if res.Nested == nil {
 		return true
 	}
@@ -199,7 +126,7 @@ func mustString(v any, ok bool) (string, bool) {
 
 // referenced returns the session's entity of res with this id, as the
 // object it would answer.
-func (e *Engine) referenced(st *session.State, res *Resource, id string) (*object.Object, bool) {
+func (e *Engine) referenced(st *session.State, res *compiled.Resource, id string) (*object.Object, bool) {
 	if ent := st.Get(id); ent != nil && ent.Resource == res.Name && !ent.Deleted {
 		o, err := object.Parse(ent.Body())
 		if err == nil {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/wraithdev/wraith/twin/apierr"
-	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
@@ -25,23 +25,8 @@ func (e *Engine) plain(req *request, a *answer) {
 }
 
 // recordedFor returns the recorded answer for exactly this request.
-func (e *Engine) recordedFor(req *request) *Recorded {
-	byKey := e.recorded[req.path]
-	if byKey == nil {
-		return nil
-	}
-	if req.query == "" && len(req.body) == 0 {
-		return byKey[req.method]
-	}
-	q, err := canon.Query(req.query)
-	if err != nil {
-		return nil
-	}
-	body, err := canon.Body(req.ctype, req.body)
-	if err != nil {
-		return nil
-	}
-	return byKey[joinKey(req.method, q, body)]
+func (e *Engine) recordedFor(req *request) *compiled.Recorded {
+	return e.twin.Recorded(req.method, req.path, req.query, req.ctype, req.body)
 }
 
 // retrieve answers GET {item}: the session's change (handler), its fixture
@@ -77,7 +62,7 @@ func (e *Engine) retrieve(st session.Reader, req *request, a *answer) {
 }
 
 // unknown answers a read of an entity the session's world does not have.
-func (e *Engine) unknown(req *request, res *Resource, id string, a *answer) {
+func (e *Engine) unknown(req *request, res *compiled.Resource, id string, a *answer) {
 	if e.opts.UnknownEntity == NotFound {
 		e.notFound(req.match.Value, res, id, a)
 		return
@@ -89,10 +74,10 @@ func (e *Engine) unknown(req *request, res *Resource, id string, a *answer) {
 
 // notFound answers with the provider's not-found shape, or a structured
 // 501 entity-miss when the twin does not know it.
-func (e *Engine) notFound(ep *Endpoint, res *Resource, id string, a *answer) {
+func (e *Engine) notFound(ep *compiled.Endpoint, res *compiled.Resource, id string, a *answer) {
 	a.prov = ProvMiss
 	if res.NotFound != nil {
-		res.NotFound.set(a, map[string]string{"id": res.ShownID(id), "object": res.Name})
+		a.shape(res.NotFound, map[string]string{"id": res.ShownID(id), "object": res.Name})
 		return
 	}
 	if ep.NotFound != nil {
@@ -105,14 +90,14 @@ func (e *Engine) notFound(ep *Endpoint, res *Resource, id string, a *answer) {
 // afterDelete answers a request for a deleted entity as the provider does:
 // reads of a tombstoned resource get the deleted object, everything else
 // the provider's not-found shape.
-func (e *Engine) afterDelete(res *Resource, id string, read bool, a *answer) {
+func (e *Engine) afterDelete(res *compiled.Resource, id string, read bool, a *answer) {
 	a.prov = ProvHandler
 	vals := map[string]string{"id": res.ShownID(id), "object": res.Name}
 	switch {
 	case read && res.Deleted != nil:
-		res.Deleted.set(a, vals)
+		a.shape(res.Deleted, vals)
 	case res.NotFound != nil:
-		res.NotFound.set(a, vals)
+		a.shape(res.NotFound, vals)
 	default:
 		a.fail(apierr.New(apierr.EntityDeleted, res.Name+" "+strconv.Quote(id)+" was deleted in this session"))
 	}
@@ -147,5 +132,5 @@ func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Ob
 	}
 	o := res.Template().Clone()
 	setKey(o, res, req, e.scrubbed)
-	return o, &world.Entity{ID: id, Resource: res.Name, Created: CreatedOf(o), Seq: st.NextSeq(), Scope: res.scopeText(req)}, true
+	return o, &world.Entity{ID: id, Resource: res.Name, Created: compiled.CreatedOf(o), Seq: st.NextSeq(), Scope: joinSlash(res.Keys.ScopeOf(req.match))}, true
 }

@@ -56,9 +56,9 @@ func TestCreatesReuseNoObjectInUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	m, _ := e.router.Match("POST", "/v1/customers")
+	m, _ := e.twin.Router.Match("POST", "/v1/customers")
 	res := m.Value.Resource
-	if have, want := res.Skeleton.AppendJSON(nil), res.SkeletonBytes().Bytes(); !bytes.Equal(have, want) {
+	if have, want := res.Skeleton.AppendJSON(nil), res.Encoded.Bytes(); !bytes.Equal(have, want) {
 		t.Errorf("the skeleton changed:\nwas %s\nnow %s", want, have)
 	}
 }

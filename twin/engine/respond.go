@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
+	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -30,7 +32,7 @@ type answer struct {
 	delay    time.Duration // wait this long before answering (a slow fault on a real clock)
 }
 
-func (a *answer) fromRecorded(rec *Recorded) {
+func (a *answer) fromRecorded(rec *compiled.Recorded) {
 	a.status, a.header, a.body, a.prov, a.exchange = rec.Status, rec.Header, rec.Body, ProvRecorded, rec.Exchange
 }
 
@@ -38,6 +40,16 @@ func (a *answer) fromRecorded(rec *Recorded) {
 // body in Wraith's shape.
 func (a *answer) fail(err *apierr.Error) {
 	a.status, a.body, a.wraith = err.Status(), err.Body(), true
+}
+
+// shape sets a provider-shaped answer: s's status and body with vals
+// filled in.
+func (a *answer) shape(s *compiled.Shaped, vals map[string]string) {
+	a.status = s.Status
+	a.body = []byte(format.Fill(s.Body, vals))
+	if s.Header != nil {
+		a.header = s.Header
+	}
 }
 
 // missf sets a structured miss: Wraith's own error shape, type wraith_miss.
@@ -59,7 +71,7 @@ var (
 // write sends the answer a and returns the wall clock's unix second its
 // headers carry (the journal keeps it to rebuild them), or false when no
 // answer went out (a reset connection).
-func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *Endpoint, a *answer) (int64, bool) {
+func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *compiled.Endpoint, a *answer) (int64, bool) {
 	if a.reset {
 		resetConn(w)
 		return 0, false
@@ -112,7 +124,7 @@ func (e *Engine) setHeader(h http.Header, hd *head) {
 	}
 	if hd.recorded == nil {
 		h["Content-Type"] = jsonType
-		setLength(h, hd.size)
+		compiled.SetLength(h, hd.size)
 	}
 	hostguard.GuardAnswer(h, hd.recorded)
 	if hd.link != nil {
@@ -179,20 +191,6 @@ func one(s string) []string {
 	return []string{s}
 }
 
-// countedBody is the size below which net/http counts a body itself: a
-// handler's first 2 KiB stay in its buffer, and when the handler returns
-// with the whole body still there, net/http sends the Content-Length from
-// it without a header map entry or an allocation.
-const countedBody = 2048
-
-// setLength sets Content-Length for a body net/http would otherwise send
-// chunked.
-func setLength(h http.Header, n int) {
-	if n >= countedBody {
-		h["Content-Length"] = []string{strconv.Itoa(n)}
-	}
-}
-
 // Bounds of X-Wraith-Ignored-Params: a request may ignore tens of
 // thousands of names, and common clients refuse header lines of more than
 // a few KiB. X-Wraith-Ignored-Params-Count says how many there were.
@@ -242,7 +240,7 @@ func joinComma(l []string) string {
 // its headers carry and the body it sent.
 func (e *Engine) writeMiss(w http.ResponseWriter, name string, r *http.Request) (int64, []byte) {
 	var a answer
-	if e.router.PathKnown(r.URL.Path) {
+	if e.twin.Router.PathKnown(r.URL.Path) {
 		a.missf(apierr.RouteMiss, "the twin has %s but no %s route for it", r.URL.Path, r.Method)
 	} else {
 		a.missf(apierr.RouteMiss, "no route of twin %s matches %s %s", e.twin.Name(), r.Method, r.URL.Path)
@@ -309,8 +307,8 @@ func (h *ageHeader) at(sec int64) *ageValues {
 
 // TwinAge returns the twin's age in seconds at now.
 func (e *Engine) TwinAge(now time.Time) int64 {
-	if e.twin.RecordedAt.IsZero() {
+	if e.twin.Source.RecordedAt.IsZero() {
 		return 0
 	}
-	return now.Unix() - e.twin.RecordedAt.Unix()
+	return now.Unix() - e.twin.Source.RecordedAt.Unix()
 }

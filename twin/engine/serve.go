@@ -13,6 +13,7 @@ import (
 
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/prov"
 	"github.com/wraithdev/wraith/twin/route"
@@ -42,7 +43,7 @@ type request struct {
 	ctype  string
 	body   []byte
 	idem   string
-	match  *route.Match[*Endpoint]
+	match  *route.Match[*compiled.Endpoint]
 	now    int64 // the session's time for this request
 }
 
@@ -63,7 +64,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		prefix = PathPrefix + name
 		r = withPath(r, path)
 	}
-	m, ok := e.router.Match(r.Method, r.URL.Path)
+	m, ok := e.twin.Router.Match(r.Method, r.URL.Path)
 	if !ok {
 		served, body := e.writeMiss(w, name, r)
 		e.journalMiss(name, r, served, body, start)
@@ -202,7 +203,7 @@ func (e *Engine) Session(name string) (*session.Session, error) {
 		return nil, fmt.Errorf("%w: session %q does not exist on this twin, which serves only provisioned sessions (--require-provisioned): provision it first (POST /__wraith/session/%s), or check the session the client names; behind a proxy, a replica that restarted without its state folder has lost its sessions", ErrNotProvisioned, name, name)
 	}
 	s, _, err := e.store.GetOrCreate(name, func() *session.Session {
-		return session.New(name, e.defaults, e.worlds[e.defaults.Fixture], false)
+		return session.New(name, e.defaults, e.twin.World(e.defaults.Fixture), false)
 	})
 	return s, err
 }
@@ -222,7 +223,7 @@ func (e *Engine) reads(sess *session.Session, req *request) bool {
 		return false
 	}
 	switch req.match.Value.Kind {
-	case KindRetrieve, KindList, KindPlain:
+	case compiled.KindRetrieve, compiled.KindList, compiled.KindPlain:
 	default:
 		return false
 	}
@@ -233,7 +234,7 @@ func (e *Engine) reads(sess *session.Session, req *request) bool {
 // dispatch runs the handler of req, under the session's exclusive lock.
 func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 	switch req.match.Value.Kind {
-	case KindCreate, KindUpdate, KindAction, KindDelete, KindMember:
+	case compiled.KindCreate, compiled.KindUpdate, compiled.KindAction, compiled.KindDelete, compiled.KindMember:
 		e.idempotent(st, req, a)
 	default:
 		e.read(st, req, a)
@@ -243,9 +244,9 @@ func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 // read runs the handler of a request that only reads its session.
 func (e *Engine) read(st session.Reader, req *request, a *answer) {
 	switch req.match.Value.Kind {
-	case KindRetrieve:
+	case compiled.KindRetrieve:
 		e.retrieve(st, req, a)
-	case KindList:
+	case compiled.KindList:
 		e.list(st, req, a)
 	default:
 		e.plain(req, a)
@@ -296,8 +297,8 @@ func fingerprint(req *request) string {
 
 func (e *Engine) idempotencyConflict(a *answer, key string) {
 	a.prov = ProvHandler
-	if e.errors.Idempotency != nil {
-		e.errors.Idempotency.set(a, map[string]string{"id": key})
+	if e.twin.Errors.Idempotency != nil {
+		a.shape(e.twin.Errors.Idempotency, map[string]string{"id": key})
 		return
 	}
 	a.fail(apierr.New(apierr.IdempotencyConflict, "Idempotency-Key "+strconv.Quote(key)+" was used with other parameters in this session"))
@@ -309,15 +310,15 @@ func (e *Engine) mutate(st *session.State, req *request, a *answer) {
 		return
 	}
 	switch req.match.Value.Kind {
-	case KindCreate:
+	case compiled.KindCreate:
 		e.create(st, req, a)
-	case KindUpdate:
+	case compiled.KindUpdate:
 		e.update(st, req, a)
-	case KindAction:
+	case compiled.KindAction:
 		e.act(st, req, a)
-	case KindMember:
+	case compiled.KindMember:
 		e.addMembers(st, req, a)
-	case KindDelete:
+	case compiled.KindDelete:
 		e.remove(st, req, a)
 	}
 }

@@ -3,9 +3,20 @@ package engine
 import (
 	"fmt"
 
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
 )
+
+// FixtureError says a fixture set does not exist.
+type FixtureError = compiled.FixtureError
+
+// QualifyFixture turns a fixture name as a user gives it (SET or TWIN:SET)
+// into its qualified form, or returns a *FixtureError.
+func (e *Engine) QualifyFixture(name string) (string, error) { return e.twin.QualifyFixture(name) }
+
+// Fixtures returns the qualified names of every fixture set, sorted.
+func (e *Engine) Fixtures() []string { return e.twin.Fixtures() }
 
 // Store returns the engine's session store.
 func (e *Engine) Store() *session.Store { return e.store }
@@ -40,14 +51,14 @@ func (e *Engine) Provision(name string, set session.Settings) (Provisioned, erro
 	if err := e.CheckProfile(set.FaultProfile); err != nil {
 		return Provisioned{}, err
 	}
-	w := e.worlds[""]
+	w := e.twin.World("")
 	if set.Fixture != "" {
 		q, err := e.QualifyFixture(set.Fixture)
 		if err != nil {
 			return Provisioned{}, err
 		}
 		set.Fixture = q
-		w = e.worlds[q]
+		w = e.twin.World(q)
 	}
 	s, created, err := e.store.GetOrCreate(name, func() *session.Session {
 		return session.New(name, set, w, true)
@@ -66,7 +77,7 @@ func (e *Engine) Provision(name string, set session.Settings) (Provisioned, erro
 }
 
 // Seeded returns how many entities a qualified fixture installs.
-func (e *Engine) Seeded(fixture string) int { return e.worlds[fixture].Seeded() }
+func (e *Engine) Seeded(fixture string) int { return e.twin.World(fixture).Seeded() }
 
 // Change is one entity a session created, changed or deleted.
 type Change struct {
@@ -104,7 +115,7 @@ type Info struct {
 // and the journal ("GET /v1/customers/{id}"): the closed set the metrics
 // draw their route label from.
 func (e *Engine) Routes() []string {
-	table := e.router.Routes()
+	table := e.twin.Router.Routes()
 	names := make([]string, len(table))
 	for i, rt := range table {
 		names[i] = rt.Method + " " + rt.Template
@@ -115,20 +126,20 @@ func (e *Engine) Routes() []string {
 // Info returns what the engine serves.
 func (e *Engine) Info() Info {
 	var res []string
-	for _, r := range e.twin.Manifest.Resources {
+	for _, r := range e.twin.Source.Manifest.Resources {
 		res = append(res, r.Name)
 	}
 	at := ""
-	if !e.twin.RecordedAt.IsZero() {
-		at = e.twin.RecordedAt.UTC().Format("2006-01-02T15:04:05Z07:00")
+	if !e.twin.Source.RecordedAt.IsZero() {
+		at = e.twin.Source.RecordedAt.UTC().Format("2006-01-02T15:04:05Z07:00")
 	}
 	return Info{
 		Twin:       e.twin.Name(),
-		Provider:   e.twin.Manifest.Provider,
-		Digest:     e.twin.Digest,
+		Provider:   e.twin.Source.Manifest.Provider,
+		Digest:     e.twin.Source.Digest,
 		RecordedAt: at,
-		Routes:     len(e.router.Routes()),
+		Routes:     len(e.twin.Router.Routes()),
 		Resources:  res,
-		Fixtures:   e.fixtures,
+		Fixtures:   e.twin.Fixtures(),
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
@@ -33,8 +34,8 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		}
 	}
 	scope := x.ScopeOf(req.match)
-	o := res.startCreate()
-	defer res.endCreate(o) // what save keeps is bytes: o is done with when create returns
+	o := e.startCreate(res)
+	defer e.endCreate(res, o) // what save keeps is bytes: o is done with when create returns
 	e.fillIDs(st, res, scope, o)
 	now := x.TimeValue(req.now)
 	for _, f := range res.Timestamps {
@@ -100,11 +101,11 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 
 // afterUpdate applies what a resource declares of an update: the key
 // stays (it is the entity's address), update rules, computed fields.
-func (e *Engine) afterUpdate(res *Resource, o *object.Object, ent *world.Entity, req *request, a *answer) bool {
+func (e *Engine) afterUpdate(res *compiled.Resource, o *object.Object, ent *world.Entity, req *request, a *answer) bool {
 	x := res.Keys
 	if x.Keyed {
 		v, _ := o.Get(x.KeyField)
-		if key := KeyText(v); !strings.HasSuffix(ent.ID, "/"+key) && !strings.HasSuffix(ent.ID, ":"+key) {
+		if key := compiled.KeyText(v); !strings.HasSuffix(ent.ID, "/"+key) && !strings.HasSuffix(ent.ID, ":"+key) {
 			e.refuse(a, dialect.Problem{Kind: dialect.KeyInPath, Param: x.KeyField})
 			return false
 		}
@@ -148,11 +149,11 @@ func (e *Engine) act(st *session.State, req *request, a *answer) {
 	}
 }
 
-func (e *Engine) unexpectedState(a *answer, res *Resource, id, status string, act *Action) {
+func (e *Engine) unexpectedState(a *answer, res *compiled.Resource, id, status string, act *compiled.Action) {
 	a.prov = ProvHandler
 	vals := map[string]string{"id": id, "object": res.Name, "status": status, "action": act.Name}
-	if e.errors.UnexpectedState != nil {
-		e.errors.UnexpectedState.set(a, vals)
+	if e.twin.Errors.UnexpectedState != nil {
+		a.shape(e.twin.Errors.UnexpectedState, vals)
 		return
 	}
 	a.fail(apierr.New(apierr.UnexpectedState, res.Name+" "+strconv.Quote(id)+" has status "+strconv.Quote(status)+"; "+act.Name+" needs one of "+joinComma(act.FromList)))
@@ -172,7 +173,7 @@ func (e *Engine) remove(st *session.State, req *request, a *answer) {
 		return
 	}
 	if res.Deleted != nil {
-		res.Deleted.set(a, map[string]string{"id": res.ShownID(ent.ID), "object": res.Name})
+		a.shape(res.Deleted, map[string]string{"id": res.ShownID(ent.ID), "object": res.Name})
 		return
 	}
 	a.body = ent.Body()
@@ -202,8 +203,8 @@ func (e *Engine) refuse(a *answer, p dialect.Problem) {
 // invalid answers with the provider's invalid-request shape.
 func (e *Engine) invalid(a *answer, param, message string) {
 	a.prov = ProvHandler
-	if e.errors.Invalid != nil {
-		e.errors.Invalid.set(a, map[string]string{"param": param, "message": message})
+	if e.twin.Errors.Invalid != nil {
+		a.shape(e.twin.Errors.Invalid, map[string]string{"param": param, "message": message})
 		return
 	}
 	a.fail(apierr.New(apierr.InvalidParams, message).With("param", param))
@@ -219,10 +220,10 @@ func (e *Engine) paramFailed(a *answer, err error) {
 
 // validation answers a create the provider would refuse field by field:
 // the twin's errors.validation shape, else its invalid-request shape.
-func (e *Engine) validation(a *answer, res *Resource, field, code string) {
+func (e *Engine) validation(a *answer, res *compiled.Resource, field, code string) {
 	a.prov = ProvHandler
-	if e.errors.Validation != nil {
-		e.errors.Validation.set(a, map[string]string{"resource": res.Keys.Class, "param": field, "code": code, "object": res.Name})
+	if e.twin.Errors.Validation != nil {
+		a.shape(e.twin.Errors.Validation, map[string]string{"resource": res.Keys.Class, "param": field, "code": code, "object": res.Name})
 		return
 	}
 	kind := dialect.MissingParam
@@ -253,7 +254,7 @@ func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *wo
 		Provenance: world.Handler,
 		Scope:      ent.Scope,
 	}
-	skel, known := req.match.Value.Resource.SkeletonBytes(), ne.Known()
+	skel, known := req.match.Value.Resource.Encoded, ne.Known()
 	scratch := e.scratchBuf()
 	patch := skel.AppendDiff((*scratch)[:0], o, known)
 	body := skel.Append(make([]byte, 0, skel.Len(patch, known)), patch, known)

@@ -1,4 +1,4 @@
-package engine
+package compiled
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/wraithdev/wraith/twin/format"
 )
 
-// shaped is a provider-shaped answer: a status and a compact JSON body
+// Shaped is a provider-shaped answer: a status and a compact JSON body
 // template with {placeholders}.
 type Shaped struct {
 	Status int
@@ -18,7 +18,7 @@ type Shaped struct {
 	Header http.Header // a media type other than JSON's, from the dialect
 }
 
-// errorShapes are the twin's provider-shaped error answers; nil where the
+// ErrorShapes are the twin's provider-shaped error answers; nil where the
 // twin does not declare one, and Wraith's own shape is used instead.
 type ErrorShapes struct {
 	NotFound, Invalid, Idempotency, RateLimited, UnexpectedState, Validation *Shaped
@@ -63,13 +63,4 @@ func compileErrorShapes(e format.Errors, d map[string]dialect.Shape) (ErrorShape
 		}
 	}
 	return s, nil
-}
-
-// set fills the answer's status and body from the shape.
-func (s *Shaped) set(a *answer, vals map[string]string) {
-	a.status = s.Status
-	a.body = []byte(format.Fill(s.Body, vals))
-	if s.Header != nil {
-		a.header = s.Header
-	}
 }

@@ -1,4 +1,4 @@
-package engine
+package compiled
 
 import (
 	"encoding/json"
@@ -7,22 +7,21 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"sync"
-	"time"
 
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/object"
 )
 
-// resource is a compiled format.Resource.
+// Resource is a compiled format.Resource.
 type Resource struct {
 	Name       string
 	Collection string
 	IDPrefix   string
+	Index      int // its place among the twin's resources, from 0, for what the engine keeps per resource
 	Skeleton   *object.Object
-	encoded    encodedSkeleton // skeleton's encoding, what written entities are kept as patches over
-	Shape      *object.Object  // the first recorded object of this type, if any
+	Encoded    *object.Skeleton // Skeleton's encoding, scrubbed: what written entities are kept as patches over
+	Shape      *object.Object   // the first recorded object of this type, if any
 	Timestamps []string
 	Create     []Rule
 	Delete     string  // "not_found", "tombstone", "none", "action"
@@ -32,12 +31,15 @@ type Resource struct {
 	Actions    []*Action
 	Immutable  map[string]bool
 	ListURL    string
-	Keys       *Keys     // how it is addressed, scoped, numbered, listed; see ext.go
-	Nested     *Nested   // nested defaults and expansions; see nested.go
-	recycled   sync.Pool // *object.Object that creates are done with; see startCreate
-	Deep       bool      // creates copy the skeleton deeply; see deepCreate
+	Keys       *Keys   // how it is addressed, scoped, numbered, listed; see keys.go
+	Nested     *Nested // nested defaults and expansions; see nested.go
+	// Deep says a create must copy the skeleton deeply: an expansion or
+	// a computed field sets a field inside one of its nested objects,
+	// which a shallow copy shares with the skeleton.
+	Deep bool
 }
 
+// Action is a compiled format.Action: a state-machine transition.
 type Action struct {
 	Name     string
 	From     map[string]bool
@@ -46,19 +48,24 @@ type Action struct {
 	Params   []string
 }
 
+// Rule is a compiled format.Rule: where every condition holds, its
+// assignments are made.
 type Rule struct {
 	When     []Cond
 	Set      []Assign
-	Fail     string            // an [errors.*] key the rule answers with; see declines.go
+	Fail     string            // an [errors.*] key the rule answers with, as a provider declines a card
 	FailWith map[string]string // its placeholders
+	Failure  *Shaped           // the [errors.*] entry Fail names
 }
 
+// Cond is one of a rule's conditions.
 type Cond struct {
 	Field string
 	Any   bool   // "*": present and not null
 	Want  string // the value's JSON text
 }
 
+// Assign is one of a rule's assignments.
 type Assign struct {
 	Field   string
 	Value   any          // literal, in package object's value set
@@ -66,7 +73,7 @@ type Assign struct {
 	RFC3339 bool         // $now is written as RFC 3339 text (time_format)
 }
 
-func compileResource(spec *format.Resource, errs ErrorShapes, defaults dialect.Defaults) (*Resource, error) {
+func compileResource(spec *format.Resource, errs ErrorShapes, named *format.Errors, defaults dialect.Defaults) (*Resource, error) {
 	skel, err := object.Parse([]byte(spec.Skeleton))
 	if err != nil {
 		return nil, fmt.Errorf("skeleton: %w", err)
@@ -95,17 +102,17 @@ func compileResource(spec *format.Resource, errs ErrorShapes, defaults dialect.D
 	for _, f := range spec.Immutable {
 		r.Immutable[f] = true
 	}
-	if r.Create, err = compileRules(spec.Create); err != nil {
+	if r.Create, err = compileRules(spec.Create, named); err != nil {
 		return nil, fmt.Errorf("create: %w", err)
 	}
 	for i := range spec.Actions {
-		ca, err := compileAction(&spec.Actions[i])
+		ca, err := compileAction(&spec.Actions[i], named)
 		if err != nil {
 			return nil, err
 		}
 		r.Actions = append(r.Actions, ca)
 	}
-	if r.Keys, err = compileExt(spec, defaults); err != nil {
+	if r.Keys, err = compileKeys(spec, named, defaults); err != nil {
 		return nil, err
 	}
 	if r.Nested, err = compileNested(spec); err != nil {
@@ -120,7 +127,7 @@ func compileResource(spec *format.Resource, errs ErrorShapes, defaults dialect.D
 		}
 	}
 	if spec.OnDelete != nil {
-		if r.OnDelete, err = compileAction(spec.OnDelete); err != nil {
+		if r.OnDelete, err = compileAction(spec.OnDelete, named); err != nil {
 			return nil, err
 		}
 		if r.OnDelete.Params == nil {
@@ -139,22 +146,29 @@ func markRFC3339(rules []Rule) {
 	}
 }
 
-func compileAction(a *format.Action) (*Action, error) {
+func compileAction(a *format.Action, named *format.Errors) (*Action, error) {
 	ca := &Action{Name: a.Name, From: map[string]bool{}, FromList: a.From, Params: a.Params}
 	for _, s := range a.From {
 		ca.From[s] = true
 	}
 	var err error
-	if ca.Rules, err = compileRules(a.Rules); err != nil {
+	if ca.Rules, err = compileRules(a.Rules, named); err != nil {
 		return nil, fmt.Errorf("action %s: %w", a.Name, err)
 	}
 	return ca, nil
 }
 
-func compileRules(rules []format.Rule) ([]Rule, error) {
+func compileRules(rules []format.Rule, named *format.Errors) ([]Rule, error) {
 	var out []Rule
 	for _, fr := range rules {
 		r := Rule{Fail: fr.Fail, FailWith: fr.FailWith}
+		if fr.Fail != "" {
+			s, err := compileShaped(named.Named(fr.Fail), 400)
+			if err != nil {
+				return nil, fmt.Errorf("fail %s: %w", fr.Fail, err)
+			}
+			r.Failure = s
+		}
 		for _, k := range slices.Sorted(maps.Keys(fr.When)) {
 			v := fr.When[k]
 			if s, ok := v.(string); ok && s == "*" {
@@ -218,7 +232,7 @@ func valueText(v any) string {
 	return string(object.AppendValue(nil, v))
 }
 
-// holds reports whether every condition of r holds on o.
+// Holds reports whether every condition of r holds on o.
 func (r *Rule) Holds(o *object.Object) bool {
 	for _, c := range r.When {
 		v, ok := o.Get(c.Field)
@@ -234,81 +248,6 @@ func (r *Rule) Holds(o *object.Object) bool {
 	}
 	return true
 }
-
-// apply runs the first rule that holds.
-func (e *Engine) applyRules(rules []Rule, o *object.Object, now int64) {
-	for i := range rules {
-		if !rules[i].Holds(o) {
-			continue
-		}
-		for _, a := range rules[i].Set {
-			switch {
-			case a.Expr == nil:
-				o.Set(a.Field, e.scrubbed(a.Field, object.CloneValue(a.Value)))
-			case a.Expr.Null:
-				o.Set(a.Field, nil)
-			case a.Expr.Now && a.RFC3339:
-				o.Set(a.Field, time.Unix(now+a.Expr.Offset, 0).UTC().Format(time.RFC3339))
-			case a.Expr.Now:
-				o.Set(a.Field, json.Number(strconv.FormatInt(now+a.Expr.Offset, 10)))
-			case a.Expr.Secret:
-				o.Set(a.Field, e.dialect.Secret(o.String("id")))
-			default:
-				v, _ := o.Get(a.Expr.Field)
-				o.Set(a.Field, e.scrubbed(a.Field, object.CloneValue(v)))
-			}
-		}
-		return
-	}
-}
-
-// encodedSkeleton is a resource's skeleton encoded once, on first use:
-// the engine scrubs skeletons after compiling them, and the encoding must
-// be of the scrubbed object.
-type encodedSkeleton struct {
-	once sync.Once
-	s    *object.Skeleton
-}
-
-// skeletonBytes returns r's encoded skeleton. r.skeleton must not change
-// after the first call.
-func (r *Resource) SkeletonBytes() *object.Skeleton {
-	r.encoded.once.Do(func() { r.encoded.s = object.NewSkeleton(r.Skeleton) })
-	return r.encoded.s
-}
-
-// startCreate returns the object a create of r starts from: a copy of the
-// skeleton. The create path replaces top-level fields and never changes a
-// nested value in place (a parameter merges into a new object, a rule sets
-// a copy), unless an expansion or a computed field sets a field inside a
-// nested object; only then does it need a deep copy (deepCreate). Sharing the skeleton's nested values saves
-// copying them, and encoding them again in save.
-//
-// The top-level copy reuses one that an earlier create handed back with
-// endCreate: a create keeps its entity as bytes (a patch and an answer),
-// never the object, so the object is garbage as soon as the create is
-// done, and its room for values can serve the next one.
-func (r *Resource) startCreate() *object.Object {
-	if r.deepCreate() {
-		return r.Skeleton.Clone()
-	}
-	o, _ := r.recycled.Get().(*object.Object)
-	return r.Skeleton.CloneTopInto(o)
-}
-
-// endCreate takes back o, which startCreate returned, once nothing refers
-// to it or will: the create saved its bytes or was refused.
-func (r *Resource) endCreate(o *object.Object) {
-	if r.deepCreate() {
-		return
-	}
-	o.Recycle()
-	r.recycled.Put(o)
-}
-
-// deepCreate reports whether a create of r needs a deep copy of the
-// skeleton, which compileResource decides once (needsDeep).
-func (r *Resource) deepCreate() bool { return r.Deep }
 
 // needsDeep reports whether an expansion or a computed field
 // ("owner.login") of r sets a field inside a nested object.
@@ -328,7 +267,7 @@ func (r *Resource) needsDeep() bool {
 	return false
 }
 
-// template is the object a synthesized answer for r starts from: the first
+// Template is the object a synthesized answer for r starts from: the first
 // object of this type the recordings returned, else the skeleton.
 func (r *Resource) Template() *object.Object {
 	if r.Shape != nil {

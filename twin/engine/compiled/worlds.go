@@ -1,4 +1,4 @@
-package engine
+package compiled
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/object"
@@ -14,38 +15,38 @@ import (
 
 // buildWorlds builds the recorded world and one world per fixture set,
 // own and imported.
-func (e *Engine) buildWorlds(resources map[string]*Resource) error {
+func (c *compiler) buildWorlds(resources map[string]*Resource) error {
 	var seq uint64
 	rb := world.NewBuilder()
-	for _, ex := range e.twin.Exchanges {
+	for _, ex := range c.src.Exchanges {
 		observe(rb, ex, resources, &seq)
 	}
 	base := rb.Build()
-	e.worlds[""] = base
+	c.out.worlds[""] = base
 
 	sets := map[string]*format.FixtureSet{}
-	for name, set := range e.twin.Fixtures {
-		sets[e.twin.Name()+":"+name] = set
+	for name, set := range c.src.Fixtures {
+		sets[c.src.Name()+":"+name] = set
 	}
-	for _, imp := range e.twin.Manifest.Fixtures.Imports {
-		if e.opts.Import == nil {
-			return fmt.Errorf("twin %s imports fixtures of %s, but no twin loader was given", e.twin.Name(), imp)
+	for _, imp := range c.src.Manifest.Fixtures.Imports {
+		if c.opts.Import == nil {
+			return fmt.Errorf("twin %s imports fixtures of %s, but no twin loader was given", c.src.Name(), imp)
 		}
-		it, err := e.opts.Import(imp)
+		it, err := c.opts.Import(imp)
 		if err != nil {
-			return fmt.Errorf("twin %s imports fixtures of %s: %w", e.twin.Name(), imp, err)
+			return fmt.Errorf("twin %s imports fixtures of %s: %w", c.src.Name(), imp, err)
 		}
 		for name, set := range it.Fixtures {
 			sets[imp+":"+name] = set
 		}
 	}
 	for _, q := range slices.Sorted(maps.Keys(sets)) {
-		w, err := e.fixtureWorld(base, sets[q], resources, seq)
+		w, err := c.fixtureWorld(base, sets[q], resources, seq)
 		if err != nil {
 			return fmt.Errorf("fixture %s: %w", q, err)
 		}
-		e.worlds[q] = w
-		e.fixtures = append(e.fixtures, q)
+		c.out.worlds[q] = w
+		c.out.fixtures = append(c.out.fixtures, q)
 	}
 	return nil
 }
@@ -102,6 +103,7 @@ func observeOne(b *world.Builder, raw json.RawMessage, exchange string, resource
 	b.Put(ent)
 }
 
+// CreatedOf is an object's created time, 0 when it has none.
 func CreatedOf(o *object.Object) int64 {
 	v, _ := o.Get("created")
 	if n, ok := v.(json.Number); ok {
@@ -114,7 +116,7 @@ func CreatedOf(o *object.Object) int64 {
 // fixtureWorld overlays a fixture set on the recorded world. Entities whose
 // object type this twin does not declare are skipped: an imported set
 // brings only what the importing twin can serve.
-func (e *Engine) fixtureWorld(base *world.World, set *format.FixtureSet, resources map[string]*Resource, seq uint64) (*world.World, error) {
+func (c *compiler) fixtureWorld(base *world.World, set *format.FixtureSet, resources map[string]*Resource, seq uint64) (*world.World, error) {
 	b := world.NewBuilder()
 	b.From(base)
 	n := 0
@@ -127,7 +129,7 @@ func (e *Engine) fixtureWorld(base *world.World, set *format.FixtureSet, resourc
 		if _, ok := resources[typ]; !ok {
 			continue
 		}
-		e.scrubObject(o)
+		c.opts.Scrub(o)
 		seq++
 		ent := &world.Entity{
 			ID:         o.String("id"),
@@ -143,3 +145,41 @@ func (e *Engine) fixtureWorld(base *world.World, set *format.FixtureSet, resourc
 	b.Seeded(n)
 	return b.Build(), nil
 }
+
+// QualifyFixture turns a fixture name as a user gives it (SET or TWIN:SET)
+// into its qualified form, or returns a *FixtureError.
+func (t *Twin) QualifyFixture(name string) (string, error) {
+	if strings.Contains(name, ":") {
+		if _, ok := t.worlds[name]; ok {
+			return name, nil
+		}
+	} else {
+		for _, tw := range t.fixtureTwins() {
+			if _, ok := t.worlds[tw+":"+name]; ok {
+				return tw + ":" + name, nil
+			}
+		}
+	}
+	return "", &FixtureError{Name: name, Available: t.fixtures}
+}
+
+func (t *Twin) fixtureTwins() []string {
+	return append([]string{t.Name()}, t.Source.Manifest.Fixtures.Imports...)
+}
+
+// FixtureError says a fixture set does not exist.
+type FixtureError struct {
+	Name      string
+	Available []string
+}
+
+func (f *FixtureError) Error() string {
+	return fmt.Sprintf("fixture set %q not found; available: %s", f.Name, strings.Join(f.Available, ", "))
+}
+
+// Fixtures returns the qualified names of every fixture set, sorted.
+func (t *Twin) Fixtures() []string { return t.fixtures }
+
+// World returns the starting world of a qualified fixture name, "" for
+// the recorded world, or nil for none.
+func (t *Twin) World(qualified string) *world.World { return t.worlds[qualified] }

@@ -1,0 +1,63 @@
+package compiled
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/wraithdev/wraith/twin/format"
+)
+
+// Kind is what an endpoint does: which handler answers it.
+type Kind int
+
+const (
+	KindPlain Kind = iota
+	KindList
+	KindCreate
+	KindRetrieve
+	KindUpdate
+	KindDelete
+	KindAction
+	KindMember
+)
+
+// Endpoint is what a route resolves to.
+type Endpoint struct {
+	Kind     Kind
+	Route    []string // X-Wraith-Route value, "GET /v1/customers/{id}"
+	Resource *Resource
+	Action   *Action
+	Member   *Member
+	Template *Recorded // the route's response shape, from its first 2xx recording
+	NotFound *Recorded // a recorded 404 on this route, the provider's not-found shape
+}
+
+// Recorded is a recorded answer, ready to write: its headers built and
+// its body compacted.
+type Recorded struct {
+	Status   int
+	Header   http.Header
+	Body     []byte
+	Exchange []string // "<recording>/<index>"
+}
+
+// routeTemplate is a declared route's response shape, or nil: recordings
+// then supply one.
+func routeTemplate(rt format.Route) *Recorded {
+	if rt.Body == "" {
+		if rt.Status == http.StatusNoContent {
+			return &Recorded{Status: rt.Status} // a 204 route (PUT /user/starred/...): no body to shape
+		}
+		return nil
+	}
+	status := rt.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(rt.Body)); err != nil {
+		return nil // the loader has rejected such a body already
+	}
+	return &Recorded{Status: status, Body: buf.Bytes()}
+}
