@@ -103,6 +103,13 @@ var rules = []rule{
 		forbids: func(dep string, _ bool) bool { return under(module + "twin/engine")(dep) },
 	},
 	{
+		name:    "compiling a twin does not reach the request path (twin/engine, twin/session)",
+		applies: under("twin/engine/compiled"),
+		forbids: func(dep string, _ bool) bool {
+			return dep == module+"twin/engine" || under(module+"twin/session")(dep)
+		},
+	},
+	{
 		name:    "internal/testbin is for tests only",
 		applies: func(p string) bool { return !under("internal/testbin")(p) },
 		forbids: func(dep string, _ bool) bool { return dep == module+"internal/testbin" },
@@ -202,6 +209,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		{ImportPath: module + "twin/dialect/github", Deps: []string{module + "twin/openapi", module + "twin/engine"}},
 		{ImportPath: module + "twin/dialect/github/githubimport", Deps: []string{module + "twin/openapi", "github.com/getkin/kin-openapi/openapi3"}},
 		{ImportPath: module + "twin/dialect/dialects", Deps: []string{module + "twin/dialect/stripe/stripeimport"}},
+		{ImportPath: module + "twin/engine/compiled", Deps: []string{module + "twin/session"}},
 	}
 	want := []string{
 		"internal/rate depends on " + module + "twin/session: internal/rate, internal/size and internal/procfs use the standard library only",
@@ -212,6 +220,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"twin/dialect/github depends on " + module + "twin/engine: a dialect does not reach into the engine",
 		"twin/dialect/github depends on " + module + "twin/openapi: the engine and the serve-time dialects do not link the importer (twin/openapi, kin-openapi, a dialect's import hooks)",
 		"twin/engine depends on " + module + "internal/testbin: internal/testbin is for tests only",
+		"twin/engine/compiled depends on " + module + "twin/session: compiling a twin does not reach the request path (twin/engine, twin/session)",
 		"twin/server depends on github.com/spf13/cobra: cobra and pflag live only in cmd/wraith",
 		"twin/server depends on " + module + "manifest: nothing under twin/ imports supervisor, manifest or cmd",
 		"twin/session depends on " + module + "ipc: nothing under twin/ imports ipc",
