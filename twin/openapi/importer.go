@@ -25,6 +25,9 @@ type Importer struct {
 	report  *Report
 	sp      *sampler
 	files   map[string][]byte // beside twin.toml and import-report.json
+	// allPII serves every PII-shaped name verbatim (see verbatimNames),
+	// for a dialect whose twin holds only what its agents send.
+	allPII bool
 }
 
 func newImporter(sp *sampler, doc *openapi3.T, ov *Overlay, opts Options) *Importer {
@@ -181,8 +184,11 @@ func (im *Importer) declared(resources []format.Resource, dialect string) {
 // verbatim is [pii] verbatim: the PII-shaped names the import infers a
 // token would break, reported, and the overlay's.
 func (im *Importer) verbatim() []string {
-	v := verbatimNames(im.doc)
-	if len(v) > 0 {
+	v := verbatimNames(im.doc, im.allPII)
+	switch {
+	case len(v) > 0 && im.allPII:
+		im.report.AddInferred("pii", "verbatim", strings.Join(v, ","), "PII-shaped names: the twin holds only what its agents send, so nothing is tokenized", 1)
+	case len(v) > 0:
 		im.report.AddInferred("pii", "verbatim", strings.Join(v, ","), "PII-shaped names whose schema a token would break (enums, patterns)", 1)
 	}
 	if out := MergeSorted(v, im.ov.PII.Verbatim); len(out) > 0 {

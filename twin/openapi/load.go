@@ -16,17 +16,21 @@ var swaggerKey = regexp.MustCompile(`(?m)(^swagger\s*:|"swagger"\s*:)`)
 
 // load parses and resolves a description. External references are
 // refused: an import reads one file, so its result depends on that file
-// alone.
+// alone. A Swagger 2.0 document is converted to OpenAPI 3 first (see
+// swagger2), and any failure of it after that says it was one.
 func load(spec []byte) (*openapi3.T, error) {
 	var head struct {
 		OpenAPI string `json:"openapi"`
 		Swagger string `json:"swagger"`
 	}
-	if json.Unmarshal(spec, &head) == nil && head.Swagger != "" && head.OpenAPI == "" {
-		return nil, ErrSwagger2
-	}
-	if head.OpenAPI == "" && swaggerKey.Match(spec) && !bytes.Contains(spec, []byte("openapi")) {
-		return nil, ErrSwagger2
+	isJSON := json.Unmarshal(spec, &head) == nil
+	if (isJSON && head.Swagger != "" && head.OpenAPI == "") ||
+		(!isJSON && swaggerKey.Match(spec) && !bytes.Contains(spec, []byte("openapi"))) {
+		doc, err := swagger2(spec)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSwagger2, err)
+		}
+		return doc, nil
 	}
 	if err := checkStructure(spec); err != nil {
 		return nil, err
@@ -34,9 +38,24 @@ func load(spec []byte) (*openapi3.T, error) {
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = false
 	doc, err := loader.LoadFromData(spec)
+	if err != nil && strings.Contains(err.Error(), "external reference") {
+		if fixed, n := dropExternalMappings(spec); n > 0 {
+			retry := openapi3.NewLoader()
+			retry.IsExternalRefsAllowed = false
+			if doc, err2 := retry.LoadFromData(fixed); err2 == nil {
+				return checked(doc)
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("not an OpenAPI 3.0 or 3.1 document: %w", err)
 	}
+	return checked(doc)
+}
+
+// checked refuses a document with nothing to serve and gives it the
+// components every reader of it expects.
+func checked(doc *openapi3.T) (*openapi3.T, error) {
 	if !strings.HasPrefix(doc.OpenAPI, "3.") {
 		if doc.OpenAPI == "" {
 			return nil, fmt.Errorf("not an OpenAPI document: it has no openapi version field (want \"openapi\": \"3.0.x\" or \"3.1.x\")")
@@ -126,3 +145,12 @@ func JSONMedia(c openapi3.Content) *openapi3.MediaType {
 	}
 	return nil
 }
+
+// Parse reads a description as an import does (Swagger 2.0 converted,
+// references resolved, external ones refused), for a client of a twin
+// that checks its answers against the description.
+func Parse(spec []byte) (*openapi3.T, error) { return load(spec) }
+
+// OperationsOf lists a description's operations as an import reads them,
+// by path then method.
+func OperationsOf(doc *openapi3.T) []Operation { return operations(doc) }

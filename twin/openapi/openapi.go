@@ -59,8 +59,10 @@ type Options struct {
 	Dialects []Dialect
 }
 
-// ErrSwagger2 is returned for a Swagger 2.0 document.
-var ErrSwagger2 = errors.New("this is a Swagger 2.0 document; wraith imports OpenAPI 3.0 and 3.1: convert it first (for example with swagger2openapi)")
+// ErrSwagger2 is returned, wrapped with the reason, for a Swagger 2.0
+// document that cannot be imported once converted to OpenAPI 3 (the
+// import converts one with kin-openapi's openapi2conv).
+var ErrSwagger2 = errors.New("this is a Swagger 2.0 document, which wraith converts to OpenAPI 3 before importing, and the conversion cannot be imported: fix the document, or convert it yourself (for example with swagger2openapi) and import the result")
 
 // Result is an imported twin: its files by path, the report, and the
 // twin as format.Load reads those files.

@@ -15,8 +15,11 @@ import (
 // object or array holding one (Stripe's payment_method_configuration.zip
 // is an object of enums). A twin serves these verbatim, so its answers
 // stay valid; free-form strings under PII-shaped names are still
-// tokenized.
-func verbatimNames(doc *openapi3.T) []string {
+// tokenized. With all, every PII-shaped name is listed: a twin whose
+// entities hold only what its agents sent (the rest dialect's) has
+// nothing recorded to hide, and a token in place of the agent's own
+// name would be an answer the provider never gives.
+func verbatimNames(doc *openapi3.T, all bool) []string {
 	pii := scrub.New([]byte("names only"), scrub.Policy{})
 	names := map[string]bool{}
 	seen := map[*openapi3.Schema]bool{}
@@ -29,7 +32,7 @@ func verbatimNames(doc *openapi3.T) []string {
 		v := s.Value
 		for _, k := range SortedProps(v) {
 			p := v.Properties[k]
-			if pii.IsPII(k) && breaksWhenTokenized(p, 0, map[*openapi3.Schema]bool{}) {
+			if pii.IsPII(k) && (all || breaksWhenTokenized(p, 0, map[*openapi3.Schema]bool{})) {
 				names[k] = true
 			}
 			walk(p, depth+1)

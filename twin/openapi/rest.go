@@ -10,13 +10,13 @@ import (
 )
 
 // Rest is the default dialect, for a description of no provider a
-// dialect knows (SPEC §13): JSON bodies, lists as the description declares
-// them, ids of the schema's type, 201 creates and 204 deletes where the
-// description answers so, and RFC 9457 problem+json errors. Its resources
-// are the collection/item pairs whose item answers an object with an id;
-// everything else is a template route answering an example of its
-// response, else a sample. It is deliberately small: the description's
-// own error schemas, envelopes and id fields beyond "id" are for later.
+// dialect knows (SPEC §13, §17): JSON bodies, lists as the description
+// declares them, ids of the schema's type, 201 creates and 204 deletes
+// where the description answers so, and RFC 9457 problem+json errors.
+// Its resources are the collection/item path pairs whose item answers an
+// object with a key (restschema.go); everything else is a template
+// route answering an example of its response, else a sample. Paths are
+// served under the servers' base path, without #fragments (ServedPath).
 func Rest() Dialect { return restDialect{} }
 
 type restDialect struct{}
@@ -28,125 +28,62 @@ func (restDialect) Begin(im *Importer) (Hooks, error) {
 	if err := im.ov.RefuseAnchors("rest"); err != nil {
 		return nil, err
 	}
-	return &restImport{im: im, trie: NewParamTrie()}, nil
+	im.allPII = true
+	r := &restImport{im: im, trie: NewParamTrie(), served: map[string]string{}, byServed: map[string]map[string]Operation{}}
+	for _, o := range im.ops {
+		p := ServedPath(im.doc, o)
+		r.served[o.Method+" "+o.Path] = p
+		if r.byServed[p] == nil {
+			r.byServed[p] = map[string]Operation{}
+		}
+		// The first operation of a method at a served path serves it;
+		// a #fragment variant of it is reported in Routes.
+		if _, dup := r.byServed[p][o.Method]; !dup {
+			r.byServed[p][o.Method] = o
+		}
+	}
+	if base := BasePath(im.doc, "", nil); base != "" {
+		im.report.AddInferred("paths", "base", base, "servers[0].url", 1)
+	}
+	return r, nil
 }
 
 // restImport is one import in the rest dialect.
 type restImport struct {
 	im   *Importer
 	trie *ParamTrie
+	// served is each operation's served path ("METHOD path" as the
+	// description writes it -> ServedPath), byServed the operations by
+	// served path and method.
+	served   map[string]string
+	byServed map[string]map[string]Operation
 }
 
-// Resources are the top-level collections with a list or a create whose
-// item's read answers an object with an id property.
+func (r *restImport) path(o Operation) string { return r.served[o.Method+" "+o.Path] }
+
+// Resources are the collection/item pairs (restPairs) whose item's read
+// answers an object with a key.
 func (r *restImport) Resources() ([]format.Resource, error) {
 	im := r.im
-	byPath := ByPath(im.ops)
-	items := ItemPaths(byPath)
 	var out []format.Resource
 	taken := map[string]bool{}
-	for _, coll := range sortedKeys(items) {
-		if strings.Contains(coll, "{") {
-			continue
+	pairs := restPairs(r.byServed)
+	for _, o := range im.ops {
+		r.trie.Add(r.path(o), false)
+	}
+	for _, p := range pairs {
+		r.trie.Add(p.item, true)
+	}
+	r.trie.Assign()
+	for _, p := range pairs {
+		if im.Stopped() {
+			return nil, nil
 		}
-		if fr, ok := r.resource(coll, items[coll], byPath, taken); ok {
+		if fr, ok := r.resource(p, taken); ok {
 			out = append(out, fr)
 		}
 	}
-	for _, o := range im.ops {
-		r.trie.Add(o.Path, false)
-	}
-	for _, fr := range out {
-		r.trie.Add(fr.Item, true)
-	}
-	r.trie.Assign()
 	return out, nil
-}
-
-func (r *restImport) resource(coll, item string, byPath map[string]map[string]Operation, taken map[string]bool) (format.Resource, bool) {
-	im := r.im
-	c, it := byPath[coll], byPath[item]
-	get, hasGet := it["GET"]
-	list, hasList := c["GET"]
-	create, hasCreate := c["POST"]
-	if !hasGet || (!hasList && !hasCreate) {
-		im.report.AddUnresolved(coll, "collection without a read of its item, or without both list and create: its operations are served as templates", "high")
-		return format.Resource{}, false
-	}
-	_, ref, mt := Success(get.Op)
-	if ref == nil || ref.Value == nil || ref.Value.Properties["id"] == nil {
-		im.report.AddUnresolved(coll, "the item's answer has no id property: served as templates", "medium")
-		return format.Resource{}, false
-	}
-	name := strings.ToLower(RefName(ref))
-	if name == "" {
-		name = coll[strings.LastIndex(coll, "/")+1:]
-	}
-	if taken[name] || !format.ValidName(name) {
-		im.report.AddUnresolved(coll, "no resource name of its own (its schema's is taken or not a name): served as templates", "medium")
-		return format.Resource{}, false
-	}
-	taken[name] = true
-	fr := format.Resource{Name: name, Collection: coll, Item: coll + "/{id}"}
-	if id := ref.Value.Properties["id"].Value; id != nil && id.Type.Is("integer") {
-		fr.IDKind = "integer"
-	} else {
-		// A string id is minted as a prefix and random characters; the
-		// description says nothing of a prefix, so it is the name's.
-		fr.IDPrefix = strings.NewReplacer(".", "_", "-", "_").Replace(name) + "_"
-		im.report.AddInferred(name, "id_prefix", fr.IDPrefix, "the resource's name: the description shows no id format", 0.5)
-	}
-	skel, _ := im.ExampleOr(ref, mt).(map[string]any)
-	if skel == nil {
-		skel = map[string]any{}
-	}
-	// An optional property the example or sample left out is null, so
-	// that a create or update may set it: the engine keeps the fields a
-	// skeleton has.
-	for _, k := range SortedProps(ref.Value) {
-		if _, ok := skel[k]; !ok {
-			skel[k] = nil
-		}
-	}
-	fr.Skeleton = Compact(skel)
-	im.Claim("GET", item, name)
-	if hasList {
-		if _, s, _ := Success(list.Op); s != nil && s.Value != nil && s.Value.Type.Is("array") {
-			fr.List = "array"
-		} else {
-			im.report.AddUnresolved(coll, "the list answers no bare array: served in the dialect's list shape", "low")
-		}
-		im.Claim("GET", coll, name)
-	} else {
-		fr.Omit = append(fr.Omit, "list")
-	}
-	if hasCreate {
-		if status, _, _ := Success(create.Op); status == 201 {
-			fr.CreateStatus = 201
-		}
-		im.Claim("POST", coll, name)
-	} else {
-		fr.Omit = append(fr.Omit, "create")
-	}
-	for _, m := range []string{"PATCH", "POST", "PUT"} {
-		if _, ok := it[m]; ok {
-			fr.Update = append(fr.Update, m)
-			im.Claim(m, item, name)
-		}
-	}
-	if len(fr.Update) == 0 {
-		fr.Omit = append(fr.Omit, "update")
-	}
-	if del, ok := it["DELETE"]; ok {
-		if status, _, _ := Success(del.Op); status == 204 {
-			fr.DeleteStatus = 204
-		}
-		im.Claim("DELETE", item, name)
-	} else {
-		fr.Delete = "none"
-	}
-	im.report.AddInferred(name, "routes", coll, "collection/item pair", 1)
-	return fr, true
 }
 
 // Errors are RFC 9457 problem details.
@@ -164,14 +101,82 @@ func (r *restImport) Errors() format.Errors {
 	}
 }
 
-// Routes are template answers: an example, else a sample.
+// Routes are template answers: an example, else a sample. A #fragment
+// variant of an operation another serves is reported, not routed: a
+// request cannot say which of the two it is.
 func (r *restImport) Routes(unclaimed []Operation) []format.Route {
-	return r.im.TemplateRoutes(unclaimed,
-		func(o Operation) (string, bool) { return r.trie.Rename(o.Path), true },
-		func(_ Operation, s *openapi3.SchemaRef, mt *openapi3.MediaType) any { return r.im.ExampleOr(s, mt) })
+	var ops []Operation
+	for _, o := range unclaimed {
+		p := r.path(o)
+		if first := r.byServed[p][o.Method]; first.Path != o.Path {
+			by := first.Method + " " + first.Path
+			if res := r.im.ClaimedBy(first.Method, first.Path); res != "" {
+				by += " (resource " + res + ")"
+			}
+			r.im.report.AddUnresolved(o.Method+" "+o.Path, "a #fragment variant of "+by+", which serves the request", "medium")
+			continue
+		}
+		ops = append(ops, o)
+	}
+	return r.im.TemplateRoutes(ops,
+		func(o Operation) (string, bool) { return r.rename(r.path(o)), true },
+		func(_ Operation, s *openapi3.SchemaRef, mt *openapi3.MediaType) any { return r.im.restExample(s, mt) })
 }
 
+// rename names a served path's parameters as the twin's routes name
+// them (ParamTrie); a segment whose parameter is followed by text
+// ({Sid}.json) keeps the description's name, which the router takes.
+func (r *restImport) rename(p string) string { return r.trie.Rename(p) }
+
 func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// pair is a collection path and its item path, as served.
+type pair struct {
+	coll, item string
+	suffix     string // the item segment's text after its parameter (".json")
+}
+
+// restPairs are the served paths that are a collection beside its item:
+// C and C/{p}, or, where the provider names a format in the path, C.ext
+// and C/{p}.ext (Twilio's /Accounts/{AccountSid}/Calls.json and
+// /Accounts/{AccountSid}/Calls/{Sid}.json). The smallest item path wins
+// when a collection has several. Sorted by collection.
+func restPairs(byServed map[string]map[string]Operation) []pair {
+	best := map[string]pair{}
+	for p := range byServed {
+		i := strings.LastIndex(p, "/")
+		if i <= 0 {
+			continue
+		}
+		seg := p[i+1:]
+		open, cl := strings.IndexByte(seg, '{'), strings.IndexByte(seg, '}')
+		if open != 0 || cl < 2 || strings.ContainsAny(seg[cl+1:], "{}/") {
+			continue
+		}
+		suffix := seg[cl+1:]
+		coll := p[:i] + suffix
+		if _, ok := byServed[coll]; !ok {
+			continue
+		}
+		if prev, dup := best[coll]; !dup || p < prev.item {
+			best[coll] = pair{coll: coll, item: p, suffix: suffix}
+		}
+	}
+	out := make([]pair, 0, len(best))
+	for _, k := range sortedPairKeys(best) {
+		out = append(out, best[k])
+	}
+	return out
+}
+
+func sortedPairKeys(m map[string]pair) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -1,0 +1,124 @@
+package openapi
+
+import (
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+func sortStrings(s []string) { sort.Strings(s) }
+
+// restExample is the rest dialect's answer for a schema: the media
+// type's first example that validates, else the first example of the
+// schema itself (or of its first oneOf branch) that validates, else the
+// sampler's output with its empty strings filled by format (restFormats).
+func (im *Importer) restExample(s *openapi3.SchemaRef, mt *openapi3.MediaType) any {
+	for _, ex := range Examples(mt) {
+		if validates(s, ex) {
+			return Normalize(ex)
+		}
+	}
+	if s != nil && s.Value != nil {
+		for _, c := range []*openapi3.SchemaRef{s, firstBranch(s)} {
+			if c != nil && c.Value != nil && c.Value.Example != nil && validates(s, c.Value.Example) {
+				return Normalize(c.Value.Example)
+			}
+		}
+	}
+	return restFormats(withFormats(im.sp.sample(s), s, 0), s, 0)
+}
+
+func firstBranch(s *openapi3.SchemaRef) *openapi3.SchemaRef {
+	if len(s.Value.OneOf) > 0 {
+		return s.Value.OneOf[0]
+	}
+	if len(s.Value.AnyOf) > 0 {
+		return s.Value.AnyOf[0]
+	}
+	return nil
+}
+
+// restFormats fills a sample's empty strings as their schema's format
+// or pattern asks (an email, a uri, a uuid; a pattern's simplest match),
+// and its properties' from their own examples, so that the answer
+// validates where an empty string would not.
+func restFormats(v any, ref *openapi3.SchemaRef, depth int) any {
+	if ref == nil || ref.Value == nil || depth > maxSampleDepth {
+		return v
+	}
+	s := ref.Value
+	switch t := v.(type) {
+	case string:
+		if t != "" {
+			return t
+		}
+		if ex, ok := s.Example.(string); ok && ex != "" {
+			return ex
+		}
+		if f := formatValue(s.Format); f != "" {
+			return f
+		}
+		if s.Pattern != "" {
+			if m, ok := patternMatch(s.Pattern); ok {
+				return m
+			}
+		}
+		if s.MinLength > 0 {
+			b := make([]byte, s.MinLength)
+			for i := range b {
+				b[i] = 'a'
+			}
+			return string(b)
+		}
+	case []any:
+		for i := range t {
+			t[i] = restFormats(t[i], s.Items, depth+1)
+		}
+	case map[string]any:
+		props, _ := mergedProps(s, 0)
+		if b := firstBranch(ref); b != nil {
+			bp, _ := mergedProps(b.Value, 0)
+			for k, p := range bp {
+				if props[k] == nil {
+					props[k] = p
+				}
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			if p := props[k]; p != nil {
+				t[k] = restFormats(t[k], p, depth+1)
+			}
+		}
+	}
+	return v
+}
+
+// formatValue is a fixed value of a string format, or "" for one it
+// does not know.
+func formatValue(format string) string {
+	switch format {
+	case "date-time":
+		return "2011-01-26T19:01:12Z"
+	case "date":
+		return "2011-01-26"
+	case "email":
+		return "user@example.com"
+	case "uri", "url":
+		return "https://example.com/"
+	case "uri-reference":
+		return "/"
+	case "uuid":
+		return "00000000-0000-4000-8000-000000000000"
+	case "hostname":
+		return "example.com"
+	case "ipv4":
+		return "192.0.2.1"
+	case "ipv6":
+		return "2001:db8::1"
+	case "time":
+		return "19:01:12Z"
+	}
+	return ""
+}

@@ -1,0 +1,256 @@
+package openapi
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wraithdev/wraith/twin/format"
+)
+
+// keyNames are the fields a rest resource's key is looked for in, in
+// order: what real descriptions name an entity's id (Twilio's sid,
+// Asana's gid, Jira's key, GitHub-style number, uuid). An overlay's key
+// for the resource goes first.
+var keyNames = []string{"id", "sid", "gid", "key", "number", "uuid"}
+
+// hexIDPattern is a key pattern of a literal prefix and 32 hexadecimal
+// digits (Twilio's ^AC[0-9a-fA-F]{32}$), which the rest dialect's ids
+// (a prefix and 32 hexadecimal digits) match when the prefix is the
+// pattern's.
+var hexIDPattern = regexp.MustCompile(`^\^([A-Za-z]{1,8})\[0-9a-fA-F\]\{32\}\$$`)
+
+// resource infers one resource from a collection/item pair, or reports
+// why the pair is served as templates.
+func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, bool) {
+	im := r.im
+	c, it := r.byServed[p.coll], r.byServed[p.item]
+	get, hasGet := it["GET"]
+	list, hasList := c["GET"]
+	create, hasCreate := c["POST"]
+	if !hasGet || (!hasList && !hasCreate) {
+		im.report.AddUnresolved(p.coll, "collection without a read of its item, or without both list and create: its operations are served as templates", "high")
+		return format.Resource{}, false
+	}
+	_, ref, mt := Success(get.Op)
+	if ref == nil || ref.Value == nil {
+		im.report.AddUnresolved(p.coll, "the item's read answers no JSON object: served as templates", "medium")
+		return format.Resource{}, false
+	}
+	props, _ := mergedProps(ref.Value, 0)
+	if env := envelopeKey(props); env != "" {
+		im.report.AddUnresolved(p.coll, fmt.Sprintf("the item's read answers its object inside %q (a single-key envelope), which the engine does not yet wrap answers in: served as templates", env), "medium")
+		return format.Resource{}, false
+	}
+	name := restName(ref, p)
+	if taken[name] || !format.ValidName(name) {
+		im.report.AddUnresolved(p.coll, "no resource name of its own (its schema's is taken or not a name): served as templates", "medium")
+		return format.Resource{}, false
+	}
+	key, basis, conf := r.keyOf(name, props)
+	if key == "" {
+		im.report.AddUnresolved(p.coll, "the item's answer has none of the key fields "+strings.Join(keyNames, ", ")+": served as templates; an overlay [[resources]] entry with name = \""+name+"\" and key = \"FIELD\" names it", "medium")
+		return format.Resource{}, false
+	}
+	taken[name] = true
+	im.report.AddInferred(name, "key", key, basis, conf)
+	fr := format.Resource{Name: name, Collection: r.rename(p.coll)}
+	if p.suffix == "" {
+		fr.Item = r.rename(p.item)
+	} else {
+		fr.Item = r.rename(strings.TrimSuffix(p.coll, p.suffix)) + "/{id}" + p.suffix
+	}
+	fr.Parents = format.PathParams(fr.Collection)
+	if len(fr.Parents) > 0 {
+		im.report.AddInferred(name, "parents", strings.Join(fr.Parents, ","), "the collection's path parameters", 1)
+	}
+	r.ids(&fr, name, key, props[key])
+	fr.Skeleton = Compact(r.skeleton(ref, mt, props))
+	im.Claim("GET", get.Path, name)
+	if hasList {
+		if _, s, _ := Success(list.Op); s != nil && s.Value != nil && s.Value.Type.Is("array") {
+			fr.List = "array"
+		} else {
+			im.report.AddUnresolved(p.coll, "the list answers no bare array: served in the dialect's list shape, which its description does not declare", "low")
+		}
+		im.Claim("GET", list.Path, name)
+	} else {
+		fr.Omit = append(fr.Omit, "list")
+	}
+	if hasCreate {
+		switch status, _, _ := Success(create.Op); status {
+		case 200:
+			fr.CreateStatus = 200
+		case 201:
+			fr.CreateStatus = 201
+		}
+		im.Claim("POST", create.Path, name)
+	} else {
+		fr.Omit = append(fr.Omit, "create")
+	}
+	for _, m := range []string{"PATCH", "POST", "PUT"} {
+		if o, ok := it[m]; ok {
+			fr.Update = append(fr.Update, m)
+			im.Claim(m, o.Path, name)
+		}
+	}
+	if len(fr.Update) == 0 {
+		fr.Omit = append(fr.Omit, "update")
+	}
+	if del, ok := it["DELETE"]; ok {
+		if status, _, _ := Success(del.Op); status == 200 {
+			fr.DeleteStatus = 200
+		} else {
+			fr.DeleteStatus = 204
+		}
+		im.Claim("DELETE", del.Path, name)
+	} else {
+		fr.Delete = "none"
+	}
+	im.report.AddInferred(name, "routes", fr.Collection, "collection/item pair "+p.coll+" "+p.item, 1)
+	return fr, true
+}
+
+// restName is a resource's name: its schema's component name, lower-cased
+// with other characters as _, else the collection's last segment.
+func restName(ref *openapi3.SchemaRef, p pair) string {
+	name := RefName(ref)
+	if name == "" {
+		seg := strings.TrimSuffix(p.coll, p.suffix)
+		name = seg[strings.LastIndex(seg, "/")+1:]
+	}
+	var b strings.Builder
+	for _, c := range strings.ToLower(name) {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return strings.Trim(b.String(), "_")
+}
+
+// keyOf is the field that keys a resource's entities, why, and how
+// sure: the overlay's key, else the first of keyNames the schema has
+// (id surest, since it is the common name).
+func (r *restImport) keyOf(name string, props map[string]*openapi3.SchemaRef) (string, string, float64) {
+	if ov := r.im.ov.Resource(name); ov != nil && ov.Key != "" {
+		return ov.Key, "the overlay's key", 1
+	}
+	for i, k := range keyNames {
+		if props[k] != nil {
+			if i == 0 {
+				return k, "a property named id", 0.9
+			}
+			return k, "a property named " + k + ", one of " + strings.Join(keyNames, ", "), 0.7
+		}
+	}
+	return "", "", 0
+}
+
+// ids sets how a new entity gets its key. An id field is minted by the
+// dialect (integer, or the resource's name as prefix and random
+// characters); another key field is numbered by a counter when it is an
+// integer, and otherwise copied from the minted id by a create rule.
+func (r *restImport) ids(fr *format.Resource, name, key string, schema *openapi3.SchemaRef) {
+	integer := schema != nil && schema.Value != nil && schema.Value.Type.Is("integer")
+	prefix, basis, conf := strings.ReplaceAll(name, ".", "_")+"_", "the resource's name: the description shows no id format", 0.5
+	if schema != nil && schema.Value != nil {
+		if m := hexIDPattern.FindStringSubmatch(schema.Value.Pattern); m != nil {
+			prefix, basis, conf = m[1], "the key's pattern "+schema.Value.Pattern, 0.9
+		}
+	}
+	switch {
+	case key == "id" && integer:
+		fr.IDKind = "integer"
+	case key == "id":
+		fr.IDPrefix = prefix
+		r.im.report.AddInferred(name, "id_prefix", prefix, basis, conf)
+	case integer:
+		fr.Key, fr.IDKind, fr.Counter = key, "none", name
+		r.im.report.AddInferred(name, "counter", name, "an integer key "+key+" is numbered per parent", 0.5)
+	default:
+		fr.Key, fr.IDPrefix = key, prefix
+		fr.Create = append(fr.Create, format.Rule{Set: map[string]any{key: "$.id"}})
+		r.im.report.AddInferred(name, "id_prefix", prefix, basis+"; the key "+key+" is the minted id", conf)
+	}
+	fr.Immutable = append(fr.Immutable, key)
+}
+
+// skeleton is a new entity's starting object: the read's first example
+// that validates, else the sampler's, with every other property of the
+// schema present, so that a create or update can set it (the engine
+// keeps the fields a skeleton has).
+func (r *restImport) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, props map[string]*openapi3.SchemaRef) map[string]any {
+	skel, _ := r.im.restExample(ref, mt).(map[string]any)
+	if skel == nil {
+		skel = map[string]any{}
+	}
+	for _, k := range sortedRefKeys(props) {
+		if _, ok := skel[k]; ok {
+			continue
+		}
+		// null where the schema allows it; otherwise a null would be an
+		// answer the description refuses, so the property's own example
+		// or sample.
+		if p := props[k]; p.Value == nil || Nullable(p.Value) {
+			skel[k] = nil
+		} else {
+			skel[k] = r.im.restExample(p, nil)
+		}
+	}
+	return skel
+}
+
+// mergedProps are an object schema's properties through allOf, and its
+// required names.
+func mergedProps(s *openapi3.Schema, depth int) (map[string]*openapi3.SchemaRef, []string) {
+	props := map[string]*openapi3.SchemaRef{}
+	var required []string
+	if s == nil || depth > maxSampleDepth {
+		return props, nil
+	}
+	for _, part := range s.AllOf {
+		p, req := mergedProps(part.Value, depth+1)
+		for k, v := range p {
+			props[k] = v
+		}
+		required = append(required, req...)
+	}
+	for k, v := range s.Properties {
+		props[k] = v
+	}
+	return props, append(required, s.Required...)
+}
+
+// envelopeKey is the one property of an answer that wraps the object
+// ({"data": {...}}, {"ssh_key": {...}}), or "".
+func envelopeKey(props map[string]*openapi3.SchemaRef) string {
+	if len(props) != 1 {
+		return ""
+	}
+	for k, v := range props {
+		if v.Value == nil {
+			return ""
+		}
+		inner, _ := mergedProps(v.Value, 0)
+		for _, n := range keyNames {
+			if inner[n] != nil {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+func sortedRefKeys(m map[string]*openapi3.SchemaRef) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
