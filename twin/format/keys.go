@@ -8,6 +8,18 @@ import (
 	"strings"
 )
 
+// plainItem reports whether item is collection/{id}, or, for a
+// collection whose last segment ends in a format (/Accounts.json),
+// the path before the format, /{id}, and the format.
+func plainItem(collection, item string) bool {
+	if item == collection+"/{id}" {
+		return true
+	}
+	i := strings.LastIndexByte(item, '/')
+	name, suffix := segmentParam(item[i+1:])
+	return name == "id" && suffix != "" && item[:i]+suffix == collection
+}
+
 // validateKeys checks the fields of Keys and the paths they change. The
 // Stripe-shaped rule (item = collection + "/{id}") holds for resources
 // that use none of them.
@@ -17,8 +29,8 @@ func validateKeys(r *Resource, skel map[string]any, at string, probs *Problems) 
 		if !strings.HasPrefix(r.Collection, "/") {
 			probs.addf("%s: collection %q must be a path starting with /", at, r.Collection)
 		}
-		if !strings.HasPrefix(r.Item, r.Collection+"/") || !strings.HasSuffix(r.Item, "/{id}") {
-			probs.addf("%s: item %q must be the collection path followed by /{id}", at, r.Item)
+		if !plainItem(r.Collection, r.Item) {
+			probs.addf("%s: item %q must be the collection path followed by /{id} (or, for a collection ending in a format such as .json, the path before it, /{id} and the format: /Accounts.json, /Accounts/{id}.json)", at, r.Item)
 		}
 	} else {
 		validateKeyedPaths(r, at, probs)
@@ -212,14 +224,21 @@ func onItem(params, item []string, parents map[string]bool) []string {
 func (r *Resource) KeyParam() string { return lastParam(r.Item) }
 
 // lastParam returns the name of a path's last segment when it is a
-// parameter, else "".
+// parameter, whole or followed by text ({Sid}.json), else "".
 func lastParam(path string) string {
 	i := strings.LastIndexByte(path, '/')
-	seg := path[i+1:]
-	if len(seg) < 3 || seg[0] != '{' || seg[len(seg)-1] != '}' {
-		return ""
+	name, _ := segmentParam(path[i+1:])
+	return strings.TrimSuffix(name, "...")
+}
+
+// segmentParam is the parameter a template segment holds, {name} or
+// {name}suffix, and the suffix; "" when it holds none.
+func segmentParam(seg string) (name, suffix string) {
+	cl := strings.IndexByte(seg, '}')
+	if len(seg) < 3 || seg[0] != '{' || cl < 2 || strings.ContainsAny(seg[cl+1:], "{}") {
+		return "", ""
 	}
-	return strings.TrimSuffix(seg[1:len(seg)-1], "...")
+	return seg[1:cl], seg[cl+1:]
 }
 
 // templateNames lists the {name} placeholders of a template.

@@ -95,13 +95,14 @@ func (r *Resource) Keyed() bool {
 	return r.KeyField() != "id" || len(r.Parents) > 0
 }
 
-// PathParams returns the parameter names of a path template in order; a
-// rest parameter {name...} is returned without its dots.
+// PathParams returns the parameter names of a path template in order,
+// whole segments and those followed by text ({Sid}.json) alike; a rest
+// parameter {name...} is returned without its dots.
 func PathParams(path string) []string {
 	var out []string
 	for _, seg := range strings.Split(path, "/") {
-		if len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}' {
-			out = append(out, strings.TrimSuffix(seg[1:len(seg)-1], "..."))
+		if name, _ := segmentParam(seg); name != "" {
+			out = append(out, strings.TrimSuffix(name, "..."))
 		}
 	}
 	return out
