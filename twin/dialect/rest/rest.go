@@ -32,6 +32,25 @@ func (Dialect) Errors() map[string]dialect.Shape {
 	}
 }
 
+// NewID mints a string id as its prefix and 32 lowercase hexadecimal
+// digits, the shape most descriptions' id patterns allow (Twilio's
+// ^AC[0-9a-fA-F]{32}$, a uuid's digits), from the session's generator
+// as every dialect's ids are; integers as the base dialect mints them.
+func (Dialect) NewID(src dialect.IDSource, kind, prefix string) any {
+	if kind != "string" {
+		return dialect.NewID(src, kind, prefix)
+	}
+	const hex = "0123456789abcdef"
+	b := []byte(src.NewID(prefix, hexIDLen))
+	for i := len(prefix); i < len(b); i++ {
+		b[i] = hex[b[i]%16]
+	}
+	return string(b)
+}
+
+// hexIDLen is how many hexadecimal digits follow a string id's prefix.
+const hexIDLen = 32
+
 // Defaults: creates answer 201, deletes 204, ids are strings.
 func (Dialect) Defaults() dialect.Defaults {
 	return dialect.Defaults{CreateStatus: http.StatusCreated, DeleteStatus: http.StatusNoContent, IDKind: "string"}
