@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/wraithdev/wraith/internal/testbin"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
@@ -203,4 +202,3 @@ func report(t *testing.T, rows []*row) {
 	fmt.Print(b.String())
 	os.WriteFile(filepath.Join("..", ".panel", "report.txt"), []byte(b.String()), 0o644)
 }
-
