@@ -1,0 +1,112 @@
+package rest
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/canon"
+)
+
+// Params reads a request as every dialect does (canon), then, unless the
+// body is JSON, reads a name that starts with a capital letter as its
+// snake_case form: form-encoding APIs take FriendlyName and answer
+// friendly_name (Twilio), and an entity's fields are the answer's
+// names. A JSON body keeps its names as sent. A multipart body is read
+// as the form it stands for (formOf).
+func (Dialect) Params(contentType string, body []byte, query string) (map[string]any, error) {
+	contentType, body, err := formOf(contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	p, err := canon.Params(contentType, body, query)
+	if err != nil || isJSON(contentType) {
+		return p, err
+	}
+	for _, k := range slices.Sorted(mapKeys(p)) {
+		if s, ok := snake(k); ok {
+			if _, taken := p[s]; !taken {
+				p[s] = p[k]
+			}
+			delete(p, k)
+		}
+	}
+	return p, nil
+}
+
+// FlatParams is Params' fast path, renaming alike.
+func (Dialect) FlatParams(dst []canon.FlatParam, contentType string, body []byte, query string) ([]canon.FlatParam, bool) {
+	start := len(dst)
+	contentType, body, err := formOf(contentType, body)
+	if err != nil {
+		return dst, false // Params refuses it
+	}
+	flat, ok := canon.FlatParams(dst, contentType, body, query)
+	if !ok || isJSON(contentType) {
+		return flat, ok
+	}
+	renamed := false
+	for i := start; i < len(flat); i++ {
+		if s, ok := snake(flat[i].Name); ok {
+			flat[i].Name, renamed = s, true
+		}
+	}
+	if renamed {
+		// Params' answer is sorted by name, then key; a name sent in both
+		// spellings is refused to Params, which keeps the snake_case one.
+		slices.SortStableFunc(flat[start:], func(a, b canon.FlatParam) int {
+			if c := strings.Compare(a.Name, b.Name); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Key, b.Key)
+		})
+		for i := start + 1; i < len(flat); i++ {
+			if flat[i].Name == flat[i-1].Name && flat[i].Key == flat[i-1].Key {
+				return dst, false
+			}
+		}
+	}
+	return flat, true
+}
+
+func isJSON(contentType string) bool { return strings.Contains(contentType, "json") }
+
+// snake is a PascalCase name's snake_case form (FriendlyName:
+// friendly_name, SmsUrl: sms_url, SIPDomainSid: sip_domain_sid); ok is
+// false for a name that does not start with a capital letter or holds
+// anything but letters and digits.
+func snake(name string) (string, bool) {
+	if name == "" || name[0] < 'A' || name[0] > 'Z' {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(len(name) + 4)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		upper := 'A' <= c && c <= 'Z'
+		if !upper && !('a' <= c && c <= 'z') && !('0' <= c && c <= '9') {
+			return "", false
+		}
+		if upper && i > 0 {
+			prev := name[i-1]
+			nextLower := i+1 < len(name) && 'a' <= name[i+1] && name[i+1] <= 'z'
+			if !('A' <= prev && prev <= 'Z') || nextLower {
+				b.WriteByte('_')
+			}
+		}
+		if upper {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), true
+}
+
+func mapKeys(m map[string]any) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
