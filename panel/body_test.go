@@ -52,7 +52,9 @@ func requestBody(op *openapi.Operation, marked int, mark string) map[string]any 
 			break
 		}
 		p := props[k].Value
-		if _, ok := out[k]; ok || p == nil || !plainString(p) || p.ReadOnly {
+		// A dotted name (Twilio's Bindings.Email.Address) is a nested
+		// field sent flat, which no entity field holds as sent.
+		if _, ok := out[k]; ok || p == nil || !plainString(p) || p.ReadOnly || strings.Contains(k, ".") {
 			continue
 		}
 		out[k] = mark
@@ -61,7 +63,7 @@ func requestBody(op *openapi.Operation, marked int, mark string) map[string]any 
 	// A required plain string carries the mark too when nothing else does.
 	if marked > 0 {
 		for _, k := range required {
-			if p := props[k]; p != nil && p.Value != nil && plainString(p.Value) {
+			if p := props[k]; p != nil && p.Value != nil && plainString(p.Value) && !strings.Contains(k, ".") {
 				out[k] = mark
 				break
 			}

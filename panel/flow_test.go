@@ -47,12 +47,13 @@ func flow(c *client, res *format.Resource) {
 		step("create", false, fmt.Sprintf("POST %s: want 2xx with a %s, have %s", coll, key, a))
 		return
 	}
-	step("create", echoes(obj, body), fmt.Sprintf("POST %s: want what was sent echoed (%v), have %s", coll, body, a))
+	fields := answerFields(c.opFor("GET", res.Item))
+	step("create", echoes(obj, body, fields), fmt.Sprintf("POST %s: want what was sent echoed (%v), have %s", coll, body, a))
 	readOp := c.opFor("GET", res.Item)
 	item := c.fill(res.Item, readOp, id)
 	a = c.send("a", "GET", item, readOp, nil)
 	read, _ := a.json.(map[string]any)
-	step("read", a.status == 200 && read != nil && scalar(read[key]) == id && echoes(read, body), fmt.Sprintf("GET %s: want 200 with what was created, have %s", item, a))
+	step("read", a.status == 200 && read != nil && scalar(read[key]) == id && echoes(read, body, fields), fmt.Sprintf("GET %s: want 200 with what was created, have %s", item, a))
 	if !omit["list"] {
 		listOp := c.opFor("GET", res.Collection)
 		a = c.send("a", "GET", coll, listOp, nil)
@@ -78,7 +79,7 @@ func flow(c *client, res *format.Resource) {
 			for k, v := range changed {
 				merged[k] = v
 			}
-			step("update", ok && read != nil && echoes(read, merged), fmt.Sprintf("%s %s %v then GET: want the change merged into %v, have %s", method, item, changed, body, a))
+			step("update", ok && read != nil && echoes(read, merged, fields), fmt.Sprintf("%s %s %v then GET: want the change merged into %v, have %s", method, item, changed, body, a))
 		}
 	}
 	if res.DeleteMode() != "none" {
@@ -91,18 +92,59 @@ func flow(c *client, res *format.Resource) {
 }
 
 // echoes reports whether obj holds every scalar that was sent, equal as
-// text (a form sends every value as a string).
-func echoes(obj, sent map[string]any) bool {
+// text (a form sends every value as a string), under the name sent or,
+// as form-encoding APIs answer a PascalCase name, its snake_case form.
+// A name the answer's schema has no field for is not the entity's and
+// is not looked for.
+func echoes(obj, sent map[string]any, fields map[string]bool) bool {
 	for k, v := range sent {
 		switch v.(type) {
 		case map[string]any, []any:
 			continue
 		}
-		if scalar(obj[k]) != scalar(v) {
+		name := k
+		if !fields[name] {
+			name = snakeCase(k)
+		}
+		if !fields[name] {
+			continue
+		}
+		if scalar(obj[name]) != scalar(v) {
 			return false
 		}
 	}
 	return true
+}
+
+// snakeCase is FriendlyName's friendly_name.
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			if i > 0 && (!('A' <= s[i-1] && s[i-1] <= 'Z') || (i+1 < len(s) && 'a' <= s[i+1] && s[i+1] <= 'z')) {
+				b.WriteByte('_')
+			}
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// answerFields are the properties of an operation's success answer.
+func answerFields(op *openapi.Operation) map[string]bool {
+	out := map[string]bool{}
+	if op == nil {
+		return out
+	}
+	if _, s, _ := openapi.Success(op.Op); s != nil && s.Value != nil {
+		props, _ := properties(s.Value, 0)
+		for k := range props {
+			out[k] = true
+		}
+	}
+	return out
 }
 
 // holds reports whether a list answer (a bare array, or an object with
