@@ -1,9 +1,61 @@
 package engine
 
 import (
+	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/session"
+	"github.com/wraithdev/wraith/twin/world"
 )
+
+// create answers POST {collection}: a new entity from the resource's
+// skeleton, its ids and timestamps, the request's parameters, its
+// expansions and create rules, and for a resource keyed by its path, the
+// key that addresses it.
+func (e *Engine) create(st *session.State, req *request, a *answer) {
+	res := req.match.Value.Resource
+	x := res.Keys
+	var buf [16]canon.FlatParam // on the stack for the few parameters a create usually has
+	p, ok := e.writeParams(req, a, buf[:0])
+	if !ok {
+		return
+	}
+	for _, f := range x.Required {
+		if !p.has(f) {
+			e.validation(a, res, f, "missing_field")
+			return
+		}
+	}
+	o := e.startCreate(res)
+	defer e.endCreate(res, o) // what save keeps is bytes: o is done with when create returns
+	scope, now := scopeOf(x, req.match), timeValue(x, req.now)
+	e.fillIDs(st, res, scope, o)
+	for _, f := range res.Timestamps {
+		o.Set(f, now)
+	}
+	ignored, ok := e.setParams(st, req, o, p, nil, a)
+	if !ok {
+		return
+	}
+	e.applyRules(res.Create, o, req.now)
+	key := e.finishKey(res, o)
+	if key == "" {
+		e.validation(a, res, x.KeyField, "missing_field")
+		return
+	}
+	addr := addressOf(res, scope, key)
+	if x.Keyed {
+		if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == res.Name {
+			e.validation(a, res, x.KeyField, "already_exists")
+			return
+		}
+	}
+	e.compute(res, o, scope, req)
+	if !e.save(st, req, o, &world.Entity{ID: addr, Resource: res.Name, Created: req.now, Seq: st.NextSeq(), Scope: joinSlash(scope)}, a) {
+		return
+	}
+	a.status, a.ignored = x.CreateStatus, ignored
+}
 
 // startCreate returns the object a create of r starts from: a copy of the
 // skeleton. The create path replaces top-level fields and never changes a

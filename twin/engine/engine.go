@@ -11,9 +11,24 @@
 // An Engine is built once from a loaded twin, which package compiled
 // turns into everything that can be prepared ahead: recorded answers
 // compacted and their headers built, routes compiled into a trie, starting
-// worlds built per fixture set. This package is the request path. A request then costs a route match, a session lookup
-// in a sync.Map and the session's own lock, held shared by reads (which
-// run side by side) and exclusive by writes.
+// worlds built per fixture set. This package is the request path: a
+// request costs a route match, a session lookup in a sync.Map and the
+// session's own lock, held shared by reads (which run side by side) and
+// exclusive by writes.
+//
+// Its files follow a request. serve.go reads it (ServeHTTP); sources.go
+// names its session; limits.go refuses what passes the request limits,
+// before the session's lock; faulted.go applies the session's rate limit
+// and fault profile; dispatch.go picks the handler and replays idempotent
+// writes; capacity.go checks a write's room. One file per handler kind
+// follows (create.go, update.go, read.go, list.go, members.go), then what
+// the handlers share, in the order a write uses it: params.go (parameters
+// decoded and set), pii.go (personal data tokenized), keys.go (ids, keys,
+// addresses, scopes), nested.go (nested defaults, expansions), rules.go
+// (rules, declines, computed fields), save.go (the entity kept),
+// refusals.go (answers in the provider's shape), respond.go (the answer
+// written) and journal.go (the request journaled). sessions.go and
+// fork.go are what the control plane asks of the engine.
 package engine
 
 import (

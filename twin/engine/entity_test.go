@@ -8,9 +8,8 @@ import (
 	"testing/fstest"
 
 	"github.com/wraithdev/wraith/twin/format"
-	"github.com/wraithdev/wraith/twin/scrub"
-
 	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/scrub"
 	"github.com/wraithdev/wraith/twin/session"
 	"github.com/wraithdev/wraith/twin/world"
 )

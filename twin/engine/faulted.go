@@ -7,10 +7,16 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wraithdev/wraith/internal/rate"
 	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/fault"
 	"github.com/wraithdev/wraith/twin/session"
 )
+
+// Fault profiles and rate limits are package fault's; this file is what
+// the engine does with them per request (limited, faulted), and the
+// profiles' names and defaults it checks when it is built or a session is
+// provisioned.
 
 // limited reports whether the session is over its rate limit, answering
 // with the provider's 429 and Retry-After when it is. The limit is the
@@ -92,3 +98,32 @@ func resetConn(w http.ResponseWriter) {
 	}
 	conn.Close()
 }
+
+// ProfileError says a fault profile does not exist.
+type ProfileError = fault.ProfileError
+
+// faultDefaults fills the serve-wide fault profile and rate limit into
+// the default settings, checking both.
+func (e *Engine) faultDefaults(def *session.Settings) error {
+	if def.FaultProfile == "" {
+		def.FaultProfile = e.opts.FaultProfile
+	}
+	if err := e.CheckProfile(def.FaultProfile); err != nil {
+		return err
+	}
+	if def.RateLimit.IsZero() {
+		lim, err := rate.Parse(e.opts.RateLimit)
+		if err != nil {
+			return err
+		}
+		def.RateLimit = lim
+	}
+	return nil
+}
+
+// FaultProfiles returns the names of the twin's fault profiles, built-in
+// ones included, sorted.
+func (e *Engine) FaultProfiles() []string { return e.twin.Faults.Names() }
+
+// CheckProfile returns a *ProfileError unless name is "" or a profile.
+func (e *Engine) CheckProfile(name string) error { return e.twin.Faults.Check(name) }

@@ -98,9 +98,9 @@ func owns(r *compiled.Resource, ed *session.EntityDoc) string {
 		return fmt.Sprintf("the body's object is %s: want %q, the resource the entity is stored as", jsonText(v, ok), r.Name)
 	}
 	x := r.Keys
-	if !x.Keyed || x.ByID() {
+	if !x.Keyed || byID(x) {
 		v, ok := o.Get("id")
-		if compiled.KeyText(v) != ed.ID {
+		if keyText(v) != ed.ID {
 			return fmt.Sprintf("the body's id is %s: want %q, the key the entity is stored under", jsonText(v, ok), ed.ID)
 		}
 		return ""
@@ -113,7 +113,7 @@ func owns(r *compiled.Resource, ed *session.EntityDoc) string {
 		return fmt.Sprintf("the entity's scope %q names %d parents: a %s has %d (%s)", ed.Scope, len(scope), r.Name, len(x.Parents), strings.Join(x.Parents, ", "))
 	}
 	v, ok := o.Get(x.KeyField)
-	if addr := r.AddressOf(scope, compiled.KeyText(v)); addr != ed.ID {
+	if addr := addressOf(r, scope, keyText(v)); addr != ed.ID {
 		return fmt.Sprintf("the body's %s is %s, which in scope %q is the address %q: want the address the entity is stored under, %q", x.KeyField, jsonText(v, ok), ed.Scope, addr, ed.ID)
 	}
 	return ""

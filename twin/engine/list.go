@@ -46,10 +46,10 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 	all := visible(st, res.Name)
 	url := res.ListURL
 	if len(x.Parents) > 0 {
-		want := x.ScopeOf(req.match)
+		want := scopeOf(x, req.match)
 		scoped := make([]*world.Entity, 0, len(all))
 		for _, ent := range all {
-			if compiled.InScope(ent.Scope, want) {
+			if inScope(ent.Scope, want) {
 				scoped = append(scoped, ent)
 			}
 		}

@@ -29,14 +29,14 @@ func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
 	}
 	mr := mem.Resource
 	mx := mr.Keys
-	scope := mx.ScopeOf(req.match)
+	scope := scopeOf(mx, req.match)
 	cur, _ := o.Get(mem.Field)
 	list, _ := cur.([]any)
 	have := make(map[string]bool, len(list)+len(keys))
 	for _, el := range list {
 		if so, ok := el.(*object.Object); ok {
 			v, _ := so.Get(mx.KeyField)
-			have[compiled.KeyText(v)] = true
+			have[keyText(v)] = true
 		}
 	}
 	list = append([]any(nil), list...)
@@ -48,7 +48,7 @@ func (e *Engine) addMembers(st *session.State, req *request, a *answer) {
 		list = append(list, e.memberEntity(st, mr, scope, k, req))
 	}
 	o.Set(mem.Field, list)
-	e.compute(res, o, res.Keys.ScopeOf(req.match), req)
+	e.compute(res, o, scopeOf(res.Keys, req.match), req)
 	if !e.save(st, req, o, ent, a) {
 		return
 	}
@@ -96,7 +96,7 @@ func (e *Engine) memberEntity(st *session.State, mr *compiled.Resource, scope []
 	if x.KeyPrefix != "" && !strings.HasPrefix(key, x.KeyPrefix) {
 		key = x.KeyPrefix + key
 	}
-	addr := mr.AddressOf(scope, key)
+	addr := addressOf(mr, scope, key)
 	if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == mr.Name {
 		if o, err := object.Parse(cur.Body()); err == nil {
 			return o
@@ -105,7 +105,7 @@ func (e *Engine) memberEntity(st *session.State, mr *compiled.Resource, scope []
 	o := mr.Skeleton.Clone()
 	e.fillIDs(st, mr, scope, o)
 	for _, f := range mr.Timestamps {
-		o.Set(f, x.TimeValue(req.now))
+		o.Set(f, timeValue(x, req.now))
 	}
 	o.Set(x.KeyField, e.scrubbed(x.KeyField, key))
 	e.applyRules(mr.Create, o, req.now)
@@ -115,5 +115,3 @@ func (e *Engine) memberEntity(st *session.State, mr *compiled.Resource, scope []
 	st.Put(ne)
 	return o
 }
-
-func joinSlash(s []string) string { return strings.Join(s, "/") }

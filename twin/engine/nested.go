@@ -27,20 +27,6 @@ type filler struct {
 	now int64
 }
 
-// fillerFor returns nil when the resource declares no nested defaults,
-// so that parameters of most resources cost nothing more.
-func fillerFor(res *compiled.Resource, d dialect.Dialect, st *session.State, o *object.Object, now int64) *filler {
-	if res.Nested == nil || len(res.Nested.Defaults) == 0 {
-		return nil
-	}
-	return &filler{n: res.Nested, d: d, st: st, o: o, now: now}
-}
-
-// setterFor is how a write of res in st sets its parameters onto o.
-func (e *Engine) setterFor(res *compiled.Resource, st *session.State, o *object.Object, now int64) setter {
-	return setter{d: e.dialect, fill: fillerFor(res, e.dialect, st, o, now), scrub: e.scrubFor(st)}
-}
-
 // has reports whether there is a default at path, without making one
 // (making one may take an id from the session's generator).
 func (f *filler) has(path string) bool {
@@ -139,7 +125,7 @@ func (e *Engine) referenced(st *session.State, res *compiled.Resource, id string
 	if e.opts.UnknownEntity == NotFound {
 		return nil, false
 	}
-	o := res.Template().Clone()
+	o := template(res).Clone()
 	o.Set("id", e.scrubbed("id", id))
 	return o, true
 }

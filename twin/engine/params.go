@@ -9,7 +9,9 @@ import (
 
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/session"
 )
 
 // paramError is a request parameter the provider would refuse, for the
@@ -53,6 +55,22 @@ func (e *Engine) writeParams(req *request, a *answer, buf []canon.FlatParam) (re
 	}
 	tree, ok := e.params(req, a)
 	return reqParams{tree: tree}, ok
+}
+
+// setParams sets a write's parameters onto o, the resource's object
+// being written (see setter.apply; only, when not nil, names the
+// parameters an action copies), and replaces the ids its expansions name
+// by their entities. It returns the parameters that named no field, or
+// answers 400 and reports false.
+func (e *Engine) setParams(st *session.State, req *request, o *object.Object, p reqParams, only []string, a *answer) ([]string, bool) {
+	res := req.match.Value.Resource
+	w := e.setterFor(res, st, o, req.now)
+	ignored, err := w.apply(o, p, res.Immutable, only)
+	if err != nil {
+		e.paramFailed(a, err)
+		return nil, false
+	}
+	return ignored, e.expand(st, res, o, a)
 }
 
 // has reports whether p sets name to something: a value other than ""
@@ -427,4 +445,33 @@ func numberParam(name string, cur json.Number, v any) (json.Number, error) {
 // no fraction and no exponent.
 func isInteger(n json.Number) bool {
 	return !strings.ContainsAny(string(n), ".eE")
+}
+
+// params decodes the request's parameters as the dialect reads them,
+// answering 400 when it cannot.
+func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
+	p, err := e.dialect.Params(req.ctype, req.body, req.query)
+	if err != nil {
+		if ne, ok := err.(*canon.NumberError); ok {
+			e.refuse(a, dialect.Problem{Kind: dialect.InvalidNumber, Param: ne.Param, Detail: ne.Error()})
+			return nil, false
+		}
+		e.refuse(a, dialect.Problem{Kind: dialect.InvalidRequest, Detail: err.Error()})
+		return nil, false
+	}
+	return p, true
+}
+
+// setterFor is how a write of res in st sets its parameters onto o.
+func (e *Engine) setterFor(res *compiled.Resource, st *session.State, o *object.Object, now int64) setter {
+	return setter{d: e.dialect, fill: fillerFor(res, e.dialect, st, o, now), scrub: e.scrubFor(st)}
+}
+
+// fillerFor returns nil when the resource declares no nested defaults,
+// so that parameters of most resources cost nothing more.
+func fillerFor(res *compiled.Resource, d dialect.Dialect, st *session.State, o *object.Object, now int64) *filler {
+	if res.Nested == nil || len(res.Nested.Defaults) == 0 {
+		return nil
+	}
+	return &filler{n: res.Nested, d: d, st: st, o: o, now: now}
 }

@@ -34,8 +34,8 @@ func (e *Engine) recordedFor(req *request) *compiled.Recorded {
 // the unknown-entity policy (template or miss).
 func (e *Engine) retrieve(st session.Reader, req *request, a *answer) {
 	res := req.match.Value.Resource
-	id := res.Address(req.match)
-	ent := res.Scoped(st.Get(id), req.match)
+	id := address(res, req.match)
+	ent := scoped(res, st.Get(id), req.match)
 	if ent != nil && ent.Resource == res.Name {
 		switch {
 		case ent.Deleted:
@@ -67,7 +67,7 @@ func (e *Engine) unknown(req *request, res *compiled.Resource, id string, a *ans
 		e.notFound(req.match.Value, res, id, a)
 		return
 	}
-	o := res.Template().Clone()
+	o := template(res).Clone()
 	setKey(o, res, req, e.scrubbed)
 	a.status, a.body, a.prov = http.StatusOK, o.AppendJSON(nil), ProvTemplate
 }
@@ -77,7 +77,7 @@ func (e *Engine) unknown(req *request, res *compiled.Resource, id string, a *ans
 func (e *Engine) notFound(ep *compiled.Endpoint, res *compiled.Resource, id string, a *answer) {
 	a.prov = ProvMiss
 	if res.NotFound != nil {
-		a.shape(res.NotFound, map[string]string{"id": res.ShownID(id), "object": res.Name})
+		a.shape(res.NotFound, map[string]string{"id": shownID(res, id), "object": res.Name})
 		return
 	}
 	if ep.NotFound != nil {
@@ -92,7 +92,7 @@ func (e *Engine) notFound(ep *compiled.Endpoint, res *compiled.Resource, id stri
 // the provider's not-found shape.
 func (e *Engine) afterDelete(res *compiled.Resource, id string, read bool, a *answer) {
 	a.prov = ProvHandler
-	vals := map[string]string{"id": res.ShownID(id), "object": res.Name}
+	vals := map[string]string{"id": shownID(res, id), "object": res.Name}
 	switch {
 	case read && res.Deleted != nil:
 		a.shape(res.Deleted, vals)
@@ -108,8 +108,8 @@ func (e *Engine) afterDelete(res *compiled.Resource, id string, read bool, a *an
 // the resource's shape.
 func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Object, *world.Entity, bool) {
 	res := req.match.Value.Resource
-	id := res.Address(req.match)
-	ent := res.Scoped(st.Get(id), req.match)
+	id := address(res, req.match)
+	ent := scoped(res, st.Get(id), req.match)
 	if ent != nil && ent.Resource == res.Name {
 		if ent.Deleted {
 			e.afterDelete(res, id, false, a)
@@ -130,7 +130,16 @@ func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Ob
 		e.notFound(req.match.Value, res, id, a)
 		return nil, nil, false
 	}
-	o := res.Template().Clone()
+	o := template(res).Clone()
 	setKey(o, res, req, e.scrubbed)
-	return o, &world.Entity{ID: id, Resource: res.Name, Created: compiled.CreatedOf(o), Seq: st.NextSeq(), Scope: joinSlash(res.Keys.ScopeOf(req.match))}, true
+	return o, &world.Entity{ID: id, Resource: res.Name, Created: compiled.CreatedOf(o), Seq: st.NextSeq(), Scope: joinSlash(scopeOf(res.Keys, req.match))}, true
+}
+
+// template is the object a synthesized answer for r starts from: the first
+// object of this type the recordings returned, else the skeleton.
+func template(r *compiled.Resource) *object.Object {
+	if r.Shape != nil {
+		return r.Shape
+	}
+	return r.Skeleton
 }

@@ -2,10 +2,7 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -188,26 +185,6 @@ func (e *Engine) readBody(r *http.Request) ([]byte, error) {
 	return io.ReadAll(r.Body)
 }
 
-// ErrNotProvisioned is Session's error, under
-// Options.RequireProvisioned, for a session that does not exist.
-var ErrNotProvisioned = errors.New("session not provisioned")
-
-// Session returns the session named name, creating it with the serve-wide
-// settings on first use, or, under Options.RequireProvisioned, refusing
-// with ErrNotProvisioned.
-func (e *Engine) Session(name string) (*session.Session, error) {
-	if e.opts.RequireProvisioned {
-		if s := e.store.Get(name); s != nil {
-			return s, nil
-		}
-		return nil, fmt.Errorf("%w: session %q does not exist on this twin, which serves only provisioned sessions (--require-provisioned): provision it first (POST /__wraith/session/%s), or check the session the client names; behind a proxy, a replica that restarted without its state folder has lost its sessions", ErrNotProvisioned, name, name)
-	}
-	s, _, err := e.store.GetOrCreate(name, func() *session.Session {
-		return session.New(name, e.defaults, e.twin.World(e.defaults.Fixture), false)
-	})
-	return s, err
-}
-
 // reads reports whether req only reads its session, so that it may run
 // beside the session's other reads, under its shared lock, with a
 // session.Reader (read): a GET or HEAD of a retrieve, list or plain route.
@@ -229,96 +206,4 @@ func (e *Engine) reads(sess *session.Session, req *request) bool {
 	}
 	set, _ := sess.Settings()
 	return (set.FaultProfile == "" || set.FaultProfile == "none") && set.RateLimit.N == 0
-}
-
-// dispatch runs the handler of req, under the session's exclusive lock.
-func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
-	switch req.match.Value.Kind {
-	case compiled.KindCreate, compiled.KindUpdate, compiled.KindAction, compiled.KindDelete, compiled.KindMember:
-		e.idempotent(st, req, a)
-	default:
-		e.read(st, req, a)
-	}
-}
-
-// read runs the handler of a request that only reads its session.
-func (e *Engine) read(st session.Reader, req *request, a *answer) {
-	switch req.match.Value.Kind {
-	case compiled.KindRetrieve:
-		e.retrieve(st, req, a)
-	case compiled.KindList:
-		e.list(st, req, a)
-	default:
-		e.plain(req, a)
-	}
-}
-
-// idempotent runs a write, replaying the first answer for a repeated
-// Idempotency-Key within the session.
-func (e *Engine) idempotent(st *session.State, req *request, a *answer) {
-	if req.idem == "" || req.method != http.MethodPost {
-		e.mutate(st, req, a)
-		return
-	}
-	fp := fingerprint(req)
-	if prev := st.Replay(req.idem); prev != nil {
-		if prev.Fingerprint != fp {
-			e.idempotencyConflict(a, req.idem)
-			return
-		}
-		a.status, a.body, a.prov, a.replayed = prev.Status, prev.Body, prev.Provenance, true
-		return
-	}
-	if e.replaysFull(st, req, a) {
-		return
-	}
-	e.mutate(st, req, a)
-	if a.status < 500 {
-		st.Remember(req.idem, &session.Replay{Fingerprint: fp, Status: a.status, Body: a.body, Provenance: a.prov})
-	}
-}
-
-// fingerprint identifies what a POST asked for: method, path, canonical
-// query and canonical body. The query is part of it because query
-// parameters are applied on POST as body parameters are: the same key
-// with other query values is another request.
-func fingerprint(req *request) string {
-	body, err := canon.Body(req.ctype, req.body)
-	if err != nil {
-		body = string(req.body)
-	}
-	query, err := canon.Query(req.query)
-	if err != nil {
-		query = req.query
-	}
-	sum := sha256.Sum256([]byte(req.method + " " + req.path + "?" + query + "\x00" + body))
-	return hex.EncodeToString(sum[:])
-}
-
-func (e *Engine) idempotencyConflict(a *answer, key string) {
-	a.prov = ProvHandler
-	if e.twin.Errors.Idempotency != nil {
-		a.shape(e.twin.Errors.Idempotency, map[string]string{"id": key})
-		return
-	}
-	a.fail(apierr.New(apierr.IdempotencyConflict, "Idempotency-Key "+strconv.Quote(key)+" was used with other parameters in this session"))
-}
-
-// mutate runs the handler of a state-changing request.
-func (e *Engine) mutate(st *session.State, req *request, a *answer) {
-	if e.full(st, req, a) || e.memoryFull(a) {
-		return
-	}
-	switch req.match.Value.Kind {
-	case compiled.KindCreate:
-		e.create(st, req, a)
-	case compiled.KindUpdate:
-		e.update(st, req, a)
-	case compiled.KindAction:
-		e.act(st, req, a)
-	case compiled.KindMember:
-		e.addMembers(st, req, a)
-	case compiled.KindDelete:
-		e.remove(st, req, a)
-	}
 }

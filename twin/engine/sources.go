@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -138,4 +140,24 @@ func (e *Engine) credentialSession(auth string) (name string, ok, colon bool) {
 		return "", false, false
 	}
 	return strings.TrimSpace(cred[i+len(credentialMarker):]), true, colon
+}
+
+// ErrNotProvisioned is Session's error, under
+// Options.RequireProvisioned, for a session that does not exist.
+var ErrNotProvisioned = errors.New("session not provisioned")
+
+// Session returns the session named name, creating it with the serve-wide
+// settings on first use, or, under Options.RequireProvisioned, refusing
+// with ErrNotProvisioned.
+func (e *Engine) Session(name string) (*session.Session, error) {
+	if e.opts.RequireProvisioned {
+		if s := e.store.Get(name); s != nil {
+			return s, nil
+		}
+		return nil, fmt.Errorf("%w: session %q does not exist on this twin, which serves only provisioned sessions (--require-provisioned): provision it first (POST /__wraith/session/%s), or check the session the client names; behind a proxy, a replica that restarted without its state folder has lost its sessions", ErrNotProvisioned, name, name)
+	}
+	s, _, err := e.store.GetOrCreate(name, func() *session.Session {
+		return session.New(name, e.defaults, e.twin.World(e.defaults.Fixture), false)
+	})
+	return s, err
 }

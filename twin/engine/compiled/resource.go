@@ -232,23 +232,6 @@ func valueText(v any) string {
 	return string(object.AppendValue(nil, v))
 }
 
-// Holds reports whether every condition of r holds on o.
-func (r *Rule) Holds(o *object.Object) bool {
-	for _, c := range r.When {
-		v, ok := o.Get(c.Field)
-		if c.Any {
-			if !ok || v == nil {
-				return false
-			}
-			continue
-		}
-		if !ok || valueText(v) != c.Want {
-			return false
-		}
-	}
-	return true
-}
-
 // needsDeep reports whether an expansion or a computed field
 // ("owner.login") of r sets a field inside a nested object.
 func (r *Resource) needsDeep() bool {
@@ -265,13 +248,4 @@ func (r *Resource) needsDeep() bool {
 		}
 	}
 	return false
-}
-
-// Template is the object a synthesized answer for r starts from: the first
-// object of this type the recordings returned, else the skeleton.
-func (r *Resource) Template() *object.Object {
-	if r.Shape != nil {
-		return r.Shape
-	}
-	return r.Skeleton
 }

@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
+)
+
+// Refusals in the provider's shape, which every phase may answer with.
+
+// refuse answers p in the dialect's words and the twin's invalid-request
+// shape.
+func (e *Engine) refuse(a *answer, p dialect.Problem) {
+	e.invalid(a, p.Param, e.dialect.Word(p))
+}
+
+// invalid answers with the provider's invalid-request shape.
+func (e *Engine) invalid(a *answer, param, message string) {
+	a.prov = ProvHandler
+	if e.twin.Errors.Invalid != nil {
+		a.shape(e.twin.Errors.Invalid, map[string]string{"param": param, "message": message})
+		return
+	}
+	a.fail(apierr.New(apierr.InvalidParams, message).With("param", param))
+}
+
+// paramFailed answers a parameter the setter refused.
+func (e *Engine) paramFailed(a *answer, err error) {
+	if pe, ok := err.(*paramError); ok {
+		e.refuse(a, pe.p)
+		return
+	}
+	e.invalid(a, "", err.Error())
+}
+
+// validation answers a create the provider would refuse field by field:
+// the twin's errors.validation shape, else its invalid-request shape.
+func (e *Engine) validation(a *answer, res *compiled.Resource, field, code string) {
+	a.prov = ProvHandler
+	if e.twin.Errors.Validation != nil {
+		a.shape(e.twin.Errors.Validation, map[string]string{"resource": res.Keys.Class, "param": field, "code": code, "object": res.Name})
+		return
+	}
+	kind := dialect.MissingParam
+	if code == "already_exists" {
+		kind = dialect.AlreadyExists
+	}
+	e.refuse(a, dialect.Problem{Kind: kind, Param: field, Object: res.Name})
+}
