@@ -8,6 +8,19 @@ import (
 	"strings"
 )
 
+// validateEnvelope checks an envelope list: list_body is a JSON object
+// whose list_key member is an array.
+func validateEnvelope(k *Keys, at string, probs *Problems) {
+	var body map[string]any
+	if err := json.Unmarshal([]byte(k.ListBody), &body); err != nil || body == nil {
+		probs.addf("%s: list = \"envelope\" needs list_body, a JSON object (%q is not one)", at, k.ListBody)
+		return
+	}
+	if _, ok := body[k.ListKey].([]any); !ok || k.ListKey == "" {
+		probs.addf("%s: list_key %q must name an array member of list_body %s", at, k.ListKey, k.ListBody)
+	}
+}
+
 // plainItem reports whether item is collection/{id}, or, for a
 // collection whose last segment ends in a format (/Accounts.json),
 // the path before the format, /{id}, and the format.
@@ -46,8 +59,13 @@ func validateKeys(r *Resource, skel map[string]any, at string, probs *Problems) 
 	}
 	switch k.List {
 	case "", "stripe", "array":
+		if k.ListKey != "" || k.ListBody != "" {
+			probs.addf("%s: list_key and list_body are for list = \"envelope\": remove them or set it", at)
+		}
+	case "envelope":
+		validateEnvelope(k, at, probs)
 	default:
-		probs.addf("%s: list %q: want \"stripe\" (an object:list envelope) or \"array\" (a bare array paged by Link headers)", at, k.List)
+		probs.addf("%s: list %q: want \"stripe\" (an object:list envelope), \"array\" (a bare array paged by Link headers) or \"envelope\" (the page in list_key of list_body)", at, k.List)
 	}
 	switch k.CreateStatus {
 	case 0, 200, 201:

@@ -199,9 +199,15 @@ type Keys struct {
 	ListPaths   []string `toml:"list_paths,omitzero"`
 	ReadPaths   []string `toml:"read_paths,omitzero"`
 	// List is the list answer: "stripe" (the object:list envelope, the
-	// default) or "array" (a bare JSON array paged by page/per_page with
-	// a Link header).
+	// default), "array" (a bare JSON array paged by page/per_page with
+	// a Link header) or "envelope" (that page in the ListKey member of
+	// ListBody, as Box answers {"entries": [...], "total_count": ...}).
 	List string `toml:"list,omitzero"`
+	// ListKey and ListBody are an "envelope" list's member holding the
+	// page and the JSON object around it (its other members as the
+	// description samples them).
+	ListKey  string `toml:"list_key,omitzero"`
+	ListBody string `toml:"list_body,omitzero"`
 	// ListDefaults filter lists on a field when the request does not name
 	// it ({state = "open"}); the value "all" lifts the filter.
 	ListDefaults map[string]string `toml:"list_defaults,omitzero"`
