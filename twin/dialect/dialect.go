@@ -11,6 +11,7 @@
 package dialect
 
 import (
+	"encoding/json"
 	"net/url"
 	"strconv"
 
@@ -142,6 +143,9 @@ type ListQuery struct {
 	// Array says the twin declared the list a bare array (list = "array")
 	// rather than the dialect's own list shape.
 	Array bool
+	// Envelope is the object a list = "envelope" resource answers its
+	// page in; nil for another list.
+	Envelope *Envelope
 	// URL is the list's own path, for an envelope that names it.
 	URL string
 	// Link is the absolute URL of the page numbered page of this list,
@@ -149,6 +153,37 @@ type ListQuery struct {
 	Link func(param string, page int) string
 	// Here is where the list was asked for, for links to its pages.
 	Here Here
+}
+
+// Envelope is a list's page put in one member of an object (list_key
+// and list_body in twin.toml).
+type Envelope struct {
+	Key  string
+	Body map[string]json.RawMessage // the other members, as JSON
+}
+
+// Wrap is the envelope's JSON with page (a JSON array) as its Key
+// member, members in sorted order.
+func (e *Envelope) Wrap(page []byte) []byte {
+	m := make(map[string]json.RawMessage, len(e.Body)+1)
+	for k, v := range e.Body {
+		m[k] = v
+	}
+	m[e.Key] = page
+	b, err := json.Marshal(m)
+	if err != nil {
+		return page // unreachable: every member is JSON
+	}
+	return b
+}
+
+// NewEnvelope reads list_key and list_body; nil when body is no object.
+func NewEnvelope(key, body string) *Envelope {
+	var m map[string]json.RawMessage
+	if key == "" || json.Unmarshal([]byte(body), &m) != nil || m == nil {
+		return nil
+	}
+	return &Envelope{Key: key, Body: m}
 }
 
 // Here is where a request was sent: the parts of its absolute URL, kept

@@ -32,6 +32,16 @@ func (Dialect) Errors() map[string]dialect.Shape {
 	}
 }
 
+// List pages a list as the base dialect does (a bare array with a Link
+// header); an envelope list answers that page in its envelope's member.
+func (d Dialect) List(q *dialect.ListQuery) (*dialect.ListAnswer, *dialect.Refusal) {
+	page, refused := d.Base.List(q)
+	if refused == nil && q.Envelope != nil {
+		page.Body = q.Envelope.Wrap(page.Body)
+	}
+	return page, refused
+}
+
 // NewID mints a string id as its prefix and 32 lowercase hexadecimal
 // digits, the shape most descriptions' id patterns allow (Twilio's
 // ^AC[0-9a-fA-F]{32}$, a uuid's digits), from the session's generator
