@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -86,19 +87,40 @@ func (r *restImport) Resources() ([]format.Resource, error) {
 	return out, nil
 }
 
-// Errors are RFC 9457 problem details.
+// Errors are the description's own error schema (errorSchema), each
+// kind's sentence in its message fields, else RFC 9457 problem details.
 func (r *restImport) Errors() format.Errors {
-	r.im.report.AddInferred("errors", "schema", "problem+json", "the rest dialect's RFC 9457 problem details", 1)
-	problem := func(status int, title, detail string) *format.Answer {
-		return &format.Answer{Status: status, Body: Compact(map[string]any{"type": "about:blank", "title": title, "status": status, "detail": detail})}
+	type kind struct {
+		answer          **format.Answer
+		status          int
+		title, sentence string
 	}
-	return format.Errors{
-		NotFound:        problem(404, "Not Found", "No such {object}: '{id}'"),
-		InvalidRequest:  problem(400, "Bad Request", "{message}"),
-		Idempotency:     problem(409, "Conflict", "Idempotency-Key '{id}' was used with different parameters: use a new key"),
-		RateLimited:     problem(429, "Too Many Requests", "Too many requests: slow down"),
-		UnexpectedState: problem(409, "Conflict", "This {object} is {status}: you cannot {action} it"),
+	var e format.Errors
+	kinds := []kind{
+		{&e.NotFound, 404, "Not Found", "No such {object}: '{id}'"},
+		{&e.InvalidRequest, 400, "Bad Request", "{message}"},
+		{&e.Idempotency, 409, "Conflict", "Idempotency-Key '{id}' was used with different parameters: use a new key"},
+		{&e.RateLimited, 429, "Too Many Requests", "Too many requests: slow down"},
+		{&e.UnexpectedState, 409, "Conflict", "This {object} is {status}: you cannot {action} it"},
 	}
+	if s, n := errorSchema(r.im.ops); s != nil {
+		ok := true
+		for _, k := range kinds {
+			if *k.answer = r.im.errorAnswer(s, k.status, k.sentence); *k.answer == nil {
+				ok = false
+			}
+		}
+		if ok {
+			r.im.report.AddInferred("errors", "schema", RefName(s), fmt.Sprintf("the error schema %d of the description's 4xx and default answers name", n), 0.8)
+			return e
+		}
+		r.im.report.AddUnresolved("errors", "the description's error schema "+RefName(s)+" has no free-text field to say what is wrong in: errors are RFC 9457 problem details", "medium")
+	}
+	r.im.report.AddInferred("errors", "schema", "problem+json", "the rest dialect's RFC 9457 problem details: the description names no error schema", 1)
+	for _, k := range kinds {
+		*k.answer = &format.Answer{Status: k.status, Body: Compact(map[string]any{"type": "about:blank", "title": k.title, "status": k.status, "detail": k.sentence})}
+	}
+	return e
 }
 
 // Routes are template answers: an example, else a sample. A #fragment

@@ -70,10 +70,21 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 	fr.Skeleton = Compact(r.skeleton(ref, mt, props))
 	im.Claim("GET", get.Path, name)
 	if hasList {
-		if _, s, _ := Success(list.Op); s != nil && s.Value != nil && s.Value.Type.Is("array") {
+		_, s, lmt := Success(list.Op)
+		switch key := listKey(s); {
+		case s != nil && s.Value != nil && s.Value.Type.Is("array"):
 			fr.List = "array"
-		} else {
-			im.report.AddUnresolved(p.coll, "the list answers no bare array: served in the dialect's list shape, which its description does not declare", "low")
+			im.report.AddInferred(name, "list", "array", "the list answers a bare array", 1)
+		case key != "":
+			body, _ := r.im.restExample(s, lmt).(map[string]any)
+			if body == nil {
+				body = map[string]any{}
+			}
+			body[key] = []any{}
+			fr.List, fr.ListKey, fr.ListBody = "envelope", key, Compact(body)
+			im.report.AddInferred(name, "list", "envelope "+key, "the list answers an object whose one array member is "+key, 0.8)
+		default:
+			im.report.AddUnresolved(p.coll, "the list answers neither a bare array nor an object with one array member: served as a bare array, which its description does not declare", "low")
 		}
 		im.Claim("GET", list.Path, name)
 	} else {
@@ -253,4 +264,24 @@ func sortedRefKeys(m map[string]*openapi3.SchemaRef) []string {
 	}
 	sortStrings(keys)
 	return keys
+}
+
+// listKey is the member of a list answer that holds the page: the one
+// array property of an object schema (Box's entries, Jira's values,
+// Twilio's accounts beside meta), or "".
+func listKey(s *openapi3.SchemaRef) string {
+	if s == nil || s.Value == nil {
+		return ""
+	}
+	props, _ := mergedProps(s.Value, 0)
+	key := ""
+	for _, k := range sortedRefKeys(props) {
+		if v := props[k].Value; v != nil && v.Type.Is("array") {
+			if key != "" {
+				return ""
+			}
+			key = k
+		}
+	}
+	return key
 }

@@ -1,0 +1,91 @@
+package openapi
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wraithdev/wraith/twin/format"
+)
+
+// errorSchema is the description's own error answer: the JSON schema its
+// 4xx and default responses name most often (ties to the smaller name),
+// and how many name it. Nil when they name none that is an object.
+func errorSchema(ops []Operation) (*openapi3.SchemaRef, int) {
+	count := map[string]int{}
+	byName := map[string]*openapi3.SchemaRef{}
+	for _, o := range ops {
+		if o.Op.Responses == nil {
+			continue
+		}
+		for code, r := range o.Op.Responses.Map() {
+			if !(code == "default" || (len(code) == 3 && code[0] == '4')) || r == nil || r.Value == nil {
+				continue
+			}
+			mt := JSONMedia(r.Value.Content)
+			if mt == nil || mt.Schema == nil || mt.Schema.Value == nil || !mt.Schema.Value.Type.Is("object") {
+				continue
+			}
+			name := RefName(mt.Schema)
+			if name == "" {
+				continue // an inline schema is one operation's, not the API's
+			}
+			count[name]++
+			byName[name] = mt.Schema
+		}
+	}
+	names := make([]string, 0, len(count))
+	for n := range count {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if count[names[i]] != count[names[j]] {
+			return count[names[i]] > count[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	if len(names) == 0 {
+		return nil, 0
+	}
+	return byName[names[0]], count[names[0]]
+}
+
+// messageFields are the names an error schema's human-readable sentence
+// goes in, statusFields those its HTTP status goes in.
+var (
+	messageFields = map[string]bool{"message": true, "detail": true, "error": true, "error_description": true, "title": true, "description": true, "errorMessage": true, "error_message": true}
+	statusFields  = map[string]bool{"status": true, "status_code": true, "statusCode": true, "code": true}
+)
+
+// errorAnswer is one error answer in the description's error schema:
+// its example or sample, with the sentence in every free-text message
+// field (an array of strings holds it as its one item, as Jira's
+// errorMessages) and the status in an integer status field. Nil when the
+// schema has no field to say the sentence in.
+func (im *Importer) errorAnswer(s *openapi3.SchemaRef, status int, sentence string) *format.Answer {
+	v, ok := im.restExample(s, nil).(map[string]any)
+	if !ok {
+		return nil
+	}
+	props, _ := mergedProps(s.Value, 0)
+	said := false
+	for _, k := range sortedRefKeys(props) {
+		p := props[k].Value
+		if p == nil {
+			continue
+		}
+		switch {
+		case messageFields[k] && p.Type.Is("string") && len(p.Enum) == 0 && p.Pattern == "" && p.Format == "":
+			v[k], said = sentence, true
+		case strings.Contains(strings.ToLower(k), "message") && p.Type.Is("array") && p.Items != nil && p.Items.Value != nil && p.Items.Value.Type.Is("string"):
+			v[k], said = []any{sentence}, true
+		case statusFields[k] && p.Type.Is("integer") && len(p.Enum) == 0:
+			v[k] = status
+		}
+	}
+	if !said {
+		return nil
+	}
+	return &format.Answer{Status: status, Body: Compact(v)}
+}
