@@ -27,7 +27,15 @@ func (im *Importer) restExample(s *openapi3.SchemaRef, mt *openapi3.MediaType) a
 			}
 		}
 	}
-	return restFormats(withFormats(im.sp.sample(s), s, 0), s, 0)
+	v := restFormats(withFormats(im.sp.sample(s), s, 0), s, 0)
+	if validates(s, v) {
+		return v
+	}
+	// The sampler takes a oneOf's first branch and an object's required
+	// properties as it finds them; conform repairs what that left
+	// against the schema (a branch's required property, an enum).
+	v, _ = im.Conform(v, s)
+	return restFormats(v, s, 0)
 }
 
 func firstBranch(s *openapi3.SchemaRef) *openapi3.SchemaRef {
