@@ -14,26 +14,26 @@ import (
 // addressed, scoped, numbered, listed and answered. What a resource
 // leaves out is its dialect's default (dialect.Defaults).
 type Keys struct {
-	Keyed          bool     // stored under an address built from its path, not its id
-	KeyField       string   // the field the item path's last parameter names
-	KeyParam       string   // that parameter's name
-	KeyPrefix      string   // what the field has before the path's value ("refs/")
-	AddrParams     []string // the item path's other parameters, in order
-	IDKind         string   // "string", "integer" or "none"
-	Parents        []string
-	ParentDefaults map[string]string
-	Counter        string
-	Array          bool // lists are bare arrays paged by Link headers
+	Keyed          bool              // stored under an address built from its path, not its id
+	KeyField       string            // the field the item path's last parameter names
+	KeyParam       string            // that parameter's name
+	KeyPrefix      string            // what the field has before the path's value ("refs/")
+	AddrParams     []string          // the item path's other parameters, in order
+	IDKind         string            // "string", "integer" or "none"
+	Parents        []string          // path parameters that scope it (a repository's owner and repo)
+	ParentDefaults map[string]string // a parent's value when the path names none
+	Counter        string            // the counter its key is numbered from, per scope ("" for none)
+	Array          bool              // lists are bare arrays paged by Link headers
 	ListDefaults   []Filter
 	CreateStatus   int
 	DeleteStatus   int
-	Required       []string
-	Class          string
-	RFC3339        bool
-	Computed       []Computed
+	Required       []string   // parameters a create must send
+	Class          string     // the name a validation error gives it
+	RFC3339        bool       // times are RFC 3339 text, not unix seconds
+	Computed       []Computed // fields set on every write
 	UpdateRules    []Rule
-	Members        []*Member
-	Typed          bool // its objects name their type in "object" (dialect.Defaults.Typed)
+	Members        []*Member // sub-collections kept in its fields
+	Typed          bool      // its objects name their type in "object" (dialect.Defaults.Typed)
 }
 
 // Computed is a field set on every write from a template.

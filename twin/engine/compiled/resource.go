@@ -18,21 +18,21 @@ type Resource struct {
 	Name       string
 	Collection string
 	IDPrefix   string
-	Index      int // its place among the twin's resources, from 0, for what the engine keeps per resource
-	Skeleton   *object.Object
+	Index      int              // its place among the twin's resources, from 0, for what the engine keeps per resource
+	Skeleton   *object.Object   // what a create starts from, scrubbed
 	Encoded    *object.Skeleton // Skeleton's encoding, scrubbed: what written entities are kept as patches over
 	Shape      *object.Object   // the first recorded object of this type, if any
-	Timestamps []string
-	Create     []Rule
-	Delete     string  // "not_found", "tombstone", "none", "action"
-	Deleted    *Shaped // tombstone answer, for delete = "tombstone"
-	OnDelete   *Action // what DELETE runs, for delete = "action"
-	NotFound   *Shaped
+	Timestamps []string         // fields a create sets to the session's time
+	Create     []Rule           // a create's rules: the first that holds applies
+	Delete     string           // "not_found", "tombstone", "none", "action"
+	Deleted    *Shaped          // tombstone answer, for delete = "tombstone"
+	OnDelete   *Action          // what DELETE runs, for delete = "action"
+	NotFound   *Shaped          // the resource's own not-found answer, else the twin's
 	Actions    []*Action
-	Immutable  map[string]bool
-	ListURL    string
-	Keys       *Keys   // how it is addressed, scoped, numbered, listed; see keys.go
-	Nested     *Nested // nested defaults and expansions; see nested.go
+	Immutable  map[string]bool // fields no write may change (id and object always)
+	ListURL    string          // the url a list envelope names
+	Keys       *Keys           // how it is addressed, scoped, numbered, listed; see keys.go
+	Nested     *Nested         // nested defaults and expansions; see nested.go
 	// Deep says a create must copy the skeleton deeply: an expansion or
 	// a computed field sets a field inside one of its nested objects,
 	// which a shallow copy shares with the skeleton.
@@ -42,10 +42,10 @@ type Resource struct {
 // Action is a compiled format.Action: a state-machine transition.
 type Action struct {
 	Name     string
-	From     map[string]bool
-	FromList []string
+	From     map[string]bool // the statuses the action starts from; none for any
+	FromList []string        // the same, in twin.toml's order, for messages
 	Rules    []Rule
-	Params   []string
+	Params   []string // the parameters it copies; nil for all
 }
 
 // Rule is a compiled format.Rule: where every condition holds, its

@@ -178,7 +178,7 @@ func (f *FixtureError) Error() string {
 }
 
 // Fixtures returns the qualified names of every fixture set, sorted.
-func (t *Twin) Fixtures() []string { return t.fixtures }
+func (t *Twin) Fixtures() []string { return slices.Clone(t.fixtures) }
 
 // World returns the starting world of a qualified fixture name, "" for
 // the recorded world, or nil for none.
