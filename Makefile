@@ -172,11 +172,18 @@ soak:
 # The panel of real API descriptions (panel/descriptions.tsv, pinned by
 # npm package, version and sha256) imported, served and driven through a
 # flow and a validation sweep, with a table per description
-# (docs/import.md). Not in the default test run: it fetches about 50 MB
-# of packages once into .panel/ (git-ignored) and takes a minute or two.
+# (docs/import.md), beside Prism's mock server (pinned here, installed
+# with npm into .panel/prism) driven alike. Not in the default test run:
+# it fetches about 50 MB of packages and Prism once into .panel/
+# (git-ignored) and takes a few minutes.
+PRISM := @stoplight/prism-cli@5.14.2
 panel:
 	@command -v npm >/dev/null 2>&1 || { echo "panel: npm is not installed: install Node.js and npm, which fetch the panel's packages" >&2; exit 1; }
 	sh panel/fetch.sh .panel
+	@if ! grep -qx '$(PRISM)' .panel/prism/installed 2>/dev/null; then echo "panel: npm install $(PRISM) into .panel/prism" >&2; \
+	  mkdir -p .panel/prism && npm install --prefix .panel/prism --no-save --no-audit --no-fund --silent '$(PRISM)' >/dev/null \
+	  && echo '$(PRISM)' > .panel/prism/installed \
+	  || echo "panel: npm could not install $(PRISM): the table will have wraith's rows only" >&2; fi
 	$(GO) test -tags panel -count=1 -v -run '^TestPanel$$' ./panel
 
 clean:

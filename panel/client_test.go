@@ -32,6 +32,9 @@ type client struct {
 	row   *row
 	index map[string]openapi.Operation // "METHOD shape" of the served path -> operation
 	http  http.Client
+	// noBase sends paths without the servers' base path, as Prism
+	// serves them.
+	noBase bool
 }
 
 // shape is a path template with its parameters' names blanked, so a twin
@@ -100,6 +103,9 @@ func (c *client) send(session, method, path string, op *openapi.Operation, body 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if c.noBase && op != nil {
+		path = strings.TrimPrefix(path, openapi.BasePath(c.doc, op.Path, op.Op))
+	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
 		c.t.Fatal(err)
@@ -109,6 +115,10 @@ func (c *client) send(session, method, path string, op *openapi.Operation, body 
 	}
 	req.Header.Set("X-Wraith-Session", session)
 	req.Header.Set("Accept", "application/json")
+	// A redirect is an answer like any other, and is never followed:
+	// Prism redirects to the description's URLs, which are off this
+	// machine.
+	c.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := c.http.Do(req)
 	if err != nil {
 		c.t.Fatalf("%s %s: %v", method, path, err)

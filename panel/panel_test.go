@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,16 +87,29 @@ type row struct {
 // fails the test: make panel fetches them first.
 func TestPanel(t *testing.T) {
 	wraith := bins.Path(t, "./cmd/wraith")
+	prism := filepath.Join("..", ".panel", "prism", "node_modules", ".bin", "prism")
+	if !fileExists(prism) {
+		prism = ""
+		t.Log("Prism is not installed in .panel/prism (make panel installs it): the table has wraith's rows only")
+	}
 	var rows []*row
 	for _, d := range readPanel(t) {
 		r := &row{name: d.name}
 		rows = append(rows, r)
-		t.Run(d.name, func(t *testing.T) { runOne(t, wraith, d, r) })
+		var tw *format.Twin
+		t.Run(d.name, func(t *testing.T) { tw = runOne(t, wraith, d, r) })
+		if prism != "" && tw != nil {
+			pr := &row{name: d.name + " (prism)", bytes: r.bytes, ops: r.ops, resources: r.resources}
+			rows = append(rows, pr)
+			t.Run(d.name+"/prism", func(t *testing.T) { runPrism(t, prism, d, tw, pr) })
+		}
 	}
 	report(t, rows)
 }
 
-func runOne(t *testing.T, wraith string, d description, r *row) {
+// runOne imports and serves one description, runs the flows and the
+// sweep, and returns the imported twin for Prism's run.
+func runOne(t *testing.T, wraith string, d description, r *row) *format.Twin {
 	spec := specFile(d)
 	b, err := os.ReadFile(spec)
 	if err != nil {
@@ -128,11 +142,55 @@ func runOne(t *testing.T, wraith string, d description, r *row) {
 	r.resources, r.ops = len(tw.Manifest.Resources), len(openapi.OperationsOf(doc))
 	srv := startServe(t, wraith, twinDir, r)
 	c := &client{t: t, base: srv, doc: doc, row: r, index: indexOps(doc)}
+	drive(c, tw)
+	return tw
+}
+
+// drive runs every resource's flow, then the sweep.
+func drive(c *client, tw *format.Twin) {
 	for i := range tw.Manifest.Resources {
-		res := &tw.Manifest.Resources[i]
-		flow(c, res)
+		flow(c, &tw.Manifest.Resources[i])
 	}
 	sweep(c, tw.Manifest.Resources)
+}
+
+// runPrism serves the description with Prism's mock server and drives it
+// as the twin was driven, through the twin's resources: Prism answers
+// from the description alone (no state, no sessions) and serves paths
+// without the servers' base path.
+func runPrism(t *testing.T, prism string, d description, tw *format.Twin, r *row) {
+	b, err := os.ReadFile(specFile(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close() // Prism binds it itself; another process taking it first fails the wait below
+	cmd := exec.Command(prism, "mock", specFile(d), "-h", "127.0.0.1", "-p", strconv.Itoa(port))
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	testbin.WaitUntil(t, 60*time.Second, "Prism to listen", func() bool {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	r.startMS = time.Since(start).Milliseconds()
+	r.rssKiB = rss(cmd.Process.Pid)
+	c := &client{t: t, base: base, doc: doc, row: r, index: indexOps(doc), noBase: true}
+	drive(c, tw)
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -181,17 +239,29 @@ func rss(pid int) int64 {
 // of them go to .panel/failures.txt.
 func report(t *testing.T, rows []*row) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-22s %8s %5s %4s %9s %8s %7s %11s %10s %11s %10s %6s\n", "description", "KB", "ops", "res", "import ms", "start ms", "RSS MiB", "flow", "answered", "valid", "undeclared", "misses")
-	var fp, fs, an, va, un int
+	fmt.Fprintf(&b, "\n%-30s %8s %5s %4s %9s %8s %7s %11s %10s %11s %10s %6s\n", "description", "KB", "ops", "res", "import ms", "start ms", "RSS MiB", "flow", "answered", "valid", "undeclared", "misses")
+	type total struct{ fp, fs, an, va, un int }
+	var wraith, prism total
 	for _, r := range rows {
 		if r.err != "" {
-			fmt.Fprintf(&b, "%-22s %s\n", r.name, r.err)
+			fmt.Fprintf(&b, "%-30s %s\n", r.name, r.err)
 			continue
 		}
-		fmt.Fprintf(&b, "%-22s %8d %5d %4d %9d %8d %7.1f %5d/%-5d %10d %5d/%-5d %10d %6d\n", r.name, r.bytes/1000, r.ops, r.resources, r.importMS, r.startMS, float64(r.rssKiB)/1024, r.flowPass, r.flowSteps, r.answered, r.valid, r.answered, r.undeclared, r.misses)
-		fp, fs, an, va, un = fp+r.flowPass, fs+r.flowSteps, an+r.answered, va+r.valid, un+r.undeclared
+		fmt.Fprintf(&b, "%-30s %8d %5d %4d %9d %8d %7.1f %5d/%-5d %10d %5d/%-5d %10d %6d\n", r.name, r.bytes/1000, r.ops, r.resources, r.importMS, r.startMS, float64(r.rssKiB)/1024, r.flowPass, r.flowSteps, r.answered, r.valid, r.answered, r.undeclared, r.misses)
+		tt := &wraith
+		if strings.HasSuffix(r.name, "(prism)") {
+			tt = &prism
+		}
+		tt.fp, tt.fs, tt.an, tt.va, tt.un = tt.fp+r.flowPass, tt.fs+r.flowSteps, tt.an+r.answered, tt.va+r.valid, tt.un+r.undeclared
 	}
-	fmt.Fprintf(&b, "%-22s %8s %5s %4s %9s %8s %7s %5d/%-5d %10d %5d/%-5d %10d\n", "all", "", "", "", "", "", "", fp, fs, an, va, an, un)
+	for _, tt := range []struct {
+		name string
+		t    total
+	}{{"all (wraith)", wraith}, {"all (prism)", prism}} {
+		if tt.t.an > 0 {
+			fmt.Fprintf(&b, "%-30s %8s %5s %4s %9s %8s %7s %5d/%-5d %10d %5d/%-5d %10d\n", tt.name, "", "", "", "", "", "", tt.t.fp, tt.t.fs, tt.t.an, tt.t.va, tt.t.an, tt.t.un)
+		}
+	}
 	for _, r := range rows {
 		for i, f := range r.failures {
 			if i == 12 {
