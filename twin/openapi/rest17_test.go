@@ -134,3 +134,23 @@ func TestRestServedTwilioShaped(t *testing.T) {
 		t.Errorf("read after delete: want 404, have %d", status)
 	}
 }
+
+// TestRestIDPrefixFromPattern: a key pattern of prefixes and 32
+// hexadecimal digits gives its first prefix; another gives the name's.
+func TestRestIDPrefixFromPattern(t *testing.T) {
+	for _, c := range []struct{ pattern, want string }{
+		{`^CA[0-9a-fA-F]{32}$`, "CA"},
+		{`^(SM|MM)[0-9a-fA-F]{32}$`, "SM"},
+		{`^CA[0-9]{32}$`, "call_"},
+		{`^[0-9a-fA-F]{32}$`, "call_"},
+	} {
+		spec := strings.Replace(callsSpec, `^CA[0-9a-fA-F]{32}$`, c.pattern, 1)
+		res, err := openapi.Import([]byte(spec), openapi.Options{Dialects: importers.All()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if have := res.Twin.Manifest.Resources[0].IDPrefix; have != c.want {
+			t.Errorf("pattern %s: want id_prefix %q, have %q", c.pattern, c.want, have)
+		}
+	}
+}

@@ -16,11 +16,12 @@ import (
 // for the resource goes first.
 var keyNames = []string{"id", "sid", "gid", "key", "number", "uuid"}
 
-// hexIDPattern is a key pattern of a literal prefix and 32 hexadecimal
-// digits (Twilio's ^AC[0-9a-fA-F]{32}$), which the rest dialect's ids
-// (a prefix and 32 hexadecimal digits) match when the prefix is the
-// pattern's.
-var hexIDPattern = regexp.MustCompile(`^\^([A-Za-z]{1,8})\[0-9a-fA-F\]\{32\}\$$`)
+// hexIDPattern is a key pattern of a literal prefix, or prefixes to
+// choose from, and 32 hexadecimal digits (Twilio's ^AC[0-9a-fA-F]{32}$,
+// ^(SM|MM)[0-9a-fA-F]{32}$), which the rest dialect's ids (a prefix and
+// 32 hexadecimal digits) match when the prefix is the pattern's (the
+// first of several).
+var hexIDPattern = regexp.MustCompile(`^\^\(?([A-Za-z]{1,8})(?:\|[A-Za-z]{1,8})*\)?\[0-9a-fA-F\]\{32\}\$$`)
 
 // resource infers one resource from a collection/item pair, or reports
 // why the pair is served as templates.
