@@ -30,7 +30,8 @@ func (Base) Defaults() Defaults {
 	return Defaults{CreateStatus: http.StatusOK, DeleteStatus: http.StatusOK, IDKind: "string"}
 }
 
-// Decoding is canon's, as the Content-Type says.
+// Decoding is its own (Params and FlatParams): a dialect that embeds Base
+// and reads parameters as canon does says so (Decoding.Canon).
 func (Base) Decoding() Decoding { return Decoding{} }
 
 // Params reads the request with canon.Params.

@@ -29,10 +29,10 @@ type Dialect interface {
 	// Defaults are what a resource that declares none of it is.
 	Defaults() Defaults
 
-	// Decoding is how the provider reads a request's parameters, as data
-	// for package canon, whose decoders the engine calls directly (a
-	// decoder called through an interface would move its stack buffer to
-	// the heap on every write).
+	// Decoding says whether the provider reads parameters exactly as
+	// package canon does, so that the engine calls canon's decoders
+	// itself: a decoder called through this interface would move the
+	// write path's stack buffer to the heap on every write.
 	Decoding() Decoding
 	// Params reads a request's parameters into a tree: names to strings,
 	// nested maps and lists, as the provider's clients send them.
@@ -88,14 +88,13 @@ type Shape struct {
 	Body        string
 }
 
-// Decoding is how a provider reads a request's parameters where providers
-// differ; everything else is package canon's one syntax (bracketed forms,
-// JSON, the query).
+// Decoding is how a dialect's parameters are read.
 type Decoding struct {
-	// JSONBody reads a body that is a JSON object as JSON whatever its
-	// Content-Type says, as GitHub does (its own docs send JSON with
-	// curl -d, which says form encoding).
-	JSONBody bool
+	// Canon says they are package canon's syntax as the Content-Type
+	// says (bracketed forms, JSON, the query) and nothing more: the
+	// engine reads them with canon, and Params and FlatParams are not
+	// called. A dialect that reads them otherwise leaves it false.
+	Canon bool
 }
 
 // Credentials are what an Authorization header carries: a token (Bearer,

@@ -106,6 +106,7 @@ type Engine struct {
 	twin     *compiled.Twin // read-only: see package compiled
 	opts     Options
 	dialect  dialect.Dialect
+	canon    bool // the dialect reads parameters as package canon does (dialect.Decoding)
 	now      func() time.Time
 	log      hclog.Logger
 	scrub    *scrub.Scrubber
@@ -144,6 +145,7 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	e := &Engine{
 		opts:    opts,
 		dialect: opts.Dialect,
+		canon:   opts.Dialect.Decoding().Canon,
 		now:     opts.Now,
 		log:     opts.Logger,
 		scrub:   opts.Scrubber,

@@ -201,10 +201,11 @@ func setKey(o *object.Object, res *compiled.Resource, req *request, scrub func(s
 // resource, its key from the counter of its scope.
 func (e *Engine) fillIDs(st *session.State, res *compiled.Resource, scope []string, o *object.Object) {
 	x := res.Keys
-	switch id := e.dialect.NewID(st, x.IDKind, res.IDPrefix).(type) {
+	id := e.dialect.NewID(st, x.IDKind, res.IDPrefix)
+	switch id.(type) {
 	case nil:
 	case string:
-		o.Set("id", e.scrubbed("id", id))
+		o.Set("id", e.scrubbed("id", id)) // id as it is: a string made an interface again would be a copy
 	default:
 		o.Set("id", id)
 	}

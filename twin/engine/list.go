@@ -3,9 +3,7 @@ package engine
 import (
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/engine/compiled"
@@ -65,7 +63,7 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 		Object: res.Name,
 		Array:  x.Array,
 		URL:    url,
-		Link:   req.pageLink,
+		Here:   dialect.Here{TLS: req.tls, Host: req.host, Prefix: req.prefix, Path: req.path, Query: req.query},
 	})
 	if refused != nil {
 		e.invalid(a, refused.Param, refused.Message)
@@ -84,15 +82,6 @@ func (l entities) Len() int                            { return len(l) }
 func (l entities) ID(i int) string                     { return l[i].ID }
 func (l entities) BodyLen(i int) int                   { return l[i].BodyLen() }
 func (l entities) AppendBody(dst []byte, i int) []byte { return l[i].AppendBody(dst) }
-
-// pageLink is the absolute URL of this request with param set to page,
-// for a list's Link header: it leads back to the session when the path
-// named it (baseURL).
-func (req *request) pageLink(param string, page int) string {
-	q, _ := url.ParseQuery(req.query)
-	q.Set(param, strconv.Itoa(page))
-	return req.baseURL() + req.path + "?" + q.Encode()
-}
 
 func dropFilter(fs []compiled.Filter, field string) []compiled.Filter {
 	out := fs[:0]

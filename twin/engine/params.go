@@ -27,12 +27,15 @@ func problem(kind dialect.Kind, param, value string) *paramError {
 
 // setter sets a write's parameters onto an object the way the provider
 // stores them: its dialect's value rules (d), the resource's nested
-// defaults (fill, nil when it has none), and the session's scrubber
-// (scrub, nil for none).
+// defaults (fill, nil when it has none), and the engine's scrubber with
+// the session's verbatim fields (e and keep; no scrub when e is nil).
+// It holds the engine, not a scrub func: a func value here would be
+// allocated on every write.
 type setter struct {
-	d     dialect.Dialect
-	fill  *filler
-	scrub func(field string, v any) any
+	d    dialect.Dialect
+	fill *filler
+	e    *Engine
+	keep []string
 }
 
 // reqParams is a write's parameters as the setter applies them: by name,
@@ -50,7 +53,16 @@ type reqParams struct {
 // flat (the dialect's fast path), else as params does, answering 400 when
 // it cannot.
 func (e *Engine) writeParams(req *request, a *answer, buf []canon.FlatParam) (reqParams, bool) {
-	if flat, ok := e.dialect.FlatParams(buf, req.ctype, req.body, req.query); ok {
+	var flat []canon.FlatParam
+	var ok bool
+	if e.canon {
+		flat, ok = canon.FlatParams(buf, req.ctype, req.body, req.query)
+	} else {
+		// buf is never handed to the interface: it would escape, and be
+		// allocated on every write of every dialect.
+		flat, ok = e.dialect.FlatParams(nil, req.ctype, req.body, req.query)
+	}
+	if ok {
 		return reqParams{flat: flat}, true
 	}
 	tree, ok := e.params(req, a)
@@ -163,8 +175,8 @@ func (w *setter) apply(o *object.Object, p reqParams, immutable map[string]bool,
 		if err != nil {
 			return nil, err
 		}
-		if w.scrub != nil {
-			v = w.scrub(k, v)
+		if w.e != nil {
+			v = w.e.scrubbedKeep(w.keep, k, v)
 		}
 		o.Set(k, v)
 	}
@@ -450,7 +462,13 @@ func isInteger(n json.Number) bool {
 // params decodes the request's parameters as the dialect reads them,
 // answering 400 when it cannot.
 func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
-	p, err := e.dialect.Params(req.ctype, req.body, req.query)
+	var p map[string]any
+	var err error
+	if e.canon {
+		p, err = canon.Params(req.ctype, req.body, req.query)
+	} else {
+		p, err = e.dialect.Params(req.ctype, req.body, req.query)
+	}
 	if err != nil {
 		if ne, ok := err.(*canon.NumberError); ok {
 			e.refuse(a, dialect.Problem{Kind: dialect.InvalidNumber, Param: ne.Param, Detail: ne.Error()})
@@ -464,7 +482,7 @@ func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
 
 // setterFor is how a write of res in st sets its parameters onto o.
 func (e *Engine) setterFor(res *compiled.Resource, st *session.State, o *object.Object, now int64) setter {
-	return setter{d: e.dialect, fill: fillerFor(res, e.dialect, st, o, now), scrub: e.scrubFor(st)}
+	return setter{d: e.dialect, fill: fillerFor(res, e.dialect, st, o, now), e: e, keep: st.PIIVerbatim()}
 }
 
 // fillerFor returns nil when the resource declares no nested defaults,

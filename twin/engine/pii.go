@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/object"
-	"github.com/wraithdev/wraith/twin/session"
 )
 
 // Personal data in what the engine stores and serves. Recordings reach
@@ -27,17 +26,6 @@ func (e *Engine) scrubObject(o *object.Object) { e.scrubObjectKeep(nil, o) }
 // their world is built, and a recorded entity when a write first takes it
 // up (see current).
 func (e *Engine) scrubbed(field string, v any) any { return e.scrubbedKeep(nil, field, v) }
-
-// scrubFor returns the scrub of values that st's session stores: scrubbed,
-// with the session's own verbatim fields left as they are. Without such
-// fields it is scrubbed itself, and costs nothing more.
-func (e *Engine) scrubFor(st *session.State) func(field string, v any) any {
-	keep := st.PIIVerbatim()
-	if len(keep) == 0 {
-		return e.scrubbed
-	}
-	return func(field string, v any) any { return e.scrubbedKeep(keep, field, v) }
-}
 
 // isPII reports whether values under field are tokenized for a session
 // that keeps the fields keep verbatim.

@@ -21,6 +21,9 @@ func New() Dialect { return Dialect{} }
 // Name is "github".
 func (Dialect) Name() string { return "github" }
 
+// Decoding is canon's.
+func (Dialect) Decoding() dialect.Decoding { return dialect.Decoding{Canon: true} }
+
 // Defaults: creates answer 201, deletes 204 with no body, ids are
 // integers.
 func (Dialect) Defaults() dialect.Defaults {

@@ -23,6 +23,9 @@ func New() Dialect { return Dialect{} }
 // Name is "stripe".
 func (Dialect) Name() string { return "stripe" }
 
+// Decoding is canon's.
+func (Dialect) Decoding() dialect.Decoding { return dialect.Decoding{Canon: true} }
+
 // Defaults: creates and deletes answer 200 (a delete with the deleted
 // object), ids are prefixed strings, and every object names its type.
 func (Dialect) Defaults() dialect.Defaults {
