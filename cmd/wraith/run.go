@@ -131,6 +131,13 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	}
 	env := childEnv(os.Environ(), router.CA().CertFile, opts.Session)
 
+	// Caught from before the command starts: a signal that came between
+	// its start and the wait would otherwise end only wraith run's context
+	// and never reach the command.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH)
+	defer signal.Stop(sigs)
+
 	var sb *netns.Sandbox
 	if opts.Isolation != isolationProxy {
 		exe, err := os.Executable()
@@ -170,7 +177,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 			return fmt.Errorf("start %s: %w", opts.Argv[0], err)
 		}
 	}
-	return waitChild(sb, onTerminal(f.Stdin))
+	return waitChild(sb, sigs, onTerminal(f.Stdin))
 }
 
 // onTerminal reports whether r is a terminal: then a Ctrl-C or Ctrl-\
@@ -191,10 +198,7 @@ const fallbackWarning = "the command reaches the twins only through proxy variab
 // waitChild waits for the command, passing on the signals wraith run gets
 // (but the terminal's own, when the terminal sends them to both), and
 // returns its exit status as wraith run's.
-func waitChild(sb *netns.Sandbox, terminal bool) error {
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH)
-	defer signal.Stop(sigs)
+func waitChild(sb *netns.Sandbox, sigs <-chan os.Signal, terminal bool) error {
 	done := make(chan struct{})
 	go func() {
 		for {

@@ -365,6 +365,14 @@ func TestRunOwnTwins(t *testing.T) {
 			t.Fatalf("want ready, have %q", line)
 		}
 		cmd.Process.Signal(syscall.SIGTERM)
+		// Bounded: a signal that never reached the command would leave it
+		// sleeping.
+		timer := time.AfterFunc(30*time.Second, func() {
+			t.Error("the command did not exit within 30 s of SIGTERM to wraith run")
+			cmd.Process.Kill()
+		})
+		defer timer.Stop()
+		cmd.WaitDelay = time.Second
 		err = cmd.Wait()
 		if code := cmd.ProcessState.ExitCode(); code != 42 {
 			t.Errorf("want the command's exit 42, have %d (%v)", code, err)
