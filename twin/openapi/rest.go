@@ -99,9 +99,13 @@ func (r *restImport) Errors() format.Errors {
 	kinds := []kind{
 		{&e.NotFound, 404, "Not Found", "No such {object}: '{id}'"},
 		{&e.InvalidRequest, 400, "Bad Request", "{message}"},
+		{&e.Validation, validationStatus(r.im.ops), "Unprocessable Content", "{param}: {code}"},
 		{&e.Idempotency, 409, "Conflict", "Idempotency-Key '{id}' was used with different parameters: use a new key"},
 		{&e.RateLimited, 429, "Too Many Requests", "Too many requests: slow down"},
 		{&e.UnexpectedState, 409, "Conflict", "This {object} is {status}: you cannot {action} it"},
+	}
+	if kinds[2].status == 400 {
+		kinds[2].title = "Bad Request"
 	}
 	if s, n := errorSchema(r.im.ops); s != nil {
 		ok := true
@@ -121,6 +125,28 @@ func (r *restImport) Errors() format.Errors {
 		*k.answer = &format.Answer{Status: k.status, Body: Compact(map[string]any{"type": "about:blank", "title": k.title, "status": k.status, "detail": k.sentence})}
 	}
 	return e
+}
+
+// validationStatus is the status a create missing a required field
+// answers: 422 when the description's operations answer 422 more often
+// than 400, else 400.
+func validationStatus(ops []Operation) int {
+	n400, n422 := 0, 0
+	for _, o := range ops {
+		if o.Op.Responses == nil {
+			continue
+		}
+		if o.Op.Responses.Value("400") != nil {
+			n400++
+		}
+		if o.Op.Responses.Value("422") != nil {
+			n422++
+		}
+	}
+	if n422 > n400 {
+		return 422
+	}
+	return 400
 }
 
 // Routes are template answers: an example, else a sample. A #fragment

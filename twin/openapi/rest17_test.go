@@ -72,6 +72,7 @@ func TestRestImportTwilioShaped(t *testing.T) {
 		{"update", "POST", strings.Join(r.Update, ",")},
 		{"create_status", 201, r.CreateStatus},
 		{"delete_status", 204, r.DeleteStatus},
+		{"required", "to", strings.Join(r.Required, ",")},
 	} {
 		if c.want != c.have {
 			t.Errorf("call %s: want %v, have %v", c.field, c.want, c.have)
@@ -112,6 +113,9 @@ func TestRestServedTwilioShaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	const coll = "/2010-04-01/Accounts/AC1/Calls.json"
+	if status, _, bad := send(t, e, "POST", coll, "FriendlyName=Ada"); status != 400 || bad["message"] != "to: missing_field" {
+		t.Errorf("create without To: want 400 in the Error schema naming to, have %d %v", status, bad)
+	}
 	status, _, call := send(t, e, "POST", coll, "To=%2B15550100&FriendlyName=Ada")
 	sid, _ := call["sid"].(string)
 	if status != 201 || call["to"] != "+15550100" || call["friendly_name"] != "Ada" || !regexp.MustCompile(`^CA[0-9a-fA-F]{32}$`).MatchString(sid) {

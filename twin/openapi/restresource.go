@@ -3,10 +3,12 @@ package openapi
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/wraithdev/wraith/twin/dialect/rest"
 	"github.com/wraithdev/wraith/twin/format"
 )
 
@@ -97,6 +99,10 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 			fr.CreateStatus = 200
 		case 201:
 			fr.CreateStatus = 201
+		}
+		fr.Required = createRequired(create.Op)
+		if len(fr.Required) > 0 {
+			im.report.AddInferred(name, "required", strings.Join(fr.Required, ","), "the create's request body requires them", 1)
 		}
 		im.Claim("POST", create.Path, name)
 	} else {
@@ -285,4 +291,30 @@ func listKey(s *openapi3.SchemaRef) string {
 		}
 	}
 	return key
+}
+
+// createRequired are the fields a create's request body requires, as
+// the dialect reads them (a form's PascalCase names as snake_case), so
+// a create without one is refused as the provider refuses it; sorted.
+func createRequired(op *openapi3.Operation) []string {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return nil
+	}
+	for _, mt := range []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"} {
+		m := op.RequestBody.Value.Content.Get(mt)
+		if m == nil || m.Schema == nil || m.Schema.Value == nil {
+			continue
+		}
+		_, req := mergedProps(m.Schema.Value, 0)
+		var out []string
+		for _, k := range req {
+			if mt != "application/json" {
+				k = rest.Snake(k)
+			}
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return nil
 }

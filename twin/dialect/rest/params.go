@@ -70,6 +70,15 @@ func (Dialect) FlatParams(dst []canon.FlatParam, contentType string, body []byte
 
 func isJSON(contentType string) bool { return strings.Contains(contentType, "json") }
 
+// Snake is the name a form or query parameter is read as: a PascalCase
+// name's snake_case form (see Params), else the name itself.
+func Snake(name string) string {
+	if s, ok := snake(name); ok {
+		return s
+	}
+	return name
+}
+
 // snake is a PascalCase name's snake_case form (FriendlyName:
 // friendly_name, SmsUrl: sms_url, SIPDomainSid: sip_domain_sid); ok is
 // false for a name that does not start with a capital letter or holds
