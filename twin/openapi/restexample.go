@@ -33,9 +33,42 @@ func (im *Importer) restExample(s *openapi3.SchemaRef, mt *openapi3.MediaType) a
 	}
 	// The sampler takes a oneOf's first branch and an object's required
 	// properties as it finds them; conform repairs what that left
-	// against the schema (a branch's required property, an enum).
+	// against the schema (a branch's required property, an enum), and
+	// repair what allOf parts require.
 	v, _ = im.Conform(v, s)
-	return restFormats(v, s, 0)
+	return restFormats(im.repair(v, s, 0), s, 0)
+}
+
+// repair adds to a sample's objects the properties their schema
+// requires through allOf (Box's User--Mini requires name in a part),
+// sampled, and repairs their properties likewise.
+func (im *Importer) repair(v any, ref *openapi3.SchemaRef, depth int) any {
+	if ref == nil || ref.Value == nil || depth > maxSampleDepth {
+		return v
+	}
+	switch t := v.(type) {
+	case []any:
+		for i := range t {
+			t[i] = im.repair(t[i], ref.Value.Items, depth+1)
+		}
+	case map[string]any:
+		s := ref
+		if b := firstBranch(ref); b != nil && len(ref.Value.Properties) == 0 && len(ref.Value.AllOf) == 0 {
+			s = b
+		}
+		props, required := mergedProps(s.Value, 0)
+		for _, k := range required {
+			if _, ok := t[k]; !ok && props[k] != nil {
+				t[k] = restFormats(withFormats(im.sp.sample(props[k]), props[k], 0), props[k], 0)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			if p := props[k]; p != nil {
+				t[k] = im.repair(t[k], p, depth+1)
+			}
+		}
+	}
+	return v
 }
 
 func firstBranch(s *openapi3.SchemaRef) *openapi3.SchemaRef {
