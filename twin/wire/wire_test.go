@@ -35,7 +35,10 @@ func TestSessionHeaderWrittenOnce(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			// testdata holds programs that stand for a user's own, outside
+			// the module's packages (the go tool ignores it too): they
+			// cannot import the header's homes.
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata") {
 				return filepath.SkipDir
 			}
 			return nil
