@@ -67,6 +67,11 @@ func flow(c *client, res *format.Resource) {
 		method := res.UpdateMethods()[0]
 		upOp := c.opFor(method, res.Item)
 		changed := requestBody(upOp, 1, mark+"-updated")
+		if _, ok := changed[key]; ok {
+			// An update body that names the entity (Jira's PUT of a field
+			// option requires its id) names it as an SDK would.
+			changed[key] = obj[key]
+		}
 		if len(changed) > 0 {
 			a = c.send("a", method, item, upOp, changed)
 			ok := a.status/100 == 2
