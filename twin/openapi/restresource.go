@@ -100,6 +100,9 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 		case 201:
 			fr.CreateStatus = 201
 		}
+		if _, cs, _ := Success(create.Op); cs != nil && RefName(cs) != "" && RefName(cs) != RefName(ref) {
+			im.report.AddUnresolved(p.coll, fmt.Sprintf("the create answers %s, not the %s its item's read answers (a stub, such as {id, key, self}): the twin answers the whole entity, which that schema may refuse", RefName(cs), RefName(ref)), "low")
+		}
 		fr.Required = createRequired(create.Op)
 		if len(fr.Required) > 0 {
 			im.report.AddInferred(name, "required", strings.Join(fr.Required, ","), "the create's request body requires them", 1)
