@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/object"
 )
 
@@ -30,20 +29,6 @@ func (Base) Defaults() Defaults {
 	return Defaults{CreateStatus: http.StatusOK, DeleteStatus: http.StatusOK, IDKind: "string"}
 }
 
-// Decoding is its own (Params and FlatParams): a dialect that embeds Base
-// and reads parameters as canon does says so (Decoding.Canon).
-func (Base) Decoding() Decoding { return Decoding{} }
-
-// Params reads the request with canon.Params.
-func (Base) Params(contentType string, body []byte, query string) (map[string]any, error) {
-	return canon.Params(contentType, body, query)
-}
-
-// FlatParams reads the request with canon.FlatParams.
-func (Base) FlatParams(dst []canon.FlatParam, contentType string, body []byte, query string) ([]canon.FlatParam, bool) {
-	return canon.FlatParams(dst, contentType, body, query)
-}
-
 // Reserved reserves nothing.
 func (Base) Reserved(string) bool { return false }
 
@@ -60,7 +45,7 @@ func (Base) ListField(*object.Object) (string, string, bool) { return "", "", fa
 func (Base) ListParam(p string) bool { return p == "page" || p == "per_page" }
 
 // List pages with LinkPages' defaults.
-func (Base) List(q *ListQuery) (*ListAnswer, *Refusal) {
+func (Base) List(q ListQuery) (ListAnswer, *Refusal) {
 	return LinkPages{PerPage: 30, MaxPerPage: 100}.List(q), nil
 }
 
@@ -81,6 +66,8 @@ func (Base) Credential(authorization string) (Credentials, bool) {
 // plainly to any client.
 func (Base) Word(p Problem) string {
 	switch p.Kind {
+	case NoSuchObject:
+		return "No such " + p.Object + ": '" + p.Value + "'"
 	case InvalidNumber:
 		return "Invalid number: " + p.Detail
 	case InvalidInteger:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/world"
 )
 
 // Dialect is one provider's way of speaking. Base implements every method
@@ -29,18 +30,6 @@ type Dialect interface {
 	// Defaults are what a resource that declares none of it is.
 	Defaults() Defaults
 
-	// Decoding says whether the provider reads parameters exactly as
-	// package canon does, so that the engine calls canon's decoders
-	// itself: a decoder called through this interface would move the
-	// write path's stack buffer to the heap on every write.
-	Decoding() Decoding
-	// Params reads a request's parameters into a tree: names to strings,
-	// nested maps and lists, as the provider's clients send them.
-	Params(contentType string, body []byte, query string) (map[string]any, error)
-	// FlatParams is Params' fast path: the parameters of a request that
-	// are all name or name[key] strings, appended to dst, sorted; ok is
-	// false when they are not all so, and Params must read them.
-	FlatParams(dst []canon.FlatParam, contentType string, body []byte, query string) (flat []canon.FlatParam, ok bool)
 	// Reserved reports whether a write parameter shapes the answer rather
 	// than the object (Stripe's expand): accepted, never stored.
 	Reserved(param string) bool
@@ -58,10 +47,11 @@ type Dialect interface {
 	// ListParam reports whether a list request's parameter pages or
 	// shapes the list, rather than filtering it by a field.
 	ListParam(param string) bool
-	// List answers a page of a list.
-	List(q *ListQuery) (*ListAnswer, *Refusal)
+	// List answers a page of a list, or refuses it.
+	List(q ListQuery) (ListAnswer, *Refusal)
 
-	// NewID mints a new entity's id of kind "string" or "integer".
+	// NewID mints a new entity's id of kind "string" or "integer": a
+	// string, or a json.Number; nil for kind "none".
 	NewID(src IDSource, kind, prefix string) any
 	// Secret is the client secret of the entity with id ($secret).
 	Secret(id string) string
@@ -88,21 +78,28 @@ type Shape struct {
 	Body        string
 }
 
-// Decoding is how a dialect's parameters are read.
-type Decoding struct {
-	// Canon says they are package canon's syntax as the Content-Type
-	// says (bracketed forms, JSON, the query) and nothing more: the
-	// engine reads them with canon, and Params and FlatParams are not
-	// called. A dialect that reads them otherwise leaves it false.
-	Canon bool
-}
-
 // Credentials are what an Authorization header carries: a token (Bearer,
 // or a scheme of the provider's own), or Basic auth's user and password.
 type Credentials struct {
 	Token          string
 	Basic          bool
 	User, Password string
+}
+
+// Decoder is what a dialect implements when it reads a request's
+// parameters otherwise than package canon does, canon's syntax (bracketed
+// forms, JSON, the query, as the Content-Type says) being every other
+// dialect's. The engine asserts it once; without it, it calls canon's
+// decoders itself, which lets the write path's fast-path buffer stay on
+// the stack (one passed through an interface moves to the heap).
+type Decoder interface {
+	// Params reads the parameters into a tree: names to strings,
+	// nested maps and lists, as the provider's clients send them.
+	Params(contentType string, body []byte, query string) (map[string]any, error)
+	// FlatParams is Params' fast path: the parameters of a request that
+	// are all name or name[key] strings, appended to dst, sorted; ok is
+	// false when they are not all so, and Params must read them.
+	FlatParams(dst []canon.FlatParam, contentType string, body []byte, query string) (flat []canon.FlatParam, ok bool)
 }
 
 // Defaults are a dialect's answers for a resource that declares none.
@@ -123,22 +120,11 @@ type IDSource interface {
 	Next(name string) int64
 }
 
-// Items are the entities a list answers from, in order.
-type Items interface {
-	Len() int
-	// ID is the i'th item's id, what a cursor names.
-	ID(i int) string
-	// BodyLen is the length of the i'th item's JSON.
-	BodyLen(i int) int
-	// AppendBody appends the i'th item's JSON to dst.
-	AppendBody(dst []byte, i int) []byte
-}
-
 // ListQuery is a list request as a dialect pages it.
 type ListQuery struct {
-	Params map[string]any // the request's parameters
-	Items  Items
-	Object string // the listed resource's name, for refusals
+	Params map[string]any  // the request's parameters
+	Items  []*world.Entity // what the list answers from, in order
+	Object string          // the listed resource's name, for refusals
 	// Array says the twin declared the list a bare array (list = "array")
 	// rather than the dialect's own list shape.
 	Array bool
@@ -147,9 +133,6 @@ type ListQuery struct {
 	Envelope *Envelope
 	// URL is the list's own path, for an envelope that names it.
 	URL string
-	// Link is the absolute URL of the page numbered page of this list,
-	// with the request's other parameters, for Link headers.
-	Link func(param string, page int) string
 	// Here is where the list was asked for, for links to its pages.
 	Here Here
 }
@@ -195,15 +178,26 @@ type Here struct {
 	Query  string // the raw query
 }
 
-// With is the absolute URL of the request with param set to n.
-func (h Here) With(param string, n int) string {
-	q, _ := url.ParseQuery(h.Query)
-	q.Set(param, strconv.Itoa(n))
+// Origin is where the client reached the provider's API: the scheme,
+// the host and the /__s/{session} prefix, so that a client that follows
+// a link stays in its session.
+func (h Here) Origin() string {
 	scheme := "http://"
 	if h.TLS {
 		scheme = "https://"
 	}
-	return scheme + h.Host + h.Prefix + h.Path + "?" + q.Encode()
+	return scheme + h.Host + h.Prefix
+}
+
+// pages returns the absolute URL of the request with param set to n, the
+// query read once for every link.
+func (h Here) pages(param string) func(n int) string {
+	q, _ := url.ParseQuery(h.Query)
+	base := h.Origin() + h.Path + "?"
+	return func(n int) string {
+		q.Set(param, strconv.Itoa(n))
+		return base + q.Encode()
+	}
 }
 
 // ListAnswer is a page of a list.
@@ -236,6 +230,7 @@ type Kind int
 // The kinds of Problem the engine finds.
 const (
 	InvalidRequest  Kind = iota // the request cannot be read: Detail says why
+	NoSuchObject                // Param names an Object whose id, Value, the session lacks
 	InvalidNumber               // a number past what the field can hold: Detail
 	InvalidInteger              // Value is no integer
 	InvalidFloat                // Value is no number

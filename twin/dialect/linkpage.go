@@ -3,6 +3,8 @@ package dialect
 import (
 	"strconv"
 	"strings"
+
+	"github.com/wraithdev/wraith/twin/world"
 )
 
 // LinkPages pages a list as a bare JSON array by page number: page (from
@@ -15,13 +17,13 @@ type LinkPages struct {
 
 // List answers q's page. Values that are no positive number are the
 // defaults, and per_page is capped: nothing is refused.
-func (lp LinkPages) List(q *ListQuery) *ListAnswer {
-	n := q.Items.Len()
+func (lp LinkPages) List(q ListQuery) ListAnswer {
+	n := len(q.Items)
 	page, perPage := pageParam(q.Params["page"], 1, 1<<20), pageParam(q.Params["per_page"], lp.PerPage, lp.MaxPerPage)
 	last := (n + perPage - 1) / perPage
 	start := min((page-1)*perPage, n)
 	end := min(start+perPage, n)
-	return &ListAnswer{Body: ArrayBody(q.Items, start, end), Link: linkHeader(q, page, last)}
+	return ListAnswer{Body: ArrayBody(q.Items[start:end]), Link: linkHeader(q.Here, page, last)}
 }
 
 // pageParam reads a page or per_page value: anything that is not a
@@ -35,34 +37,32 @@ func pageParam(v any, def, max int) int {
 	return min(n, max)
 }
 
-// ArrayBody is the JSON array of items[start:end].
-func ArrayBody(items Items, start, end int) []byte {
+// ArrayBody is the JSON array of the entities' bodies.
+func ArrayBody(items []*world.Entity) []byte {
 	n := 2
-	for i := start; i < end; i++ {
-		n += items.BodyLen(i) + 1
+	for _, e := range items {
+		n += e.BodyLen() + 1
 	}
 	b := make([]byte, 0, n)
 	b = append(b, '[')
-	for i := start; i < end; i++ {
-		if i > start {
+	for i, e := range items {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		b = items.AppendBody(b, i)
+		b = e.AppendBody(b)
 	}
 	return append(b, ']')
 }
 
 // linkHeader is next and last when there are later pages, prev and
 // first when there are earlier ones; "" when the list fits one page.
-func linkHeader(q *ListQuery, page, last int) string {
+func linkHeader(here Here, page, last int) string {
 	if last <= 1 && page <= 1 {
 		return ""
 	}
+	url := here.pages("page")
 	link := func(rel string, n int) string {
-		if q.Link == nil {
-			return "<" + q.Here.With("page", n) + `>; rel="` + rel + `"`
-		}
-		return "<" + q.Link("page", n) + `>; rel="` + rel + `"`
+		return "<" + url(n) + `>; rel="` + rel + `"`
 	}
 	var parts []string
 	if page < last {

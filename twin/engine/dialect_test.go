@@ -35,21 +35,21 @@ func (toy) NewID(src dialect.IDSource, kind, prefix string) any {
 
 func (toy) ListParam(p string) bool { return p == "offset" || p == "size" }
 
-func (toy) List(q *dialect.ListQuery) (*dialect.ListAnswer, *dialect.Refusal) {
+func (toy) List(q dialect.ListQuery) (dialect.ListAnswer, *dialect.Refusal) {
 	offset, size := 0, 2
 	for name, dst := range map[string]*int{"offset": &offset, "size": &size} {
 		if v, ok := q.Params[name].(string); ok {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return nil, &dialect.Refusal{Param: name, Message: "toy wants a count for " + name}
+				return dialect.ListAnswer{}, &dialect.Refusal{Param: name, Message: "toy wants a count for " + name}
 			}
 			*dst = n
 		}
 	}
-	n := q.Items.Len()
+	n := len(q.Items)
 	start, end := min(offset, n), min(offset+size, n)
 	b := []byte(`{"items":`)
-	b = append(b, dialect.ArrayBody(q.Items, start, end)...)
+	b = append(b, dialect.ArrayBody(q.Items[start:end])...)
 	b = append(b, `,"count":`...)
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, `,"next":`...)
@@ -58,7 +58,7 @@ func (toy) List(q *dialect.ListQuery) (*dialect.ListAnswer, *dialect.Refusal) {
 	} else {
 		b = append(b, "null"...)
 	}
-	return &dialect.ListAnswer{Body: append(b, '}')}, nil
+	return dialect.ListAnswer{Body: append(b, '}')}, nil
 }
 
 func (toy) Word(p dialect.Problem) string {

@@ -106,7 +106,7 @@ type Engine struct {
 	twin     *compiled.Twin // read-only: see package compiled
 	opts     Options
 	dialect  dialect.Dialect
-	canon    bool // the dialect reads parameters as package canon does (dialect.Decoding)
+	decoder  dialect.Decoder // the dialect's own parameter decoding; nil: package canon's
 	now      func() time.Time
 	log      hclog.Logger
 	scrub    *scrub.Scrubber
@@ -145,13 +145,13 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	e := &Engine{
 		opts:    opts,
 		dialect: opts.Dialect,
-		canon:   opts.Dialect.Decoding().Canon,
 		now:     opts.Now,
 		log:     opts.Logger,
 		scrub:   opts.Scrubber,
 		store:   opts.Store,
 		spent:   make([]sync.Pool, len(t.Manifest.Resources)),
 	}
+	e.decoder, _ = opts.Dialect.(dialect.Decoder)
 	if e.store == nil {
 		e.store = session.NewStore(opts.MaxSessions)
 	}

@@ -57,13 +57,13 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 	if len(filters) > 0 {
 		all = filter(all, filters)
 	}
-	page, refused := e.dialect.List(&dialect.ListQuery{
+	page, refused := e.dialect.List(dialect.ListQuery{
 		Params: p,
-		Items:  entities(all),
+		Items:  all,
 		Object: res.Name,
 		Array:  x.Array,
 		URL:    url,
-		Here:   dialect.Here{TLS: req.tls, Host: req.host, Prefix: req.prefix, Path: req.path, Query: req.query},
+		Here:   req.here(),
 	})
 	if refused != nil {
 		e.invalid(a, refused.Param, refused.Message)
@@ -74,14 +74,6 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 		a.link = []string{page.Link}
 	}
 }
-
-// entities are a list's items as a dialect pages them.
-type entities []*world.Entity
-
-func (l entities) Len() int                            { return len(l) }
-func (l entities) ID(i int) string                     { return l[i].ID }
-func (l entities) BodyLen(i int) int                   { return l[i].BodyLen() }
-func (l entities) AppendBody(dst []byte, i int) []byte { return l[i].AppendBody(dst) }
 
 func dropFilter(fs []compiled.Filter, field string) []compiled.Filter {
 	out := fs[:0]

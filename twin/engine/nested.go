@@ -93,7 +93,7 @@ func (e *Engine) expand(st *session.State, res *compiled.Resource, o *object.Obj
 			ent, found := e.referenced(st, x.Resource, id)
 			if !found {
 				ok = false
-				e.invalid(a, x.Field, "No such "+x.Resource.Name+": '"+id+"'")
+				e.refuse(a, dialect.Problem{Kind: dialect.NoSuchObject, Param: x.Field, Object: x.Resource.Name, Value: id})
 				return
 			}
 			holder.Set(x.Field, ent)

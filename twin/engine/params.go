@@ -55,12 +55,12 @@ type reqParams struct {
 func (e *Engine) writeParams(req *request, a *answer, buf []canon.FlatParam) (reqParams, bool) {
 	var flat []canon.FlatParam
 	var ok bool
-	if e.canon {
+	if e.decoder == nil {
 		flat, ok = canon.FlatParams(buf, req.ctype, req.body, req.query)
 	} else {
 		// buf is never handed to the interface: it would escape, and be
 		// allocated on every write of every dialect.
-		flat, ok = e.dialect.FlatParams(nil, req.ctype, req.body, req.query)
+		flat, ok = e.decoder.FlatParams(nil, req.ctype, req.body, req.query)
 	}
 	if ok {
 		return reqParams{flat: flat}, true
@@ -464,10 +464,10 @@ func isInteger(n json.Number) bool {
 func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
 	var p map[string]any
 	var err error
-	if e.canon {
+	if e.decoder == nil {
 		p, err = canon.Params(req.ctype, req.body, req.query)
 	} else {
-		p, err = e.dialect.Params(req.ctype, req.body, req.query)
+		p, err = e.decoder.Params(req.ctype, req.body, req.query)
 	}
 	if err != nil {
 		if ne, ok := err.(*canon.NumberError); ok {

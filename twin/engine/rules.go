@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/object"
@@ -162,12 +163,11 @@ func setPath(o *object.Object, path []string, v any) {
 // host the request was sent to, and the /__s/{session} prefix when the
 // path named the session, for computed fields ({base}) and Link headers.
 // Without the prefix, a client that follows a link would leave its session.
-func (req *request) baseURL() string {
-	scheme := "http://"
-	if req.tls {
-		scheme = "https://"
-	}
-	return scheme + req.host + req.prefix
+func (req *request) baseURL() string { return req.here().Origin() }
+
+// here is where the request was sent, as a dialect reads it.
+func (req *request) here() dialect.Here {
+	return dialect.Here{TLS: req.tls, Host: req.host, Prefix: req.prefix, Path: req.path, Query: req.query}
 }
 
 // valueText is a value's compact JSON text, for comparisons.

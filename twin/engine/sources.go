@@ -86,6 +86,13 @@ func (e *Engine) sessionOf(r *http.Request) (name, path string, fail *apierr.Err
 	}
 	if v := r.Header["Authorization"]; len(v) > 0 {
 		s, ok, colon := e.credentialSession(v[0])
+		if !ok && name == "" && strings.Contains(v[0], credentialMarker) {
+			// A suffix in a scheme the provider does not take, and no
+			// other source, would be served in the default session,
+			// silently.
+			scheme, _, _ := strings.Cut(v[0], " ")
+			return "", "", apierr.New(apierr.InvalidSession, "the Authorization header names a session after "+credentialMarker+" in a scheme, "+strconv.Quote(scheme)+", that this twin's provider does not take, so it would not be read: send it as a Bearer token or the Basic user name, or name the session in the "+SessionHeader+" header or the "+PathPrefix+"{session}/ path prefix")
+		}
 		if colon {
 			return "", "", apierr.New(apierr.InvalidSession, "the Basic credential names a session after "+credentialMarker+" and more than one ':' follows: a Basic user name ends at its first ':' (RFC 7617), so a session named there cannot hold one, and the twin will not guess where the name ends; "+
 				"name a session without ':' in the credential, or name it in the "+SessionHeader+" header or the "+PathPrefix+"{session}/ path prefix (a password holding ':' beside such a user name is refused too: the two cannot be told apart)")

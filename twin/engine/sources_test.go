@@ -26,10 +26,13 @@ func TestSessionSources(t *testing.T) {
 		{name: "header", path: "/v1/customers/cus_123", header: "h1", status: 200, session: "h1"},
 		{name: "path prefix", path: "/__s/agent-2/v1/customers/cus_123", status: 200, session: "agent-2", route: "GET /v1/customers/{id}"},
 		{name: "bearer suffix", path: "/v1/customers/cus_123", auth: "Bearer sk_test_x.wraith.agent-1", status: 200, session: "agent-1"},
-		// The stripe dialect reads Bearer and Basic credentials only; the
-		// github dialect's "token" scheme (TestOctokitSessions) names no
-		// session here.
-		{name: "token scheme is not the dialect's", path: "/v1/customers/cus_123", auth: "token ghp_x.wraith.agent-17", status: 200, session: "default"},
+		// The stripe dialect reads Bearer and Basic credentials only: the
+		// github dialect's "token" scheme (TestOctokitSessions) naming a
+		// session is refused rather than served in the default session,
+		// unless another source names it.
+		{name: "token scheme is not the dialect's", path: "/v1/customers/cus_123", auth: "token ghp_x.wraith.agent-17", status: 400, code: "invalid-session"},
+		{name: "token scheme beside a header", path: "/v1/customers/cus_123", header: "h2", auth: "token ghp_x.wraith.agent-17", status: 200, session: "h2"},
+		{name: "token scheme naming no session", path: "/v1/customers/cus_123", auth: "token ghp_x", status: 200, session: "default"},
 		{name: "basic user suffix", path: "/v1/customers/cus_123", auth: basic("sk_test_x.wraith.b-1"), status: 200, session: "b-1"},
 		{name: "plain bearer", path: "/v1/customers/cus_123", auth: "Bearer sk_test_x", status: 200, session: "default"},
 		{name: "header and path agree", path: "/__s/a/v1/customers/cus_123", header: "a", status: 200, session: "a"},

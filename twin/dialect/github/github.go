@@ -21,9 +21,6 @@ func New() Dialect { return Dialect{} }
 // Name is "github".
 func (Dialect) Name() string { return "github" }
 
-// Decoding is canon's.
-func (Dialect) Decoding() dialect.Decoding { return dialect.Decoding{Canon: true} }
-
 // Defaults: creates answer 201, deletes 204 with no body, ids are
 // integers.
 func (Dialect) Defaults() dialect.Defaults {
@@ -43,7 +40,7 @@ func (Dialect) FromString(_ string, cur *object.Object, s string) (*object.Objec
 
 // List pages every list as a bare array: per_page defaults to 30 and is
 // at most 100.
-func (Dialect) List(q *dialect.ListQuery) (*dialect.ListAnswer, *dialect.Refusal) {
+func (Dialect) List(q dialect.ListQuery) (dialect.ListAnswer, *dialect.Refusal) {
 	return dialect.LinkPages{PerPage: 30, MaxPerPage: 100}.List(q), nil
 }
 

@@ -5,24 +5,19 @@ import (
 	"testing"
 
 	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/world"
 )
-
-type items []string
-
-func (it items) Len() int                            { return len(it) }
-func (it items) ID(i int) string                     { return it[i] }
-func (it items) BodyLen(i int) int                   { return len(it[i]) + 9 }
-func (it items) AppendBody(dst []byte, i int) []byte { return append(dst, `{"id":"`+it[i]+`"}`...) }
 
 // TestListEnvelope: an envelope list answers the page in its member,
 // beside the envelope's other members; another list is a bare array
 // with a Link header to its next page.
 func TestListEnvelope(t *testing.T) {
-	all := make(items, 31)
+	all := make([]*world.Entity, 31)
 	for i := range all {
-		all[i] = "e" + string(rune('a'+i%26))
+		id := "e" + string(rune('a'+i%26))
+		all[i] = &world.Entity{ID: id}
+		all[i].SetBody([]byte(`{"id":"` + id + `"}`))
 	}
-	link := func(string, int) string { return "http://h/x?page=2" }
 	for _, tc := range []struct {
 		name     string
 		envelope *dialect.Envelope
@@ -32,7 +27,7 @@ func TestListEnvelope(t *testing.T) {
 		{"envelope", dialect.NewEnvelope("entries", `{"entries":[],"total_count":0}`), `{"entries":[{"id":"ea"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			page, refused := New().List(&dialect.ListQuery{Params: map[string]any{}, Items: all, Envelope: tc.envelope, Link: link})
+			page, refused := New().List(dialect.ListQuery{Params: map[string]any{}, Items: all, Envelope: tc.envelope, Here: dialect.Here{Host: "h", Path: "/x"}})
 			if refused != nil {
 				t.Fatal(refused)
 			}
@@ -43,8 +38,8 @@ func TestListEnvelope(t *testing.T) {
 			if tc.envelope != nil && !strings.HasSuffix(body, `,"total_count":0}`) {
 				t.Errorf("want the envelope's other members kept, have %s", body)
 			}
-			if page.Link == "" {
-				t.Error("want a Link header to the next page")
+			if want := `<http://h/x?page=2>; rel="next"`; !strings.HasPrefix(page.Link, want) {
+				t.Errorf("want a Link header to the next page, %s..., have %q", want, page.Link)
 			}
 		})
 	}

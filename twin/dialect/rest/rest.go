@@ -34,7 +34,7 @@ func (Dialect) Errors() map[string]dialect.Shape {
 
 // List pages a list as the base dialect does (a bare array with a Link
 // header); an envelope list answers that page in its envelope's member.
-func (d Dialect) List(q *dialect.ListQuery) (*dialect.ListAnswer, *dialect.Refusal) {
+func (d Dialect) List(q dialect.ListQuery) (dialect.ListAnswer, *dialect.Refusal) {
 	page, refused := d.Base.List(q)
 	if refused == nil && q.Envelope != nil {
 		page.Body = q.Envelope.Wrap(page.Body)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/world"
 )
 
 // Dialect is Stripe's.
@@ -22,9 +23,6 @@ func New() Dialect { return Dialect{} }
 
 // Name is "stripe".
 func (Dialect) Name() string { return "stripe" }
-
-// Decoding is canon's.
-func (Dialect) Decoding() dialect.Decoding { return dialect.Decoding{Canon: true} }
 
 // Defaults: creates and deletes answer 200 (a delete with the deleted
 // object), ids are prefixed strings, and every object names its type.
@@ -69,7 +67,7 @@ const (
 // 10), starting_after or ending_before name the entity the page starts
 // after or ends before. A list the twin declares a bare array pages by
 // page numbers instead.
-func (Dialect) List(q *dialect.ListQuery) (*dialect.ListAnswer, *dialect.Refusal) {
+func (d Dialect) List(q dialect.ListQuery) (dialect.ListAnswer, *dialect.Refusal) {
 	if q.Array {
 		return dialect.LinkPages{PerPage: 30, MaxPerPage: 100}.List(q), nil
 	}
@@ -78,14 +76,14 @@ func (Dialect) List(q *dialect.ListQuery) (*dialect.ListAnswer, *dialect.Refusal
 		s, _ := v.(string)
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxLimit {
-			return nil, &dialect.Refusal{Param: "limit", Message: "Invalid limit: must be an integer between 1 and 100"}
+			return dialect.ListAnswer{}, &dialect.Refusal{Param: "limit", Message: "Invalid limit: must be an integer between 1 and 100"}
 		}
 		limit = n
 	}
 	after, _ := q.Params["starting_after"].(string)
 	before, _ := q.Params["ending_before"].(string)
 	if after != "" && before != "" {
-		return nil, &dialect.Refusal{Param: "ending_before", Message: "You may only specify one of these parameters: ending_before, starting_after."}
+		return dialect.ListAnswer{}, &dialect.Refusal{Param: "ending_before", Message: "You may only specify one of these parameters: ending_before, starting_after."}
 	}
 	start, end, more, ok := paginate(q.Items, limit, after, before)
 	if !ok {
@@ -93,14 +91,14 @@ func (Dialect) List(q *dialect.ListQuery) (*dialect.ListAnswer, *dialect.Refusal
 		if before != "" {
 			cursor, param = before, "ending_before"
 		}
-		return nil, &dialect.Refusal{Param: param, Message: "No such " + q.Object + ": '" + cursor + "'"}
+		return dialect.ListAnswer{}, &dialect.Refusal{Param: param, Message: d.Word(dialect.Problem{Kind: dialect.NoSuchObject, Param: param, Object: q.Object, Value: cursor})}
 	}
-	return &dialect.ListAnswer{Body: envelope(q.Items, start, end, more, q.URL)}, nil
+	return dialect.ListAnswer{Body: envelope(q.Items[start:end], more, q.URL)}, nil
 }
 
 // paginate cuts one page. ok is false when a cursor names no item.
-func paginate(items dialect.Items, limit int, after, before string) (start, end int, more, ok bool) {
-	start, end = 0, items.Len()
+func paginate(items []*world.Entity, limit int, after, before string) (start, end int, more, ok bool) {
+	start, end = 0, len(items)
 	switch {
 	case after != "":
 		i := indexOf(items, after)
@@ -111,7 +109,7 @@ func paginate(items dialect.Items, limit int, after, before string) (start, end 
 		if end-start > limit {
 			end = start + limit
 		}
-		return start, end, end < items.Len(), true
+		return start, end, end < len(items), true
 	case before != "":
 		i := indexOf(items, before)
 		if i < 0 {
@@ -126,31 +124,31 @@ func paginate(items dialect.Items, limit int, after, before string) (start, end 
 	if end > limit {
 		end = limit
 	}
-	return 0, end, end < items.Len(), true
+	return 0, end, end < len(items), true
 }
 
-func indexOf(items dialect.Items, id string) int {
-	for i := range items.Len() {
-		if items.ID(i) == id {
+func indexOf(items []*world.Entity, id string) int {
+	for i, e := range items {
+		if e.ID == id {
 			return i
 		}
 	}
 	return -1
 }
 
-// envelope writes the list envelope around items[start:end].
-func envelope(items dialect.Items, start, end int, more bool, url string) []byte {
+// envelope writes the list envelope around the page's bodies.
+func envelope(page []*world.Entity, more bool, url string) []byte {
 	n := 64 + len(url)
-	for i := start; i < end; i++ {
-		n += items.BodyLen(i) + 1
+	for _, e := range page {
+		n += e.BodyLen() + 1
 	}
 	b := make([]byte, 0, n)
 	b = append(b, `{"object":"list","data":[`...)
-	for i := start; i < end; i++ {
-		if i > start {
+	for i, e := range page {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		b = items.AppendBody(b, i)
+		b = e.AppendBody(b)
 	}
 	b = append(b, `],"has_more":`...)
 	b = strconv.AppendBool(b, more)

@@ -68,7 +68,7 @@ type compiler struct {
 // Compile compiles t as its dialect speaks it.
 func Compile(t *format.Twin, opts Options) (*Twin, error) {
 	if opts.Dialect == nil || opts.Scrub == nil {
-		return nil, fmt.Errorf("compiled: twin %s: a dialect and a scrub are required", t.Name())
+		return nil, fmt.Errorf("compiled: twin %s: Options.Dialect (dialects.Lookup of twin.toml's dialect) and Options.Scrub (the engine's scrub of skeletons and fixtures) are both required", t.Name())
 	}
 	c := &compiler{src: t, opts: opts, out: &Twin{
 		Source:   t,

@@ -124,8 +124,8 @@ imports = ["widgets"]
 		opts Options
 		want string
 	}{
-		{"no dialect", widgets, Options{Scrub: scrubOwner}, "a dialect and a scrub are required"},
-		{"no scrub", widgets, Options{Dialect: rest.New()}, "a dialect and a scrub are required"},
+		{"no dialect", widgets, Options{Scrub: scrubOwner}, "are both required"},
+		{"no scrub", widgets, Options{Dialect: rest.New()}, "are both required"},
 		{"imports without a loader", imports, Options{Dialect: rest.New(), Scrub: scrubOwner}, "imports fixtures of widgets, but no twin loader was given"},
 	}
 	for _, tt := range tests {
