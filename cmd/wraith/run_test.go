@@ -350,7 +350,11 @@ func TestRunOwnTwins(t *testing.T) {
 		}
 	})
 	t.Run("a signal is passed on", func(t *testing.T) {
-		cmd := exec.Command(p.bin, "run", "--twin", "stripe", "--", "sh", "-c", `trap 'kill $!; exit 42' TERM; sleep 1000 & echo ready; wait`)
+		// A command with a handler and no children of its own (a shell's
+		// background sleep would be a grandchild, which a killed command
+		// leaves behind: docs/sandbox.md).
+		cmd := exec.Command(p.bin, "run", "--twin", "stripe", "--", "python3", "-c",
+			`import signal, sys; signal.signal(signal.SIGTERM, lambda *a: sys.exit(42)); print("ready", flush=True); signal.pause()`)
 		cmd.Dir, cmd.Env, cmd.Stderr = p.dir, p.env, p.logs
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
