@@ -11,8 +11,9 @@ import (
 // body is JSON, reads a name that starts with a capital letter as its
 // snake_case form: form-encoding APIs take FriendlyName and answer
 // friendly_name (Twilio), and an entity's fields are the answer's
-// names. A JSON body keeps its names as sent. A multipart body is read
-// as the form it stands for (formOf).
+// names; a dotted name of such parts (AutoCreation.WebhookUrl) sets the
+// nested field (auto_creation.webhook_url). A JSON body keeps its names
+// as sent. A multipart body is read as the form it stands for (formOf).
 func (Dialect) Params(contentType string, body []byte, query string) (map[string]any, error) {
 	contentType, body, err := formOf(contentType, body)
 	if err != nil {
@@ -23,6 +24,11 @@ func (Dialect) Params(contentType string, body []byte, query string) (map[string
 		return p, err
 	}
 	for _, k := range slices.Sorted(mapKeys(p)) {
+		if path, ok := dotted(k); ok {
+			nest(p, path, p[k])
+			delete(p, k)
+			continue
+		}
 		if s, ok := snake(k); ok {
 			if _, taken := p[s]; !taken {
 				p[s] = p[k]
@@ -31,6 +37,43 @@ func (Dialect) Params(contentType string, body []byte, query string) (map[string
 		}
 	}
 	return p, nil
+}
+
+// dotted is a name of PascalCase parts joined by dots as the path of
+// snake_case fields it sets (Twilio's AutoCreation.WebhookUrl sets
+// auto_creation.webhook_url); ok is false for any other name.
+func dotted(name string) ([]string, bool) {
+	if !strings.Contains(name, ".") {
+		return nil, false
+	}
+	parts := strings.Split(name, ".")
+	for i, part := range parts {
+		s, ok := snake(part)
+		if !ok {
+			return nil, false
+		}
+		parts[i] = s
+	}
+	return parts, true
+}
+
+// nest sets v at path in p, making the objects on the way; a value
+// already there that is no object is kept, and v dropped.
+func nest(p map[string]any, path []string, v any) {
+	for _, k := range path[:len(path)-1] {
+		next, ok := p[k].(map[string]any)
+		if !ok {
+			if _, taken := p[k]; taken {
+				return
+			}
+			next = map[string]any{}
+			p[k] = next
+		}
+		p = next
+	}
+	if _, taken := p[path[len(path)-1]]; !taken {
+		p[path[len(path)-1]] = v
+	}
 }
 
 // FlatParams is Params' fast path, renaming alike.
@@ -46,6 +89,9 @@ func (Dialect) FlatParams(dst []canon.FlatParam, contentType string, body []byte
 	}
 	renamed := false
 	for i := start; i < len(flat); i++ {
+		if strings.Contains(flat[i].Name, ".") {
+			return dst, false // a dotted name nests: Params reads it
+		}
 		if s, ok := snake(flat[i].Name); ok {
 			flat[i].Name, renamed = s, true
 		}

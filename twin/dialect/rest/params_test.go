@@ -71,3 +71,21 @@ func TestParamsMultipart(t *testing.T) {
 		t.Error("Params: want a broken multipart body refused")
 	}
 }
+
+// TestParamsDotted: a form's dotted PascalCase name sets the nested
+// snake_case field, and leaves the fast path to Params.
+func TestParamsDotted(t *testing.T) {
+	const form = "application/x-www-form-urlencoded"
+	body := []byte("AutoCreation.WebhookUrl=https%3A%2F%2Fh&AutoCreation.Type=webhook&Type=sms&a.b=c")
+	p, err := New().Params(form, body, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac, _ := p["auto_creation"].(map[string]any)
+	if ac["webhook_url"] != "https://h" || ac["type"] != "webhook" || p["type"] != "sms" || p["a.b"] != "c" {
+		t.Errorf("want auto_creation{webhook_url,type}, type, and a.b kept, have %v", p)
+	}
+	if _, ok := New().FlatParams(nil, form, body, ""); ok {
+		t.Error("FlatParams: want a dotted name left to Params")
+	}
+}
