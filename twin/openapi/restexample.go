@@ -52,6 +52,12 @@ func (im *Importer) repair(v any, ref *openapi3.SchemaRef, depth int) any {
 			t[i] = im.repair(t[i], ref.Value.Items, depth+1)
 		}
 	case map[string]any:
+		if sc, ok := scalarOf(ref, 0); ok {
+			// An allOf of a string and its description samples as an
+			// object (the sampler merges allOf parts as objects): Box's
+			// sequence_id.
+			return sc
+		}
 		s := ref
 		if b := firstBranch(ref); b != nil && len(ref.Value.Properties) == 0 && len(ref.Value.AllOf) == 0 {
 			s = b
@@ -162,4 +168,46 @@ func formatValue(format string) string {
 		return "19:01:12Z"
 	}
 	return ""
+}
+
+// scalarOf is a value of a schema whose type, through allOf, is a
+// scalar: an example of it or of a part, else its format's value or its
+// type's zero; ok is false for an object or array schema, or one of no
+// type.
+func scalarOf(ref *openapi3.SchemaRef, depth int) (any, bool) {
+	if ref == nil || ref.Value == nil || depth > maxSampleDepth {
+		return nil, false
+	}
+	s := ref.Value
+	var typ *openapi3.Types
+	var example any
+	format := s.Format
+	parts := append([]*openapi3.SchemaRef{ref}, s.AllOf...)
+	for _, p := range parts {
+		if p.Value == nil {
+			continue
+		}
+		if p.Value.Type != nil && len(*p.Value.Type) > 0 && typ == nil {
+			typ = p.Value.Type
+		}
+		if example == nil && p.Value.Example != nil {
+			example = p.Value.Example
+		}
+		if format == "" {
+			format = p.Value.Format
+		}
+	}
+	switch {
+	case typ == nil || typ.Is("object") || typ.Is("array"):
+		return nil, false
+	case example != nil:
+		return Normalize(example), true
+	case typ.Is("string"):
+		return formatValue(format), true
+	case typ.Is("integer"), typ.Is("number"):
+		return 0, true
+	case typ.Is("boolean"):
+		return false, true
+	}
+	return nil, false
 }
