@@ -204,13 +204,19 @@ func (r *restImport) ids(fr *format.Resource, name, key string, schema *openapi3
 // skeleton is a new entity's starting object: the read's first example
 // that validates, else the sampler's, with every other property of the
 // schema present, so that a create or update can set it (the engine
-// keeps the fields a skeleton has).
+// keeps the fields a skeleton has), but for the write-only ones.
 func (r *restImport) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, props map[string]*openapi3.SchemaRef) map[string]any {
 	skel, _ := r.im.restExample(ref, mt).(map[string]any)
 	if skel == nil {
 		skel = map[string]any{}
 	}
 	for _, k := range sortedRefKeys(props) {
+		if p := props[k].Value; p != nil && p.WriteOnly {
+			// Sent, never answered (Jira's leadAccountId): without it in
+			// the skeleton a create's value is not kept.
+			delete(skel, k)
+			continue
+		}
 		if _, ok := skel[k]; ok {
 			continue
 		}
