@@ -40,7 +40,7 @@ const callsSpec = `{"openapi":"3.0.1","info":{"title":"Calls","version":"1"},
  "responses":{"NotFound":{"description":"not found","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Error"}}}}},
  "schemas":{
   "Base":{"type":"object","properties":{"sid":{"type":"string","pattern":"^CA[0-9a-fA-F]{32}$"},"account_sid":{"type":"string","nullable":true}}},
-  "Call":{"allOf":[{"$ref":"#/components/schemas/Base"},{"type":"object","properties":{"to":{"type":"string"},"friendly_name":{"type":"string","nullable":true},"status":{"type":"string","enum":["queued","ringing"]},"created":{"type":"string","format":"date-time"}}}]},
+  "Call":{"allOf":[{"$ref":"#/components/schemas/Base"},{"type":"object","properties":{"to":{"type":"string"},"friendly_name":{"type":"string","nullable":true},"status":{"type":"string","enum":["queued","ringing"]},"password":{"type":"string","writeOnly":true},"created":{"type":"string","format":"date-time"}}}]},
   "Error":{"type":"object","required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"more_info":{"type":"string","format":"uri"}}}}}}`
 
 // TestRestImportTwilioShaped: the import infers the call resource from
@@ -77,6 +77,9 @@ func TestRestImportTwilioShaped(t *testing.T) {
 		if c.want != c.have {
 			t.Errorf("call %s: want %v, have %v", c.field, c.want, c.have)
 		}
+	}
+	if strings.Contains(r.Skeleton, "password") {
+		t.Errorf("skeleton: want the write-only password left out, have %s", r.Skeleton)
 	}
 	if nf := m.Errors.NotFound; nf == nil || nf.Status != 404 || !strings.Contains(nf.Body, `"message":"No such {object}: '{id}'"`) || !strings.Contains(nf.Body, `"code":404`) {
 		t.Errorf("not_found: want the description's Error schema with the sentence and status, have %+v", nf)
