@@ -90,11 +90,21 @@ func (s *Session) capture(c Change) Ack {
 // settle publishes the entity count, takes the change the locked section
 // made and hands it to the persister. Call it while still holding s's
 // lock exclusive.
+//
+// A section that changed nothing still returns the Ack of the session's
+// last change: it may have answered from what that change wrote (an
+// idempotent replay acknowledges the write it replays), and the lock was
+// released before that change's record reached the disk. Waiting on an
+// Ack already done costs nothing; records are synced in order, so the
+// last one covers every earlier one.
 func (s *Session) settle() Ack {
 	s.publish()
 	c := s.st.changed
 	s.st.changed = 0
-	return s.capture(c)
+	if a := s.capture(c); a != nil {
+		s.last = a
+	}
+	return s.last
 }
 
 // mark notes that the locked section changed the state by c. A clock move

@@ -125,3 +125,74 @@ func TestNopPersister(t *testing.T) {
 	st.Delete("a")
 	New("loose", Settings{}, nil, true).Reset()
 }
+
+// gate is a Persister whose Acks stay pending until released: a record
+// whose sync has not returned. Each Wait on a pending Ack is announced on
+// waits, so a test sees who waits without timing anything.
+type gate struct {
+	release chan struct{}
+	waits   chan string
+}
+
+type gateAck struct {
+	g    *gate
+	what string
+}
+
+func (g *gate) Persist(s *Session, c Change) Ack { return gateAck{g, s.Name() + " " + c.String()} }
+
+func (a gateAck) Wait() error {
+	select {
+	case <-a.g.release:
+		return nil
+	default:
+	}
+	a.g.waits <- a.what
+	<-a.g.release
+	return nil
+}
+
+// TestReplayWaitsForItsWrite: a locked section that changes nothing (an
+// idempotent replay answered from the cache) returns only once the
+// session's last change is durable. The write released the lock before
+// its record was synced; a replay answered meanwhile would acknowledge a
+// write a crash could still lose.
+func TestReplayWaitsForItsWrite(t *testing.T) {
+	g := &gate{release: make(chan struct{}), waits: make(chan string, 4)}
+	var once sync.Once
+	open := func() { once.Do(func() { close(g.release) }) }
+	defer open() // a failing test must not leave the write waiting
+	st := NewStoreWith(StoreOptions{Persister: g})
+	s, _, _, err := st.getOrCreate("a", func() *Session { return New("a", Settings{}, nil, true) }, Created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan error)
+	go func() {
+		wrote <- s.Do(func(st *State) { st.Remember("k", &Replay{Status: 200, Body: []byte(`{}`)}) })
+	}()
+	if have := <-g.waits; have != "a wrote" {
+		t.Fatalf("want the write waiting for its record, have %q", have)
+	}
+	replayed := make(chan bool)
+	go func() {
+		var found bool
+		s.Do(func(st *State) { found = st.Replay("k") != nil })
+		replayed <- found
+	}()
+	select {
+	case have := <-g.waits:
+		if have != "a wrote" {
+			t.Errorf("want the replay waiting for the write's record, have it waiting for %q", have)
+		}
+	case <-replayed:
+		t.Fatal("the replay was answered before the write it replays was durable")
+	}
+	open()
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	if !<-replayed {
+		t.Error("want the replay to find the remembered answer, have none")
+	}
+}

@@ -26,6 +26,7 @@ type Session struct {
 	st          State
 	journal     Journal
 	persist     Persister // the store's; nil outside a store
+	last        Ack       // the persister's Ack of the session's last change; under mu, exclusive
 }
 
 // New returns a session starting from w.
@@ -139,6 +140,9 @@ func (s *Session) Reset() error {
 	s.publish()
 	s.journal.clear()
 	a := s.capture(Reset)
+	if a != nil {
+		s.last = a
+	}
 	s.mu.Unlock(true)
 	return wait(a)
 }

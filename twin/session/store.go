@@ -127,6 +127,7 @@ func (st *Store) getOrCreate(name string, mk func() *Session, c Change) (s *Sess
 	s = mk()
 	s.attach(&st.mem, st.persist)
 	a = s.capture(c)
+	s.last = a // before the session is visible: no lock needed
 	st.m.Store(name, s)
 	st.count.Add(1)
 	return s, true, a, nil
