@@ -38,7 +38,7 @@ func (st *Store) checkpoint() error {
 			ck  checkpointed
 			err error
 		)
-		s.Do(func(*session.State) {
+		s.Hold(func() {
 			st.mu.Lock()
 			st.seq++
 			ck.Seq = st.seq

@@ -61,6 +61,16 @@ func (s *Session) Do(fn func(st *State)) error {
 	return wait(s.locked(fn))
 }
 
+// Hold runs fn holding s's lock exclusive, and neither tells the
+// persister of anything nor waits for it: it is how a persister reads a
+// session whole (a checkpoint) from the goroutine that syncs its
+// records, which Do would have wait on itself.
+func (s *Session) Hold(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock(true)
+	fn()
+}
+
 // locked runs fn holding s's lock, which the caller took exclusive, and
 // releases it, even if fn panics; it returns the persister's Ack of what
 // fn changed, for the caller to wait on once the lock is free.
