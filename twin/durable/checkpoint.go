@@ -1,7 +1,6 @@
 package durable
 
 import (
-	"encoding/json"
 	"sort"
 
 	bolt "go.etcd.io/bbolt"
@@ -49,7 +48,7 @@ func (st *Store) checkpoint() error {
 		if err != nil {
 			return err
 		}
-		if vals[name], err = json.Marshal(&ck); err != nil {
+		if vals[name], err = encode(&ck); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,6 @@
 package durable
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/wraithdev/wraith/twin/session"
@@ -83,7 +82,7 @@ func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
 	if err == nil {
 		// Encoded here, beside the other writers, not in the committer:
 		// its cycle is the time every waiting write waits.
-		if p, err = json.Marshal(rec); err == nil && len(p) > maxRecord {
+		if p, err = encode(rec); err == nil && len(p) > maxRecord {
 			err = fmt.Errorf("the record is %d bytes, past %d", len(p), maxRecord)
 		}
 	}

@@ -125,7 +125,7 @@ func (st *Store) recover() error {
 			if !r.touched {
 				continue
 			}
-			v, err := json.Marshal(&r.checkpointed)
+			v, err := encode(&r.checkpointed)
 			if err != nil {
 				return err
 			}
