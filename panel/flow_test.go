@@ -145,8 +145,11 @@ func answerFields(op *openapi.Operation) map[string]bool {
 	}
 	if _, s, _ := openapi.Success(op.Op); s != nil && s.Value != nil {
 		props, _ := properties(s.Value, 0)
-		for k := range props {
-			out[k] = true
+		for k, p := range props {
+			// A write-only field is sent, never answered.
+			if p.Value == nil || !p.Value.WriteOnly {
+				out[k] = true
+			}
 		}
 	}
 	return out
