@@ -493,3 +493,85 @@ func TestBodiesVerbatim(t *testing.T) {
 		})
 	}
 }
+
+// TestDamagedRefused: a record damaged in the middle of the journal (a
+// flipped byte, as bad media gives) is not taken for a torn tail: the
+// folder is refused, naming the offset and what to do, and left as it
+// was; cut there, it would lose the acknowledged records after it. A
+// torn tail, cut, is first copied aside.
+func TestDamagedRefused(t *testing.T) {
+	dir := t.TempDir()
+	ds, ss := open(t, dir, Options{})
+	a := create(t, ss, "a")
+	for range 10 {
+		write(t, a, "")
+	}
+	ds.crash()
+	jpath := filepath.Join(dir, journalFile)
+	raw, err := os.ReadFile(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := readFrames(raw[len(journalMagic):])
+	third := int64(len(journalMagic))
+	for _, r := range recs[:2] {
+		third += frameHeader + int64(len(r.payload))
+	}
+	bad := append([]byte(nil), raw...)
+	bad[third+frameHeader+20] ^= 0x01
+	os.WriteFile(jpath, bad, 0o600)
+	_, err = Open(Options{Dir: dir, Twin: twinName, TwinDigest: twinDigest})
+	if !errors.Is(err, ErrDamaged) {
+		t.Fatalf("want ErrDamaged, have %v", err)
+	}
+	for _, w := range []string{fmt.Sprintf("offset %d", third), "copy the folder aside", "another --state-dir"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("want %q in the error, have %v", w, err)
+		}
+	}
+	if have, _ := os.ReadFile(jpath); string(have) != string(bad) {
+		t.Errorf("want the refused journal untouched (%d bytes), have %d bytes", len(bad), len(have))
+	}
+
+	// The same byte flipped in the last record is a torn tail: cut, and
+	// kept beside the journal.
+	last := int64(len(raw) - frameHeader - len(recs[len(recs)-1].payload))
+	bad = append(bad[:0], raw...)
+	bad[len(bad)-2] ^= 0x01
+	os.WriteFile(jpath, bad, 0o600)
+	ds2, _ := open(t, dir, Options{})
+	ds2.Close()
+	kept, err := os.ReadFile(fmt.Sprintf("%s.torn-%d", jpath, last))
+	if err != nil || string(kept) != string(bad[last:]) {
+		t.Errorf("want the cut tail's %d bytes kept aside, have %d (%v)", len(bad)-int(last), len(kept), err)
+	}
+}
+
+// TestJournalFormat1: a format 1 journal that a clean stop emptied is
+// taken; one holding records, whose checksums this version reads
+// otherwise, is refused, saying what to do.
+func TestJournalFormat1(t *testing.T) {
+	for _, tc := range []struct {
+		name, journal string
+		want          string // "" for taken
+	}{
+		{"emptied", journalMagicV1, ""},
+		{"with records", journalMagicV1 + "\x05\x00\x00\x00record", "stop it cleanly"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ds, _ := open(t, dir, Options{})
+			ds.Close()
+			os.WriteFile(filepath.Join(dir, journalFile), []byte(tc.journal), 0o600)
+			ds, err := Open(Options{Dir: dir, Twin: twinName, TwinDigest: twinDigest})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("want the folder taken, have %v", err)
+			case tc.want == "":
+				ds.Close()
+			case err == nil || !strings.Contains(err.Error(), tc.want):
+				t.Errorf("want an error saying %q, have %v", tc.want, err)
+			}
+		})
+	}
+}

@@ -8,14 +8,25 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // journalMagic opens every journal: the format, in a line a person can
-// read with head -1.
-const journalMagic = "wraith state journal 1\n"
+// read with head -1. Format 2's checksum covers the length field too;
+// format 1's did not. A format 1 journal holding only its header (what a
+// clean stop leaves) is taken and started over; one holding records is
+// refused (see openJournal).
+const (
+	journalMagic   = "wraith state journal 2\n"
+	journalMagicV1 = "wraith state journal 1\n"
+)
+
+// ErrDamaged is what Open's error wraps when the journal is damaged
+// before its end: a record does not read, and whole records follow it.
+var ErrDamaged = errors.New("state journal damaged")
 
 // frameHeader is a record's payload length and the CRC-32C of its
-// sequence number and payload, both little-endian uint32, then its
+// length, sequence number and payload, both little-endian uint32, then its
 // sequence number, a little-endian uint64. The number is outside the
 // payload so that a record can be encoded before it gets one: encoding
 // runs in the writers, side by side, and only the numbering and the
@@ -37,9 +48,12 @@ type journal struct {
 }
 
 // openJournal opens (or makes) the journal at path and returns it with
-// its whole records, in order. A torn tail (a frame cut
-// short, or one whose CRC does not match: a write the process died in) is
-// cut off; cutAt is its offset (-1 for none).
+// its whole records, in order. A torn tail (a frame cut short, or one
+// whose CRC does not match: a write the process died in) is copied aside
+// to path.torn-OFFSET and cut off; cutAt is its offset (-1 for none). A
+// bad frame followed by a whole one of a later sequence number is not a
+// torn write but damage, and cutting there would lose acknowledged
+// records: the journal is refused, untouched.
 func openJournal(path string) (j *journal, records []frame, cutAt, cutBytes int64, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -58,6 +72,17 @@ func openJournal(path string) (j *journal, records []frame, cutAt, cutBytes int6
 		}
 		return j, nil, -1, 0, nil
 	}
+	if bytes.Equal(raw, []byte(journalMagicV1)) { // a format 1 journal a clean stop emptied
+		if err := j.reset(); err != nil {
+			f.Close()
+			return nil, nil, -1, 0, err
+		}
+		return j, nil, -1, 0, nil
+	}
+	if bytes.HasPrefix(raw, []byte(journalMagicV1)) {
+		f.Close()
+		return nil, nil, -1, 0, fmt.Errorf("%s is a journal of format 1, with records this wraith does not read: start the folder once with the wraith that wrote it and stop it cleanly (SIGTERM checkpoints and empties the journal), then start this one; or pick another --state-dir", path)
+	}
 	if !bytes.HasPrefix(raw, []byte(journalMagic)) {
 		f.Close()
 		if len(raw) < len(journalMagic) && bytes.HasPrefix([]byte(journalMagic), raw) {
@@ -72,7 +97,19 @@ func openJournal(path string) (j *journal, records []frame, cutAt, cutBytes int6
 	end := off + good
 	cutAt, cutBytes = -1, 0
 	if end < int64(len(raw)) {
+		var last uint64
+		if len(records) > 0 {
+			last = records[len(records)-1].seq
+		}
+		if at, seq, ok := wholeAfter(raw, end+1, last); ok {
+			f.Close()
+			return nil, nil, -1, 0, fmt.Errorf("%w: %s: the record at offset %d does not read, yet a whole record (number %d) follows at offset %d: the file was damaged, not torn by a crash, and cutting it there would lose writes that were acknowledged. Nothing was changed: copy the folder aside to keep what it holds, and start the twin with another --state-dir", ErrDamaged, path, end, seq, at)
+		}
 		cutAt, cutBytes = end, int64(len(raw))-end
+		if err := keepTorn(path, end, raw[end:]); err != nil {
+			f.Close()
+			return nil, nil, -1, 0, fmt.Errorf("copy the torn tail of %s aside before cutting it: %w", path, err)
+		}
 		if err := f.Truncate(end); err != nil {
 			f.Close()
 			return nil, nil, -1, 0, fmt.Errorf("cut the torn tail of %s at %d: %w", path, end, err)
@@ -110,25 +147,73 @@ type frame struct {
 }
 
 // readFrames splits b into whole records and returns how many bytes they
-// take; what follows them is a torn tail.
+// take; what follows them is a torn tail, or damage (wholeAfter).
 func readFrames(b []byte) (frames []frame, good int64) {
 	for {
-		if int64(len(b))-good < frameHeader {
+		fr, ok := frameAt(b, good)
+		if !ok {
 			return frames, good
 		}
-		h := b[good : good+frameHeader]
-		n := binary.LittleEndian.Uint32(h)
-		sum := binary.LittleEndian.Uint32(h[4:])
-		if n == 0 || n > maxRecord || int64(len(b))-good-frameHeader < int64(n) {
-			return frames, good
-		}
-		body := b[good+8 : good+frameHeader+int64(n)] // the sequence number and the payload
-		if crc32.Checksum(body, castagnoli) != sum {
-			return frames, good
-		}
-		frames = append(frames, frame{seq: binary.LittleEndian.Uint64(body), payload: body[8:]})
-		good += frameHeader + int64(n)
+		frames = append(frames, fr)
+		good += frameHeader + int64(len(fr.payload))
 	}
+}
+
+// frameAt reads the frame at offset at of b, if a whole one is there.
+func frameAt(b []byte, at int64) (frame, bool) {
+	if int64(len(b))-at < frameHeader {
+		return frame{}, false
+	}
+	h := b[at : at+frameHeader]
+	n := binary.LittleEndian.Uint32(h)
+	if n == 0 || n > maxRecord || int64(len(b))-at-frameHeader < int64(n) {
+		return frame{}, false
+	}
+	p := b[at+frameHeader : at+frameHeader+int64(n)]
+	if frameSum(h, p) != binary.LittleEndian.Uint32(h[4:]) {
+		return frame{}, false
+	}
+	return frame{seq: binary.LittleEndian.Uint64(h[8:]), payload: p}, true
+}
+
+// frameSum is the CRC-32C of a frame's length, sequence number and
+// payload.
+func frameSum(h []byte, p []byte) uint32 {
+	crc := crc32.Checksum(h[:4], castagnoli)
+	crc = crc32.Update(crc, castagnoli, h[8:frameHeader])
+	return crc32.Update(crc, castagnoli, p)
+}
+
+// wholeAfter looks, from offset from of b on, for a whole frame numbered
+// after seq: one there means the bad frame before it is not the tail. A
+// crash leaves a prefix of its last write, never a whole frame after a
+// bad one; and a payload is JSON, which holds no byte below 0x20, so a
+// frame's header (whose length and number start with zero bytes) is not
+// found inside one.
+func wholeAfter(b []byte, from int64, seq uint64) (at int64, found uint64, ok bool) {
+	for at = from; int64(len(b))-at >= frameHeader; at++ {
+		if fr, ok := frameAt(b, at); ok && fr.seq > seq {
+			return at, fr.seq, true
+		}
+	}
+	return 0, 0, false
+}
+
+// keepTorn copies a torn tail aside, to path.torn-OFFSET, before it is
+// cut: if it was not a torn write after all, the bytes are still there to
+// look at.
+func keepTorn(path string, at int64, tail []byte) error {
+	name := fmt.Sprintf("%s.torn-%d", path, at)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(tail)
+	serr := f.Sync()
+	if err := errors.Join(werr, serr, f.Close()); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
 }
 
 // appendFrame adds payload p, numbered seq, to buf as one frame.
@@ -136,8 +221,7 @@ func appendFrame(buf []byte, seq uint64, p []byte) []byte {
 	var h [frameHeader]byte
 	binary.LittleEndian.PutUint32(h[:], uint32(len(p)))
 	binary.LittleEndian.PutUint64(h[8:], seq)
-	crc := crc32.Update(crc32.Checksum(h[8:], castagnoli), castagnoli, p)
-	binary.LittleEndian.PutUint32(h[4:], crc)
+	binary.LittleEndian.PutUint32(h[4:], frameSum(h[:], p))
 	return append(append(buf, h[:]...), p...)
 }
 

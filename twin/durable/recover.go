@@ -86,7 +86,7 @@ func (st *Store) recover() error {
 	}
 	st.report.CutAt, st.report.CutBytes = cutAt, cutBytes
 	if cutAt >= 0 {
-		st.log.Warn("cut a torn record off the end of the journal: the process stopped while writing it, and nobody was answered for it", "file", path, "offset", cutAt, "bytes", cutBytes)
+		st.log.Warn("cut a torn record off the end of the journal: the process stopped while writing it, and nobody was answered for it", "file", path, "offset", cutAt, "bytes", cutBytes, "kept", fmt.Sprintf("%s.torn-%d", path, cutAt))
 	}
 	named := map[string]bool{} // sessions the journal names
 	for i, f := range payloads {
