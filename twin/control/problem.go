@@ -42,6 +42,8 @@ func known(err error) *apierr.Error {
 	case errors.As(err, &ee):
 		return apierr.Errorf(apierr.SessionExists,
 			"session %q already exists: delete it first (DELETE /__wraith/session/%s) or pick another name", ee.Name, ee.Name).With("session", ee.Name)
+	case errors.Is(err, session.ErrNotDurable):
+		return apierr.New(apierr.StateUnavailable, err.Error())
 	case errors.Is(err, session.ErrLimit):
 		return apierr.New(apierr.SessionLimit, err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -2,6 +2,7 @@ package control
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -182,7 +183,9 @@ func (h *Handler) resetSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.Reset()
+	if err := s.Reset(); err != nil {
+		return err
+	}
 	h.log.Info("session reset", "session", s.Name())
 	set, _ := s.Settings()
 	out := viewOf(s.Name(), set)
@@ -205,8 +208,12 @@ func (h *Handler) deleteSession(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) resetAll(w http.ResponseWriter, r *http.Request) error {
 	all := h.eng.Store().All()
+	var errs []error
 	for _, s := range all {
-		s.Reset()
+		errs = append(errs, s.Reset())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	h.log.Info("reset every session", "sessions", len(all))
 	return writeJSON(w, http.StatusOK, map[string]any{"reset": true, "sessions": len(all)})
@@ -277,7 +284,7 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) error {
 	var mode string
 	var now int64
 	tooFar := false
-	s.Do(func(st *session.State) {
+	err = s.Do(func(st *session.State) {
 		mode = st.ClockMode()
 		if mode == session.ClockReal {
 			return
@@ -294,6 +301,9 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) error {
 		}
 		now = st.Now(h.now)
 	})
+	if err != nil {
+		return err
+	}
 	if tooFar {
 		return apierr.Errorf(apierr.InvalidClock,
 			"advancing %d seconds from %d would pass %d (the end of 2199), the latest time a clock reaches", *mv.AdvanceSecs, now, session.MaxEpoch)

@@ -71,7 +71,9 @@ func (e *Engine) Provision(name string, set session.Settings) (Provisioned, erro
 		if !existing.Equal(set) {
 			return Provisioned{}, &ConflictError{Session: name, Existing: existing, Requested: set}
 		}
-		s.MarkProvisioned()
+		if err := s.MarkProvisioned(); err != nil {
+			return Provisioned{}, err
+		}
 	}
 	return Provisioned{Created: created, Settings: set, Seeded: w.Seeded()}, nil
 }
