@@ -82,8 +82,8 @@ func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
 	if err == nil {
 		// Encoded here, beside the other writers, not in the committer:
 		// its cycle is the time every waiting write waits.
-		if p, err = encode(rec); err == nil && len(p) > maxRecord {
-			err = fmt.Errorf("the record is %d bytes, past %d", len(p), maxRecord)
+		if p, err = encode(rec); err == nil && int64(len(p)) > st.maxRecord {
+			err = fmt.Errorf("the record is %d bytes, past %d", len(p), st.maxRecord)
 		}
 	}
 	st.mu.Lock()
@@ -105,7 +105,11 @@ func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
 	case st.closing:
 		return refused{fmt.Errorf("%w: the twin is stopping", session.ErrNotDurable)}
 	case err != nil:
-		return refused{fmt.Errorf("%w: read session %q: %v", session.ErrNotDurable, s.Name(), err)}
+		// TakeDelta (or Whole) has cleared what the session changed:
+		// its next delta would leave this one out, and a replay would
+		// build a state that never was. The store fails, as on a write
+		// error, so nothing after this change is acknowledged.
+		return refused{st.failLocked(fmt.Errorf("record a change of session %q: %v", s.Name(), err))}
 	}
 	st.seq++
 	rec.Seq = st.seq
@@ -177,6 +181,11 @@ func (st *Store) commit() {
 func (st *Store) fail(err error) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	return st.failLocked(err)
+}
+
+// failLocked is fail with st.mu held.
+func (st *Store) failLocked(err error) error {
 	if st.failed == nil {
 		st.failed = fmt.Errorf("%w: state folder %s: %v (writes are refused until the twin is restarted; check the disk)", session.ErrNotDurable, st.opts.Dir, err)
 		st.log.Error("durable sessions stopped", "error", st.failed)

@@ -85,6 +85,8 @@ type Store struct {
 	quiet   bool                        // while the recovered sessions are put back: they are on disk already
 	closing bool
 
+	maxRecord int64 // maxRecord; tests lower it
+
 	commits atomic.Int64 // group commits written, for the benchmarks' records/commit
 
 	kick chan struct{} // a record queued
@@ -150,7 +152,7 @@ func Open(o Options) (*Store, error) {
 		return nil, fmt.Errorf("state folder %s: open %s: %w: remove the folder to start over, or pick another --state-dir", o.Dir, dbFile, err)
 	}
 	st := &Store{opts: o, log: log, db: db, cur: newBatch(), dirty: map[string]*session.Session{}, live: map[string]*session.Session{},
-		kick: make(chan struct{}, 1), done: make(chan struct{})}
+		maxRecord: maxRecord, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if err := st.recover(); err != nil {
 		db.Close()
 		if st.j != nil {
