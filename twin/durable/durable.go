@@ -141,15 +141,24 @@ func Open(o Options) (*Store, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+	if err := makeDir(o.Dir); err != nil {
 		return nil, fmt.Errorf("state folder %s: %w: make it, or pick another --state-dir", o.Dir, err)
 	}
+	_, statErr := os.Stat(filepath.Join(o.Dir, dbFile))
 	db, err := openDB(o.Dir)
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, fmt.Errorf("%w: %s is held by another process (another wraith serving it): stop that process, or give this one another --state-dir", ErrLocked, o.Dir)
 		}
 		return nil, fmt.Errorf("state folder %s: open %s: %w: remove the folder to start over, or pick another --state-dir", o.Dir, dbFile, err)
+	}
+	if os.IsNotExist(statErr) {
+		// A new file's name is durable once its folder is synced: a
+		// crash could otherwise lose state.db with the header in it.
+		if err := syncDir(o.Dir); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("state folder %s: sync it after making %s: %w", o.Dir, dbFile, err)
+		}
 	}
 	st := &Store{opts: o, log: log, db: db, cur: newBatch(), dirty: map[string]*session.Session{}, live: map[string]*session.Session{},
 		maxRecord: maxRecord, kick: make(chan struct{}, 1), done: make(chan struct{})}
@@ -163,6 +172,32 @@ func Open(o Options) (*Store, error) {
 	st.report.Took = time.Since(start)
 	go st.commit()
 	return st, nil
+}
+
+// makeDir makes dir and the folders above it that are missing, and syncs
+// the folder each was made in, so that the names survive a crash.
+func makeDir(dir string) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		} else if !os.IsNotExist(err) {
+			return err
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for _, d := range missing { // deepest first: each name, then its parent's
+		if err := syncDir(filepath.Dir(d)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkHeader records the folder's identity when it is new, and refuses
