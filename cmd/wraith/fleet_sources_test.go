@@ -44,16 +44,19 @@ var sourceCases = []sourceCase{
 	{name: "BEARER, upper case", auth: "BEARER sk_test_x.wraith.src-bearer-uc", want: "src-bearer-uc"},
 	// checkout is a Stripe twin: its dialect does not read GitHub's token
 	// scheme (a GitHub twin does), so these name their session in the
-	// header too, which nginx hashes first. Alone, such a credential
-	// would be hashed by nginx and served as the default session
-	// (docs/fleet.md).
+	// header too, which nginx hashes first. Alone, such a credential is
+	// refused with 400 invalid-session (docs/fleet.md).
+	{name: "token, GitHub's scheme, alone", auth: "token ghp_x.wraith.src-token-alone", wantErr: "invalid-session"},
 	{name: "token, GitHub's scheme, with the header", headers: []string{"src-token"}, auth: "token ghp_x.wraith.src-token", want: "src-token"},
 	{name: "token naming another session than the header", headers: []string{"src-token-mc"}, auth: "Token ghp_x.wraith.src-other", want: "src-token-mc"},
 	{name: "two spaces after the scheme", auth: "Bearer  sk_test_x.wraith.src-two-spaces", want: "src-two-spaces"},
-	{name: "a tab after the scheme", auth: "Bearer\tsk_test_x.wraith.src-tab", want: "default"},
+	// A credential that names a session in a form the dialect does not
+	// read is refused, not served in the default session (nginx hashes it
+	// to default's replica, which refuses it alike).
+	{name: "a tab after the scheme", auth: "Bearer\tsk_test_x.wraith.src-tab", wantErr: "invalid-session"},
 	{name: "two markers: the name after the first", auth: "Bearer sk_test_x.wraith.src-first.wraith.src-last", want: "src-first.wraith.src-last"},
 	{name: "a marker in upper case", auth: "Bearer sk_test_x.WRAITH.src-marker-uc", want: "default"},
-	{name: "another scheme", auth: "Digest sk_test_x.wraith.src-digest", want: "default"},
+	{name: "another scheme", auth: "Digest sk_test_x.wraith.src-digest", wantErr: "invalid-session"},
 	{name: "no marker", auth: "Bearer sk_test_123", want: "default"},
 	{name: "Bearer, invalid name", auth: "Bearer sk_test_x.wraith.src/slash", wantErr: "invalid-session"},
 	{name: "Bearer, name too long", auth: "Bearer sk_test_x.wraith." + strings.Repeat("n", 129), wantErr: "invalid-session"},
