@@ -58,12 +58,13 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 		all = filter(all, filters)
 	}
 	page, refused := e.dialect.List(dialect.ListQuery{
-		Params: p,
-		Items:  all,
-		Object: res.Name,
-		Array:  x.Array,
-		URL:    url,
-		Here:   req.here(),
+		Params:   p,
+		Items:    all,
+		Object:   res.Name,
+		Array:    x.Array,
+		Envelope: x.Envelope,
+		URL:      url,
+		Here:     req.here(),
 	})
 	if refused != nil {
 		e.invalid(a, refused.Param, refused.Message)

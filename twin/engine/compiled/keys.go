@@ -24,6 +24,7 @@ type Keys struct {
 	ParentDefaults map[string]string // a parent's value when the path names none
 	Counter        string            // the counter its key is numbered from, per scope ("" for none)
 	Array          bool              // lists are bare arrays paged by Link headers
+	Envelope       *dialect.Envelope // list = "envelope": the object a page is answered in
 	ListDefaults   []Filter
 	CreateStatus   int
 	DeleteStatus   int
@@ -63,6 +64,7 @@ func compileKeys(spec *format.Resource, named *format.Errors, defaults dialect.D
 		ParentDefaults: k.ParentDefaults,
 		Counter:        k.Counter,
 		Array:          k.List == "array",
+		Envelope:       envelopeOf(k),
 		CreateStatus:   k.CreateStatus,
 		DeleteStatus:   k.DeleteStatus,
 		Required:       k.Required,
@@ -153,4 +155,13 @@ func linkMembers(resources map[string]*Resource) {
 type Filter struct {
 	Field string
 	Want  string
+}
+
+// envelopeOf is an envelope list's object (list_key in list_body), nil
+// for another list.
+func envelopeOf(k *format.Keys) *dialect.Envelope {
+	if k.List != "envelope" {
+		return nil
+	}
+	return dialect.NewEnvelope(k.ListKey, k.ListBody)
 }

@@ -85,8 +85,11 @@ func compileResource(spec *format.Resource, errs ErrorShapes, named *format.Erro
 		Skeleton:   skel,
 		Timestamps: spec.Timestamps,
 		Delete:     spec.DeleteMode(),
-		Immutable:  map[string]bool{"id": true, "object": true},
-		ListURL:    spec.EnvelopeURL(),
+		// "object" names the type where the dialect's objects do
+		// (Stripe's); elsewhere it is a field like any (Jira's remote
+		// issue link's object).
+		Immutable: map[string]bool{"id": true, "object": defaults.Typed},
+		ListURL:   spec.EnvelopeURL(),
 	}
 	if r.NotFound, err = compileShaped(spec.NotFound, 404); err != nil {
 		return nil, fmt.Errorf("not_found: %w", err)
