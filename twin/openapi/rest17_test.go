@@ -131,6 +131,9 @@ func TestRestServedTwilioShaped(t *testing.T) {
 	if status, _, nf := send(t, e, "GET", "/2010-04-01/Accounts/AC2/Calls/"+sid+".json", ""); status != 404 || nf["code"] != float64(404) || !strings.Contains(nf["message"].(string), "No such call") {
 		t.Errorf("read under another account: want the Error schema's 404, have %d %v", status, nf)
 	}
+	if status, _, list := send(t, e, "GET", coll, ""); status != 200 || len(asList(list["calls"])) != 1 {
+		t.Errorf("list: want 200 with the call in the calls member, have %d %v", status, list)
+	}
 	if status, _, up := send(t, e, "POST", item, "FriendlyName=Bo"); status != 200 || up["friendly_name"] != "Bo" || up["to"] != "+15550100" {
 		t.Errorf("update: want friendly_name changed and to kept, have %d %v", status, up)
 	}
@@ -161,3 +164,5 @@ func TestRestIDPrefixFromPattern(t *testing.T) {
 		}
 	}
 }
+
+func asList(v any) []any { l, _ := v.([]any); return l }
