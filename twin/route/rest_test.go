@@ -8,21 +8,14 @@ import (
 )
 
 func TestRestParameter(t *testing.T) {
-	r := route.New[string]()
-	for _, rt := range []struct{ method, tmpl string }{
-		{"GET", "/repos/{owner}/{repo}/git/ref/{ref...}"},
-		{"PATCH", "/repos/{owner}/{repo}/git/refs/{ref...}"},
-		{"POST", "/repos/{owner}/{repo}/git/refs"},
-		{"GET", "/repos/{owner}/{repo}/contents/{path...}"},
-		{"GET", "/repos/{owner}/{repo}/contents/{path}/meta"},
-	} {
-		if err := r.Add(rt.method, rt.tmpl, rt.tmpl); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tests := []struct {
-		name, method, path, want, params string
-	}{
+	r := addRoutes(t,
+		[2]string{"GET", "/repos/{owner}/{repo}/git/ref/{ref...}"},
+		[2]string{"PATCH", "/repos/{owner}/{repo}/git/refs/{ref...}"},
+		[2]string{"POST", "/repos/{owner}/{repo}/git/refs"},
+		[2]string{"GET", "/repos/{owner}/{repo}/contents/{path...}"},
+		[2]string{"GET", "/repos/{owner}/{repo}/contents/{path}/meta"},
+	)
+	checkMatches(t, r, []matchCase{
 		{"one segment", "GET", "/repos/o/r/git/ref/main", "/repos/{owner}/{repo}/git/ref/{ref...}", "owner=o;repo=r;ref=main;"},
 		{"several segments", "GET", "/repos/o/r/git/ref/heads/feature/x", "/repos/{owner}/{repo}/git/ref/{ref...}", "owner=o;repo=r;ref=heads/feature/x;"},
 		{"method", "PATCH", "/repos/o/r/git/refs/heads/main", "/repos/{owner}/{repo}/git/refs/{ref...}", "owner=o;repo=r;ref=heads/main;"},
@@ -31,28 +24,7 @@ func TestRestParameter(t *testing.T) {
 		{"rest when the parameter leads nowhere", "GET", "/repos/o/r/contents/a/b", "/repos/{owner}/{repo}/contents/{path...}", "owner=o;repo=r;path=a/b;"},
 		{"empty rest", "GET", "/repos/o/r/git/ref/", "", ""},
 		{"wrong method", "DELETE", "/repos/o/r/git/refs/heads/main", "", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			m, ok := r.Match(tc.method, tc.path)
-			if tc.want == "" {
-				if ok {
-					t.Errorf("want no match, have %s", m.Template)
-				}
-				return
-			}
-			if !ok || m.Value != tc.want {
-				t.Fatalf("want %s, have %q (%v)", tc.want, m.Value, ok)
-			}
-			var b strings.Builder
-			for k, v := range m.Params() {
-				b.WriteString(k + "=" + v + ";")
-			}
-			if b.String() != tc.params {
-				t.Errorf("params: want %s, have %s", tc.params, b.String())
-			}
-		})
-	}
+	})
 	if !r.PathKnown("/repos/o/r/git/refs/heads/main") {
 		t.Error("PathKnown: want the rest route known for any method")
 	}
