@@ -107,6 +107,7 @@ type Settings struct {
 	ClockEpoch    *int64  `json:"clock_epoch"`
 	ClockStep     string  `json:"clock_step"`
 	UnknownEntity string  `json:"unknown_entity"`
+	Validate      string  `json:"validate"`
 	FaultProfile  *string `json:"fault_profile"`
 	RateLimit     *string `json:"rate_limit"`
 	Debug         bool    `json:"debug"`

@@ -30,6 +30,7 @@ func (t Twin) Flags() []string {
 	}
 	add("control-token-env", t.ControlTokenEnv)
 	add("unknown-entity", t.UnknownEntity)
+	add("validate", t.Validate)
 	add("fault-profile", t.FaultProfile)
 	add("rate-limit", t.RateLimit)
 	add("pii-verbatim", strings.Join(t.PIIVerbatim, ","))

@@ -62,6 +62,7 @@ type Twin struct {
 	ClockEpoch      *int64  // nil: the child's default
 	ControlTokenEnv string  // name of the variable holding the control token
 	UnknownEntity   string  // "": the child's default (synthesize)
+	Validate        string  // "": the child's default (strict)
 	FaultProfile    string
 	RateLimit       string
 	Debug           bool

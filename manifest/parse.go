@@ -27,6 +27,7 @@ type rawSettings struct {
 	ClockEpoch      any `toml:"clock_epoch"`
 	ControlTokenEnv any `toml:"control_token_env"`
 	UnknownEntity   any `toml:"unknown_entity"`
+	Validate        any `toml:"validate"`
 	FaultProfile    any `toml:"fault_profile"`
 	RateLimit       any `toml:"rate_limit"`
 	Debug           any `toml:"debug"`
@@ -48,17 +49,17 @@ type rawFile struct {
 }
 
 // knownKeys is the list shown with an unknown key.
-var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, fault_profile, rate_limit, debug, require_provisioned, pii_verbatim, journal_limit, max_sessions, max_entities, max_body, max_memory, state_dir"
+var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, validate, fault_profile, rate_limit, debug, require_provisioned, pii_verbatim, journal_limit, max_sessions, max_entities, max_body, max_memory, state_dir"
 
 // settings is one table after type checks; nil means absent.
 type settings struct {
-	name, twin, host, fixture, clock, controlTokenEnv, unknownEntity, faultProfile, rateLimit *string
-	stateDir                                                                                  *string // a twin's own only: two twins cannot share a folder
-	port                                                                                      *int
-	seed                                                                                      *uint64
-	clockEpoch                                                                                *int64
-	debug, requireProvisioned                                                                 *bool
-	piiVerbatim                                                                               []string
+	name, twin, host, fixture, clock, controlTokenEnv, unknownEntity, validate, faultProfile, rateLimit *string
+	stateDir                                                                                            *string // a twin's own only: two twins cannot share a folder
+	port                                                                                                *int
+	seed                                                                                                *uint64
+	clockEpoch                                                                                          *int64
+	debug, requireProvisioned                                                                           *bool
+	piiVerbatim                                                                                         []string
 	// The serve limits, in their flags' units (entries, sessions,
 	// entities, bytes).
 	journalLimit, maxSessions, maxEntities, maxBody, maxMemory *int64
@@ -139,6 +140,7 @@ func (p *parser) parse() *Project {
 		set(&t.Clock, s.clock)
 		set(&t.ControlTokenEnv, s.controlTokenEnv)
 		set(&t.UnknownEntity, s.unknownEntity)
+		set(&t.Validate, s.validate)
 		set(&t.FaultProfile, s.faultProfile)
 		set(&t.RateLimit, s.rateLimit)
 		set(&t.Debug, s.debug)
@@ -175,7 +177,7 @@ func merge(d, t settings) settings {
 		name: t.name, port: t.port,
 		twin: pick(d.twin, t.twin), host: pick(d.host, t.host), fixture: pick(d.fixture, t.fixture),
 		clock: pick(d.clock, t.clock), controlTokenEnv: pick(d.controlTokenEnv, t.controlTokenEnv),
-		unknownEntity: pick(d.unknownEntity, t.unknownEntity), faultProfile: pick(d.faultProfile, t.faultProfile),
+		unknownEntity: pick(d.unknownEntity, t.unknownEntity), validate: pick(d.validate, t.validate), faultProfile: pick(d.faultProfile, t.faultProfile),
 		rateLimit: pick(d.rateLimit, t.rateLimit),
 		seed:      d.seed, clockEpoch: d.clockEpoch, debug: d.debug,
 	}
@@ -283,6 +285,7 @@ func (p *parser) settings(prefix string, r *rawSettings) settings {
 		clockEpoch:         p.epoch(k("clock_epoch"), r.ClockEpoch),
 		controlTokenEnv:    p.str(k("control_token_env"), r.ControlTokenEnv, checkEnvVar),
 		unknownEntity:      p.str(k("unknown_entity"), r.UnknownEntity, oneOf("synthesize", "not_found")),
+		validate:           p.str(k("validate"), r.Validate, oneOf("strict", "warn", "off")),
 		faultProfile:       p.str(k("fault_profile"), r.FaultProfile, checkFaultProfile),
 		rateLimit:          p.str(k("rate_limit"), r.RateLimit, checkRateLimit),
 		debug:              p.boolean(k("debug"), r.Debug),

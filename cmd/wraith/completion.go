@@ -61,6 +61,7 @@ var twinArgs = map[string]int{"serve": 1, "inspect": 1, "diff": 2, "pack": 1}
 var enumFlags = map[string][]string{
 	"clock":          {session.ClockReal, session.ClockDeterministic, session.ClockFixed},
 	"unknown-entity": {engine.Synthesize, engine.NotFound},
+	"validate":       engine.ValidModes,
 	"log-format":     {"text", "json"},
 	"log-level":      {"trace", "debug", "info", "warn", "error"},
 }

@@ -51,10 +51,25 @@ const (
 	NotFound   = "not_found"
 )
 
+// Request validation modes (SPEC §13): Strict refuses a request its
+// twin's description refuses, in the dialect's words; Warn serves it and
+// says what is wrong in X-Wraith-Invalid; Off checks nothing.
+const (
+	Strict = "strict"
+	Warn   = "warn"
+	Off    = "off"
+)
+
+// ValidModes are the request validation modes, Strict first.
+var ValidModes = []string{Strict, Warn, Off}
+
 // Options configure an Engine.
 type Options struct {
 	// UnknownEntity is Synthesize (default) or NotFound.
 	UnknownEntity string
+	// Validate is how requests are checked against the twin's request
+	// schemas: Strict (default), Warn or Off.
+	Validate string
 	// Defaults are the settings of sessions created by a first request.
 	// Defaults.Fixture is a fixture name as a user gives it.
 	Defaults session.Settings
@@ -128,6 +143,13 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	}
 	if opts.UnknownEntity != Synthesize && opts.UnknownEntity != NotFound {
 		return nil, fmt.Errorf("unknown-entity policy %q: want %q or %q", opts.UnknownEntity, Synthesize, NotFound)
+	}
+	switch opts.Validate {
+	case "":
+		opts.Validate = Strict
+	case Strict, Warn, Off:
+	default:
+		return nil, fmt.Errorf("validation mode %q: want %q, %q or %q", opts.Validate, Strict, Warn, Off)
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

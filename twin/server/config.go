@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ type Config struct {
 	Host             string
 	Port             int
 	UnknownEntity    string
+	Validation       string
 	Fixture          string
 	Seed             int64
 	Clock            string
@@ -163,6 +165,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.StringVar(&c.Host, "host", "127.0.0.1", "`ADDRESS` to bind; non-loopback addresses need --control-token-env")
 	fs.IntVar(&c.Port, "port", 0, "`PORT` to bind; 0 picks a free port (read it from the ready JSON)")
 	fs.StringVar(&c.UnknownEntity, "unknown-entity", engine.Synthesize, "`MODE` for reads of never-seen ids: synthesize (template-shaped 200) or not_found (provider 404 or 501 miss)")
+	fs.StringVar(&c.Validation, "validate", engine.Strict, "`MODE` of request validation against the twin's request schemas: strict (refuse as the provider does), warn (serve, and say what is wrong in X-Wraith-Invalid) or off")
 	fs.StringVar(&c.Fixture, "fixture", "", "fixture set every new session starts with: `SET` or TWIN:SET")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of each session's id generator: a whole number `N`, 0 or more")
 	fs.StringVar(&c.Clock, "clock", session.ClockReal, "session clock `MODE`: real, deterministic or fixed")
@@ -199,6 +202,9 @@ func (c *Config) Validate() error {
 	}
 	if c.UnknownEntity != engine.Synthesize && c.UnknownEntity != engine.NotFound {
 		bad("--unknown-entity %q: want synthesize or not_found", c.UnknownEntity)
+	}
+	if !slices.Contains(engine.ValidModes, c.Validation) {
+		bad("--validate %q: want strict, warn or off", c.Validation)
 	}
 	if c.Seed < 0 {
 		bad("--seed %d: want a whole number, 0 or more", c.Seed)

@@ -97,6 +97,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	})
 	eng, err := engine.New(t, engine.Options{
 		UnknownEntity:    cfg.UnknownEntity,
+		Validate:         cfg.Validation,
 		Defaults:         defaults,
 		NoControlHeaders: cfg.NoControlHeaders,
 		Scrubber:         scr,

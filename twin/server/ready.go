@@ -60,6 +60,7 @@ type Settings struct {
 	ClockEpoch    *int64  `json:"clock_epoch"`
 	ClockStep     string  `json:"clock_step"`
 	UnknownEntity string  `json:"unknown_entity"`
+	Validate      string  `json:"validate"`
 	FaultProfile  *string `json:"fault_profile"`
 	RateLimit     *string `json:"rate_limit"`
 	Debug         bool    `json:"debug"`
@@ -132,6 +133,7 @@ func (s *Server) settings() Settings {
 		Clock:         def.Clock.Mode,
 		ClockStep:     def.Clock.Step.String(),
 		UnknownEntity: s.cfg.UnknownEntity,
+		Validate:      s.cfg.Validation,
 		Debug:         s.cfg.Debug,
 		MaxSessions:   s.cfg.MaxSessions,
 		MaxEntities:   s.cfg.MaxEntities,
