@@ -12,6 +12,7 @@ type Code string
 const (
 	RouteMiss               Code = "route-miss"                // no route matches, or no answer for one
 	EntityMiss              Code = "entity-miss"               // an unknown entity and no provider not-found shape
+	UnmodelledWrite         Code = "unmodelled-write"          // a write to a template route, under --unknown-entity not_found
 	EntityDeleted           Code = "entity-deleted"            // a read after delete without a provider shape
 	InvalidParams           Code = "invalid-params"            // parameters the twin cannot read
 	TooManyParams           Code = "too-many-params"           // past canon.MaxParams
@@ -83,8 +84,9 @@ const (
 // statuses is the one table from a code to its HTTP status.
 var statuses = map[Code]int{
 	// 501: the twin does not cover this; recording it would.
-	RouteMiss:  http.StatusNotImplemented,
-	EntityMiss: http.StatusNotImplemented,
+	RouteMiss:       http.StatusNotImplemented,
+	EntityMiss:      http.StatusNotImplemented,
+	UnmodelledWrite: http.StatusNotImplemented,
 
 	EntityDeleted:       http.StatusNotFound,
 	InvalidParams:       http.StatusBadRequest,
