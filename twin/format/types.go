@@ -120,6 +120,18 @@ type Route struct {
 	// answer for requests no recording matches. Twins imported from an API
 	// description have no recordings to take a shape from. Optional.
 	Body string `toml:"body,omitzero"`
+	// ListKey names the member of Body that holds a page of entries,
+	// when the route lists a collection in an object of its own
+	// ({"total_count": 1, "workflow_runs": [...]}): under the not_found
+	// policy the route answers that member empty, as it does a Body that
+	// is a bare array or the dialect's own list. Optional.
+	ListKey string `toml:"list_key,omitzero"`
+	// Safe says the template is true whatever the request and the
+	// session hold: a write no state the twin keeps can contradict,
+	// whose answer does not depend on what was sent. Under the not_found
+	// policy a write to a route that is not safe answers 501
+	// unmodelled-write rather than its template. Optional.
+	Safe bool `toml:"safe,omitzero"`
 }
 
 // Resource is a provider object type with create/read/update/delete/list

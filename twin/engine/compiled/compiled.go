@@ -88,6 +88,9 @@ func Compile(t *format.Twin, opts Options) (*Twin, error) {
 	if err := c.compileRecordings(resources); err != nil {
 		return nil, err
 	}
+	if err := c.compileHonest(resources); err != nil {
+		return nil, err
+	}
 	for _, r := range resources {
 		// What writes start from is scrubbed once, here, and encoded
 		// scrubbed.

@@ -31,6 +31,7 @@ type Endpoint struct {
 	Member   *Member
 	Template *Recorded // the route's response shape, from its first 2xx recording
 	NotFound *Recorded // a recorded 404 on this route, the provider's not-found shape
+	Honest   *Honest   // a declared route's answer under the not_found policy (honest.go)
 }
 
 // Recorded is a recorded answer, ready to write: its headers built and
