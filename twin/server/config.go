@@ -51,6 +51,12 @@ type Config struct {
 	// StateDir keeps every session on disk there (docs/durable.md); \"\"
 	// keeps them in memory only.
 	StateDir string
+	// PortSet records whether --port was given: --compat stripe-mock binds
+	// stripe-mock's own ports when it was not.
+	PortSet bool
+	// Compat is a serve mode that answers as another mock server does
+	// (docs/compat.md); "" for none.
+	Compat string
 }
 
 // MinJournalMemory is the smallest journal budget: below it a sweep,
@@ -95,6 +101,25 @@ func (f epochFlag) Set(s string) error {
 		return fmt.Errorf("want whole seconds since 1970, up to %d (the end of 2199), got %q", session.MaxEpoch, s)
 	}
 	f.c.ClockEpoch, f.c.ClockEpochSet = n, true
+	return nil
+}
+
+// portFlag records whether --port was given.
+type portFlag struct{ c *Config }
+
+func (f portFlag) String() string {
+	if f.c == nil {
+		return "0"
+	}
+	return strconv.Itoa(f.c.Port)
+}
+
+func (f portFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("want a port number, 0 to 65535, got %q", s)
+	}
+	f.c.Port, f.c.PortSet = n, true
 	return nil
 }
 
@@ -163,7 +188,8 @@ func (f fieldsFlag) Set(s string) error {
 func Flags(fs *flag.FlagSet) *Config {
 	c := &Config{}
 	fs.StringVar(&c.Host, "host", "127.0.0.1", "`ADDRESS` to bind; non-loopback addresses need --control-token-env")
-	fs.IntVar(&c.Port, "port", 0, "`PORT` to bind; 0 picks a free port (read it from the ready JSON)")
+	fs.Var(portFlag{c}, "port", "`PORT` to bind; 0 picks a free port (read it from the ready JSON)")
+	fs.StringVar(&c.Compat, "compat", "", "answer as the mock server `NAME` does, so its users' test suites run unchanged: stripe-mock (HTTPS with HTTP/2 beside HTTP, its ports 12111 and 12112 unless --port; see docs/compat.md)")
 	fs.StringVar(&c.UnknownEntity, "unknown-entity", engine.Synthesize, "`MODE` for reads of never-seen ids: synthesize (template-shaped 200) or not_found (provider 404 or 501 miss)")
 	fs.StringVar(&c.Validation, "validate", engine.Strict, "`MODE` of request validation against the twin's request schemas: strict (refuse as the provider does), warn (serve, and say what is wrong in X-Wraith-Invalid) or off")
 	fs.StringVar(&c.Fixture, "fixture", "", "fixture set every new session starts with: `SET` or TWIN:SET")
@@ -199,6 +225,9 @@ func (c *Config) Validate() error {
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.Port < 0 || c.Port > 65535 {
 		bad("--port %d: want 0 (any free port) to 65535", c.Port)
+	}
+	if c.Compat != "" && c.Compat != CompatStripeMock {
+		bad("--compat %q: want %s, or leave it out", c.Compat, CompatStripeMock)
 	}
 	if c.UnknownEntity != engine.Synthesize && c.UnknownEntity != engine.NotFound {
 		bad("--unknown-entity %q: want synthesize or not_found", c.UnknownEntity)
