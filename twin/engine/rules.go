@@ -35,6 +35,9 @@ func (e *Engine) applyRules(rules []compiled.Rule, o *object.Object, now int64) 
 				o.Set(a.Field, json.Number(strconv.FormatInt(now+a.Expr.Offset, 10)))
 			case a.Expr.Secret:
 				o.Set(a.Field, e.dialect.Secret(o.String("id")))
+			case a.Expr.Text:
+				v, _ := o.Get(a.Expr.Field)
+				o.Set(a.Field, asText(v))
 			default:
 				v, _ := o.Get(a.Expr.Field)
 				o.Set(a.Field, e.scrubbed(a.Field, object.CloneValue(v)))
@@ -42,6 +45,21 @@ func (e *Engine) applyRules(rules []compiled.Rule, o *object.Object, now int64) 
 		}
 		return
 	}
+}
+
+// asText is a value as "$text.field" writes it: a number or boolean as
+// its JSON text in a string, a string as it is, anything else (null, an
+// object) as null, since it has no text of its own.
+func asText(v any) any {
+	switch t := v.(type) {
+	case string:
+		return t
+	case json.Number:
+		return t.String()
+	case bool:
+		return strconv.FormatBool(t)
+	}
+	return nil
 }
 
 // holds reports whether every condition of r holds on o.

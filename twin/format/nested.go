@@ -82,8 +82,10 @@ func validateNested(resources []Resource, file string, probs *Problems) {
 				if !ok || !strings.HasPrefix(s, "$") || strings.HasPrefix(s, "$$") {
 					continue
 				}
-				if _, err := ParseExpr(s); err != nil {
+				if x, err := ParseExpr(s); err != nil {
 					probs.addf("%s: nested_defaults.%q.%s: %v", at, p, k, err)
+				} else if x.Text {
+					probs.addf("%s: nested_defaults.%q.%s: %q: $text.field is for rules; a default copies a field with $.field", at, p, k, s)
 				}
 			}
 		}
