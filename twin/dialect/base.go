@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wraithdev/wraith/twin/object"
 )
@@ -94,8 +96,108 @@ func (Base) Word(p Problem) string {
 		return fmt.Sprintf("Invalid Idempotency-Key: the key must be at most %d characters long, and this one has %d.", p.Limit, p.Have)
 	case ExpectedNames:
 		return "Invalid request: want a JSON array of names"
+	case UnknownParam:
+		return "Received unknown parameter: " + p.Param
+	case InvalidEnum:
+		return fmt.Sprintf("Invalid %s: must be one of %s", p.Param, OneOf(p.Allowed))
+	case TooLong:
+		return fmt.Sprintf("Invalid %s: must be at most %d characters, and this one has %d.", p.Param, p.Limit, p.Have)
+	case InvalidString:
+		return fmt.Sprintf("Invalid value for %s: expected a string, not %s.", p.Param, p.Shown())
+	case ExpectedArray:
+		return fmt.Sprintf("Invalid value for %s: expected an array.", p.Param)
+	case EmptyValue:
+		return fmt.Sprintf("Invalid value for %s: it cannot be unset, so it cannot be empty.", p.Param)
 	}
 	return "Invalid request: " + p.Detail
+}
+
+// Shown is the value a word shows: the text sent, or Inspect of what
+// was sent when it was no text.
+func (p Problem) Shown() string {
+	if s, ok := p.Sent.(string); ok {
+		return s
+	}
+	if p.Sent == nil && p.Value != "" {
+		return p.Value // a problem that names only the text
+	}
+	return Inspect(p.Sent)
+}
+
+// OneOf lists values as an English sentence does: "a", "a or b",
+// "a, b, or c".
+func OneOf(values []string) string {
+	switch len(values) {
+	case 0:
+		return ""
+	case 1:
+		return values[0]
+	case 2:
+		return values[0] + " or " + values[1]
+	}
+	return strings.Join(values[:len(values)-1], ", ") + ", or " + values[len(values)-1]
+}
+
+// inspectLimit bounds what Inspect writes, so that a refusal of a
+// large hash stays a sentence.
+const inspectLimit = 200
+
+// Inspect writes a parameter value as Stripe's and GitHub's refusals
+// show one, in Ruby's notation: "text" quoted, numbers and booleans as
+// they are, nil, {"key"=>value, ...} in sorted key order and
+// [value, ...]. Past inspectLimit bytes it ends in "...".
+func Inspect(v any) string {
+	b := appendInspect(nil, v)
+	if len(b) > inspectLimit {
+		cut := inspectLimit
+		for cut > 0 && !utf8.RuneStart(b[cut]) { // never half a character
+			cut--
+		}
+		b = append(b[:cut], "..."...)
+	}
+	return string(b)
+}
+
+func appendInspect(b []byte, v any) []byte {
+	if len(b) > inspectLimit {
+		return b
+	}
+	switch t := v.(type) {
+	case nil:
+		return append(b, "nil"...)
+	case string:
+		return strconv.AppendQuote(b, t)
+	case bool:
+		return strconv.AppendBool(b, t)
+	case json.Number:
+		return append(b, t...)
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = strconv.AppendQuote(b, k)
+			b = append(b, "=>"...)
+			b = appendInspect(b, t[k])
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, e := range t {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendInspect(b, e)
+		}
+		return append(b, ']')
+	}
+	return fmt.Appendf(b, "%v", v)
 }
 
 // Errors names none: Wraith's own shapes answer.

@@ -220,8 +220,19 @@ type Problem struct {
 	Value  string // the value sent, where the words show it
 	Object string // the resource's name
 	Detail string // Wraith's own explanation (InvalidRequest, InvalidNumber)
-	Limit  int    // the bound exceeded (KeyTooLong)
+	Limit  int    // the bound exceeded (KeyTooLong, TooLong)
 	Have   int    // what was sent against it
+	// Sent is the value as it was sent, when it is not text a word can
+	// show as it is (a hash where a string is wanted, a JSON number
+	// where a string is): its own shape, for the dialect to write in
+	// its provider's notation (Inspect). Value is then the text of a
+	// string or number sent, else "".
+	Sent any
+	// Allowed are the values the parameter may take (InvalidEnum).
+	Allowed []string
+	// Nullable says the parameter also takes null, for words that list
+	// what it takes.
+	Nullable bool
 }
 
 // Kind is a kind of Problem.
@@ -233,7 +244,7 @@ const (
 	NoSuchObject                // Param names an Object whose id, Value, the session lacks
 	InvalidNumber               // a number past what the field can hold: Detail
 	InvalidInteger              // Value is no integer
-	InvalidFloat                // Value is no number
+	InvalidFloat                // Value is no number (for a decimal string, no decimal)
 	ExpectedNumber              // Param wants a number and got another shape
 	InvalidBoolean              // Value is no boolean
 	ExpectedBoolean             // Param wants a boolean and got another shape
@@ -244,4 +255,15 @@ const (
 	AlreadyExists               // an Object with this Param exists
 	KeyTooLong                  // the Idempotency-Key has Have characters, past Limit
 	ExpectedNames               // Param wants a JSON array of names
+
+	// Request validation (package twin/reqschema). A value of another
+	// shape than the schema's is InvalidInteger, InvalidFloat,
+	// InvalidBoolean, InvalidString, ExpectedHash or ExpectedArray, by
+	// the type wanted, with Sent.
+	UnknownParam  // Param is no parameter the operation takes
+	InvalidEnum   // Value is none of Allowed
+	TooLong       // Value has Have characters, past Limit
+	InvalidString // Param wants a string: Sent is another shape
+	ExpectedArray // Param wants an array and got another shape: Sent
+	EmptyValue    // Param was sent "" and cannot be unset
 )
