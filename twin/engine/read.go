@@ -11,10 +11,15 @@ import (
 	"github.com/wraithdev/wraith/twin/world"
 )
 
-// plain answers a route that is not a resource's: recorded, else template.
+// plain answers a route that is not a resource's: recorded, else
+// template, which under the not_found policy may not contradict the
+// session (honest.go).
 func (e *Engine) plain(req *request, a *answer) {
 	if rec := e.recordedFor(req); rec != nil {
 		a.fromRecorded(rec)
+		return
+	}
+	if e.honest(req.st, req, a) {
 		return
 	}
 	if t := req.match.Value.Template; t != nil {

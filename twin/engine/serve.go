@@ -42,6 +42,9 @@ type request struct {
 	idem   string
 	match  *route.Match[*compiled.Endpoint]
 	now    int64 // the session's time for this request
+	// st is the session, once its lock is held: what a declared route's
+	// honest answer looks its names up in (honest.go).
+	st session.Reader
 }
 
 // ServeHTTP answers one application request.
@@ -119,13 +122,13 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var ent *session.Entry
 	if e.reads(sess, &req) {
 		err = sess.ReadContext(req.ctx, func(st session.Reader) {
-			req.now = st.Begin(e.now)
+			req.now, req.st = st.Begin(e.now), st
 			e.read(st, &req, &a)
 			ent = e.journalBegin(sess, r, &req, &a, req.now, start)
 		})
 	} else {
 		err = sess.DoContext(req.ctx, func(st *session.State) {
-			req.now = st.Begin(e.now)
+			req.now, req.st = st.Begin(e.now), st
 			if e.limited(st, &req, &a) {
 				ent = e.journalBegin(sess, r, &req, &a, st.Now(e.now), start)
 				return

@@ -29,6 +29,10 @@ type Honest struct {
 	// hold one, so a request naming it is answered not-found. "" for
 	// none.
 	Unmodelled string
+	// Object is what the provider's not-found shape calls Unmodelled's
+	// entity ({object}): the parameter's name without an _id or _number,
+	// or for a bare {id} the path segment before it.
+	Object string
 	// Write says the route changes what it names (any method but GET
 	// and HEAD).
 	Write bool
@@ -39,6 +43,11 @@ type Honest struct {
 	// "is this pull request merged", "do I follow this user"): a fact
 	// the twin does not keep, so the session's answer is no.
 	Check bool
+	// Done, for a Check at the path of one of its entity's actions
+	// (GET .../pulls/{n}/merge beside PUT .../pulls/{n}/merge), is what
+	// that action sets to literal values: the check's answer is yes when
+	// the entity holds them all (Done's When). Nil for any other check.
+	Done *Rule
 	// List is how the template lists a collection the twin cannot
 	// model; ListNone when it does not.
 	List ListShape
@@ -71,7 +80,8 @@ func honestOf(rt *format.Route, tmpl *Recorded, resources []itemPath, d dialect.
 	h := &Honest{Write: rt.Method != http.MethodGet && rt.Method != http.MethodHead, Safe: rt.Safe}
 	segs := strings.Split(strings.TrimPrefix(rt.Path, "/"), "/")
 	bound := 0 // segments of the path the deepest named resource's item accounts for
-	if owner, n := deepestItem(segs, resources); owner != nil {
+	owner, n := deepestItem(segs, resources)
+	if owner != nil {
 		h.Names = append(h.Names, Named{Resource: owner.res, Params: owner.params})
 		bound = n
 	}
@@ -84,11 +94,14 @@ func honestOf(rt *format.Route, tmpl *Recorded, resources []itemPath, d dialect.
 			h.Names = append(h.Names, Named{Resource: r, Params: map[string]string{"id": p}})
 			continue
 		}
-		h.Unmodelled = p
+		h.Unmodelled, h.Object = p, objectName(segs, p)
 		break
 	}
 	if tmpl != nil && !h.Write {
 		h.Check = tmpl.Status == http.StatusNoContent && len(tmpl.Body) == 0
+		if h.Check && owner != nil && h.Unmodelled == "" && len(segs) == bound+1 {
+			h.Done = doneBy(owner.res, segs[bound])
+		}
 		var err error
 		if h.List, h.Empty, err = listShape(rt, tmpl.Body, d); err != nil {
 			return nil, err
@@ -175,6 +188,46 @@ func byIDNamed(param string, resources []itemPath) *Resource {
 		found = r
 	}
 	return found
+}
+
+// doneBy is what the action name of r sets to literal values in its
+// first rule, as a rule's conditions; nil when r has no such action or
+// it sets no literal.
+func doneBy(r *Resource, name string) *Rule {
+	for _, a := range r.Actions {
+		if a.Name != name || len(a.Rules) == 0 {
+			continue
+		}
+		var done []Cond
+		for _, as := range a.Rules[0].Set {
+			if as.Expr == nil {
+				done = append(done, Cond{Field: as.Field, Want: valueText(as.Value)})
+			}
+		}
+		if done == nil {
+			return nil
+		}
+		return &Rule{When: done}
+	}
+	return nil
+}
+
+// objectName is how a not-found answer names the entity of the path
+// parameter p: "mandate" for {mandate}, "release" for {release_id},
+// "bank_accounts" for the {id2} of /v1/accounts/{id}/bank_accounts/{id2}.
+func objectName(segs []string, p string) string {
+	name := strings.TrimSuffix(strings.TrimSuffix(p, "_id"), "_number")
+	if strings.TrimRight(name, "0123456789") != "id" {
+		return name
+	}
+	for i, seg := range segs {
+		if seg == "{"+p+"}" && i > 0 {
+			if _, isParam := paramName(segs[i-1]); !isParam {
+				return segs[i-1]
+			}
+		}
+	}
+	return name
 }
 
 // paramName is the name of a path segment's parameter, {name}.
