@@ -61,6 +61,9 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCompat(cfg, t); err != nil {
+		return nil, err
+	}
 	if cfg.Digest != "" && cfg.Digest != t.Digest {
 		return nil, fmt.Errorf("twin %s has digest %s, but --digest pins %s: the twin changed; re-pin it or serve the pinned twin", t.Name(), t.Digest, cfg.Digest)
 	}
@@ -151,12 +154,12 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		Now:      deps.Now,
 		Observer: obs,
 	})
-	addr := hostguard.ListenAddr(cfg.Host, cfg.Port)
+	addr := hostguard.ListenAddr(cfg.Host, cfg.listenPort())
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		state.close()
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("port %d on %s is in use: pick another port, or use --port 0 for any free port", cfg.Port, cfg.Host)
+			return nil, fmt.Errorf("port %d on %s is in use: pick another port, or use --port 0 for any free port", cfg.listenPort(), cfg.Host)
 		}
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
@@ -170,10 +173,17 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		}
 		access.loopback = false
 	}
-	s.ln = ln
+	served, tlsConfig, err := compatListen(cfg, ln, log)
+	if err != nil {
+		ln.Close()
+		state.close()
+		return nil, err
+	}
+	s.ln = served
 	// Timeouts and header limits: see docs/security.md.
 	s.srv = &http.Server{
-		Handler: s.handler(),
+		Handler:   compatHandler(cfg.Compat, s.handler()),
+		TLSConfig: tlsConfig,
 		// No WriteTimeout: net/http would set a write deadline (a timer)
 		// on every request, and a client that stops reading its answers
 		// ties up only its own connection.
