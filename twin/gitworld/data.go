@@ -268,10 +268,8 @@ func (r *Repo) resolve(rev string) (plumbing.Hash, error) {
 			return ref.Hash(), nil
 		}
 	}
-	if rev == "" || rev == "HEAD" {
-		if len(r.st.sortedRefs()) <= 1 {
-			return plumbing.ZeroHash, fmt.Errorf("gitworld: %s: %w", r.name, ErrEmpty)
-		}
+	if !r.hasBranches() {
+		return plumbing.ZeroHash, fmt.Errorf("gitworld: %s: %w", r.name, ErrEmpty)
 	}
 	return plumbing.ZeroHash, fmt.Errorf("gitworld: no commit, branch or tag %q in %s: %w", rev, r.name, ErrNotFound)
 }
@@ -283,9 +281,6 @@ func (r *Repo) resolveCommit(rev string) (*object.Commit, error) {
 	}
 	h, err := r.resolve(rev)
 	if err != nil {
-		if rev == r.defaultBranch && len(r.st.sortedRefs()) <= 1 {
-			return nil, fmt.Errorf("gitworld: %s: %w", r.name, ErrEmpty)
-		}
 		return nil, err
 	}
 	for range 16 { // tags of tags, bounded

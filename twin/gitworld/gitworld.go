@@ -204,7 +204,7 @@ func (w *World) CreateRepo(full string, opt RepoOptions) (*Repo, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	key := strings.ToLower(full)
+	key := lowerName(full)
 	if _, ok := w.repos[key]; ok {
 		return nil, fmt.Errorf("gitworld: repository %s: %w", full, ErrExists)
 	}
@@ -227,7 +227,7 @@ func (w *World) CreateRepo(full string, opt RepoOptions) (*Repo, error) {
 func (w *World) Repo(full string) (*Repo, error) {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
-	r, ok := w.repos[strings.ToLower(full)]
+	r, ok := w.repos[lowerName(full)]
 	if !ok {
 		return nil, fmt.Errorf("gitworld: repository %s: %w", full, ErrNotFound)
 	}
@@ -238,7 +238,7 @@ func (w *World) Repo(full string) (*Repo, error) {
 func (w *World) DeleteRepo(full string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	key := strings.ToLower(full)
+	key := lowerName(full)
 	if _, ok := w.repos[key]; !ok {
 		return fmt.Errorf("gitworld: repository %s: %w", full, ErrNotFound)
 	}
@@ -288,7 +288,7 @@ func (r *Repo) SetDefaultBranch(branch string) error {
 	if !validRefName(name.String()) {
 		return fmt.Errorf("gitworld: %q is not a branch name: %w", branch, ErrInvalid)
 	}
-	if _, err := r.st.Reference(name); err != nil && len(r.st.sortedRefs()) > 1 {
+	if _, err := r.st.Reference(name); err != nil && r.hasBranches() {
 		return fmt.Errorf("gitworld: branch %s: %w", branch, ErrNotFound)
 	}
 	r.defaultBranch = branch
@@ -298,7 +298,7 @@ func (r *Repo) SetDefaultBranch(branch string) error {
 // lock takes the World's write lock, checking r still belongs to it.
 func (r *Repo) lock() (func(), error) {
 	r.w.mu.Lock()
-	if r.w.repos[strings.ToLower(r.name)] != r {
+	if r.w.repos[lowerName(r.name)] != r {
 		r.w.mu.Unlock()
 		return nil, fmt.Errorf("gitworld: repository %s: %w", r.name, ErrNotFound)
 	}
@@ -308,9 +308,13 @@ func (r *Repo) lock() (func(), error) {
 // rlock takes the World's read lock, checking r still belongs to it.
 func (r *Repo) rlock() (func(), error) {
 	r.w.mu.RLock()
-	if r.w.repos[strings.ToLower(r.name)] != r {
+	if r.w.repos[lowerName(r.name)] != r {
 		r.w.mu.RUnlock()
 		return nil, fmt.Errorf("gitworld: repository %s: %w", r.name, ErrNotFound)
 	}
 	return r.w.mu.RUnlock, nil
 }
+
+// lowerName is a repository's key: GitHub's owner and repository names
+// ignore case.
+func lowerName(full string) string { return strings.ToLower(full) }

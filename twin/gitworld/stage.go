@@ -134,4 +134,6 @@ func (s *stage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	return s.r.st.EncodedObjectSize(h)
 }
 
-func (s *stage) AddAlternate(string) error { return errors.New("gitworld: alternates are not supported") }
+func (s *stage) AddAlternate(string) error {
+	return errors.New("gitworld: alternates are not supported")
+}

@@ -167,12 +167,14 @@ type storedObject struct {
 	obj
 }
 
-func (o *storedObject) Hash() plumbing.Hash           { return o.hash }
-func (o *storedObject) Type() plumbing.ObjectType     { return o.typ }
-func (o *storedObject) SetType(plumbing.ObjectType)   {}
-func (o *storedObject) Size() int64                   { return int64(len(o.data)) }
-func (o *storedObject) SetSize(int64)                 {}
-func (o *storedObject) Reader() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(o.data)), nil }
+func (o *storedObject) Hash() plumbing.Hash         { return o.hash }
+func (o *storedObject) Type() plumbing.ObjectType   { return o.typ }
+func (o *storedObject) SetType(plumbing.ObjectType) {}
+func (o *storedObject) Size() int64                 { return int64(len(o.data)) }
+func (o *storedObject) SetSize(int64)               {}
+func (o *storedObject) Reader() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(o.data)), nil
+}
 func (o *storedObject) Writer() (io.WriteCloser, error) {
 	return nil, fmt.Errorf("gitworld: object %s is stored and cannot be written", o.hash)
 }

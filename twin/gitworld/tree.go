@@ -74,6 +74,7 @@ type editEntry struct {
 	mode filemode.FileMode
 	hash plumbing.Hash
 	sub  *editTree // non-nil once opened
+	blob []byte    // content to store as the entry's blob, when non-nil (a merge's result)
 }
 
 func (r *Repo) loadEditTree(h plumbing.Hash) (*editTree, error) {
@@ -190,6 +191,13 @@ func objectTypeOf(m filemode.FileMode) plumbing.ObjectType {
 func (r *Repo) writeEditTree(t *editTree) (plumbing.Hash, error) {
 	entries := make([]object.TreeEntry, 0, len(t.entries))
 	for name, e := range t.entries {
+		if e.blob != nil {
+			h, err := r.st.put(obj{typ: plumbing.BlobObject, data: e.blob})
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			e.hash, e.blob = h, nil
+		}
 		if e.sub != nil {
 			if len(e.sub.entries) == 0 {
 				continue
