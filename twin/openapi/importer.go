@@ -108,6 +108,7 @@ func (im *Importer) Unservable(o Operation, path string) bool {
 func (im *Importer) TemplateRoutes(ops []Operation, rename func(Operation) (string, bool), body func(o Operation, s *openapi3.SchemaRef, mt *openapi3.MediaType) any) []format.Route {
 	var out []format.Route
 	seen := map[string]string{}
+	safe := map[string]bool{} // the overlay's safe_ops routed
 	for _, o := range ops {
 		if im.sp.stopped() {
 			return nil
@@ -132,11 +133,14 @@ func (im *Importer) TemplateRoutes(ops []Operation, rename func(Operation) (stri
 			if status != 200 {
 				rt.Status = status
 			}
+			markList(&rt, s)
 		case status == 204:
 			rt.Status = 204
 		}
+		rt.Safe = im.safeOp(o, safe)
 		out = append(out, rt)
 	}
+	im.unusedSafeOps(safe)
 	return out
 }
 

@@ -37,6 +37,10 @@ type Overlay struct {
 	// import infers (not_found, invalid_request, ...) cannot be named.
 	Errors    map[string]format.Answer `toml:"errors"`
 	Resources []OverlayResource        `toml:"resources"`
+	// SafeOps are the operationIds of template routes whose answer is
+	// true whatever is sent and the session holds (format.Route's safe;
+	// see safeOp).
+	SafeOps []string `toml:"safe_ops"`
 }
 
 // Source is a description pinned to a package version: a Go module's
