@@ -9,6 +9,49 @@
 // required and known names, enums, formats, lengths, items, and anyOf (an
 // expandable field takes an id or a hash). Schemas are inlined: a file
 // has no references, so checking never resolves one.
+//
+// # The rules
+//
+// Check reads parameters as package canon decodes them. In a form body
+// or a query every value is text, read in the schema's type: an integer
+// is decimal digits with an optional sign (1.5, 1e3 and 0x10 are no
+// integers) and is stored as a json.Number; a number is a JSON number,
+// stored as written (16.0000 stays 16.0000); a decimal string (format
+// "decimal") is digits with an optional point and minus, kept a string;
+// a boolean is true or false, in lower case. An object whose keys are
+// all list indices is a list where the schema says array, in index
+// order; a list canon made of keys 0..n-1 is an object keyed "0".."n-1"
+// where the schema says object (metadata keyed by numbers). In a JSON
+// body values are JSON's and are taken only as they are: "30" is no
+// integer, and null is taken only where the schema is nullable.
+//
+// A form's "" is kept as "" where the schema is nullable or lists ""
+// (an anyOf alternative enum [""]): it clears the field, which is the
+// engine's to do. Elsewhere "" is an empty string where the schema
+// says a plain string, and an EmptyValue problem where it wants
+// another type, one of an enum, or an entity's id.
+//
+// A name an object's schema neither lists nor admits by Additional is
+// UnknownParam; a required name absent is MissingParam; a value of
+// another shape than the schema's type is the problem of that type
+// (InvalidInteger, InvalidFloat, InvalidBoolean, InvalidString,
+// ExpectedHash, ExpectedArray) with the value sent; a string outside
+// its enum is InvalidEnum, and one longer than MaxLength characters
+// TooLong. A string at a schema with Ref names an entity that the
+// Lookup, when there is one, must know, else it is NoSuchObject. A
+// value matches an anyOf when one alternative takes it, the first that
+// does typing it; when none does, the problem reported is that of the
+// first alternative of the value's own shape (a string's the string
+// alternative's, a hash's the object's), because its words are about
+// what the client meant to send. Formats other than decimal are not
+// checked.
+//
+// Order: the members of an object are checked in sorted name order,
+// each to the bottom before the next; then its required names, the
+// first missing in sorted order. The first problem is the answer, so
+// the same request always gets the same one, and an unknown or
+// mistyped name comes before a missing one. Check and CheckFlat visit
+// in the same order and answer the same problem.
 package reqschema
 
 // Format is the version of requests.json this package reads and writes.
