@@ -198,6 +198,9 @@ func TestCheckJSON(t *testing.T) {
 		{name: "integer as text", body: `{"amount":"30","currency":"usd"}`, problem: dialect.Problem{Kind: dialect.InvalidInteger, Param: "amount", Value: "30", Sent: "30"}},
 		{name: "integer with a fraction", body: `{"amount":1.5,"currency":"usd"}`, problem: dialect.Problem{Kind: dialect.InvalidInteger, Param: "amount", Value: "1.5", Sent: json.Number("1.5")}},
 		{name: "boolean as text", body: `{"amount":1,"currency":"usd","confirm":"true"}`, problem: dialect.Problem{Kind: dialect.InvalidBoolean, Param: "confirm", Value: "true", Sent: "true"}},
+		{name: "number as text", body: `{"amount":1,"currency":"usd","percentage":"1.5"}`, problem: dialect.Problem{Kind: dialect.InvalidFloat, Param: "percentage", Value: "1.5", Sent: "1.5"}},
+		{name: "invalid decimal", body: `{"amount":1,"currency":"usd","unit_amount_decimal":"1.2.3"}`, problem: dialect.Problem{Kind: dialect.InvalidFloat, Param: "unit_amount_decimal", Value: "1.2.3", Sent: "1.2.3"}},
+		{name: "decimal as a number", body: `{"amount":1,"currency":"usd","unit_amount_decimal":1.5}`, problem: dialect.Problem{Kind: dialect.InvalidString, Param: "unit_amount_decimal", Value: "1.5", Sent: json.Number("1.5")}},
 		{name: "number for a string", body: `{"amount":1,"currency":840}`, problem: dialect.Problem{Kind: dialect.InvalidString, Param: "currency", Value: "840", Sent: json.Number("840")}},
 		{name: "null not nullable", body: `{"amount":null,"currency":"usd"}`, problem: dialect.Problem{Kind: dialect.InvalidInteger, Param: "amount"}},
 		{name: "null for nullable anyOf-less string", body: `{"amount":1,"currency":null}`, problem: dialect.Problem{Kind: dialect.InvalidString, Param: "currency"}},
@@ -268,5 +271,20 @@ func TestAtAndValue(t *testing.T) {
 		case tc.want != nil && (prob != nil || have != tc.want):
 			t.Errorf("Value(%s=%q): want %#v, have %#v %+v", tc.field, tc.text, tc.want, have, prob)
 		}
+	}
+}
+
+// TestCheckCopies: the typed tree shares nothing with the request's, so
+// the engine may change it.
+func TestCheckCopies(t *testing.T) {
+	params := map[string]any{"amount": "1", "currency": "usd", "anything": map[string]any{"a": []any{"b"}}, "metadata": map[string]any{"k": "v"}}
+	typed, prob := Check(testSchema(t), params, true, nil)
+	if prob != nil {
+		t.Fatal(*prob)
+	}
+	typed["anything"].(map[string]any)["a"].([]any)[0] = "changed"
+	typed["metadata"].(map[string]any)["k"] = "changed"
+	if params["anything"].(map[string]any)["a"].([]any)[0] != "b" || params["metadata"].(map[string]any)["k"] != "v" {
+		t.Errorf("a change to the typed tree reached the request's: %v", params)
 	}
 }

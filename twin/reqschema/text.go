@@ -35,7 +35,7 @@ func (c *checker) text(s *Schema, p *path, v string) (any, bool) {
 		return c.anyText(s, p, v)
 	}
 	kind := s.kind()
-	if v == "" && c.form && (kind != "string" && kind != "" || len(s.Enum) > 0 || s.Ref != "") {
+	if v == "" && c.form && ((kind != "string" && kind != "") || len(s.Enum) > 0 || s.Ref != "") {
 		return c.fail(dialect.Problem{Kind: dialect.EmptyValue}, p)
 	}
 	switch kind {
