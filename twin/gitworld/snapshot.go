@@ -20,7 +20,8 @@ import (
 //	  uvarint references, in name order, each:
 //	    string name, byte 0 + 20-byte hash | byte 1 + string target (symbolic)
 //	  uvarint objects, in hash order, each:
-//	    byte type (git's: 1 commit, 2 tree, 3 blob, 4 tag), uvarint length, content
+//	    20-byte hash, byte type (git's: 1 commit, 2 tree, 3 blob, 4 tag),
+//	    uvarint length, content
 //
 // where a string is a uvarint length and its bytes. Objects are not
 // compressed, so equal worlds give equal bytes whatever zlib does.
@@ -55,6 +56,7 @@ func (w *World) Snapshot() ([]byte, error) {
 		putUvarint(&buf, uint64(len(hashes)))
 		for _, h := range hashes {
 			o, _ := r.st.get(h)
+			buf.Write(h[:])
 			buf.WriteByte(byte(o.typ))
 			putUvarint(&buf, uint64(len(o.data)))
 			buf.Write(o.data)
@@ -116,6 +118,8 @@ func Restore(data []byte, l Limits) (*World, error) {
 		}
 		w.repos[lowerName(name)] = r
 		for range d.count() {
+			var want plumbing.Hash
+			copy(want[:], d.bytes(len(want)))
 			typ := plumbing.ObjectType(d.byte())
 			n := d.count()
 			content := d.bytes(n)
@@ -126,8 +130,12 @@ func Restore(data []byte, l Limits) (*World, error) {
 				d.fail("object type %d", typ)
 				break
 			}
-			if _, err := r.st.put(obj{typ: typ, data: bytes.Clone(content)}); err != nil {
+			h, err := r.st.put(obj{typ: typ, data: bytes.Clone(content)})
+			if err != nil {
 				return nil, fmt.Errorf("gitworld: restoring %s: %w", name, err)
+			}
+			if h != want {
+				return nil, fmt.Errorf("gitworld: snapshot: object %s of %s has the content of %s: the snapshot is damaged: %w", want, name, h, ErrSnapshot)
 			}
 		}
 	}
