@@ -16,12 +16,12 @@ GITHUB_OVERLAY := twin/openapi/overlays/github.toml
 github_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(GITHUB_OVERLAY))
 GITHUB_SPEC = .specs/node_modules/$(shell echo '$(call github_source,npm)' | sed 's/@[^@]*$$//')/$(call github_source,spec)
 
-.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients kubecheck panel mcp-servers mcp
+.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients git-client kubecheck panel mcp-servers mcp
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
 
-test: check specs nginx node-clients chromium sandbox-clients fresh-modules kubecheck
+test: check specs nginx node-clients chromium sandbox-clients git-client fresh-modules kubecheck
 	$(GO) test -race -count=1 $(PKGS)
 
 # The tests that build a module of their own (TestExternalModule) once more
@@ -51,6 +51,10 @@ specs:
 	  && echo '"$(call github_source,npm)"' > .specs/installed \
 	  || { echo "specs: npm could not install $(call github_source,npm); the github regeneration and conformance tests will skip" >&2; $(SPECS_FAIL); }; fi
 
+# The embedded twins recorded from Stripe, whose requests.json the twins
+# target takes from Stripe's description.
+RECORDED_STRIPE_TWINS := checkout billing
+
 # Regenerate the embedded twins imported from API descriptions
 # (docs/import.md); TestStripeRegenerates checks the committed result.
 twins: specs
@@ -60,6 +64,12 @@ twins: specs
 	rm -rf twin/embedded/stripe; \
 	.specs/wraith import openapi "$$dir/$(call stripe_source,spec)" -o twin/embedded/stripe \
 	  --fixtures "$$dir/$(call stripe_source,fixtures)" --overlay $(STRIPE_OVERLAY)
+	@# The recorded Stripe twins are checked against Stripe's description
+	@# too: requests.json of the operations each serves (docs/validation.md).
+	@set -e; dir=$$($(GO) mod download -json $(call stripe_source,module) | sed -n 's/.*"Dir": "\(.*\)",*/\1/p'); \
+	for t in $(RECORDED_STRIPE_TWINS); do \
+	  .specs/wraith import openapi "$$dir/$(call stripe_source,spec)" --requests-for twin/embedded/$$t \
+	    --fixtures "$$dir/$(call stripe_source,fixtures)" --overlay $(STRIPE_OVERLAY); done
 	rm -rf twin/embedded/github
 	.specs/wraith import openapi $(GITHUB_SPEC) -o twin/embedded/github --overlay $(GITHUB_OVERLAY)
 
@@ -112,6 +122,22 @@ sandbox-clients:
 	export DEBIAN_FRONTEND=noninteractive; \
 	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends $(SANDBOX_DEBS) >/dev/null; } \
 	  || { echo "sandbox-clients: apt-get could not install $(SANDBOX_DEBS); the wraith run client tests will skip" >&2; if [ "$$CI" = true ]; then exit 1; fi; }
+
+# The real git client the git world's smart HTTP tests drive (clone,
+# fetch, push against twin/gitworld; docs/git.md), from Debian's packages,
+# pinned. A clean Debian image has no git. Installed as root when missing,
+# a no-op when present; where it cannot be installed the tests skip and
+# say so, and with CI=true that fails here, as the tests would.
+GIT_DEB := git=1:2.39.5-0+deb12u3
+git-client:
+	@if command -v git >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "git-client: git is missing, and installing needs root and apt-get: apt-get install $(GIT_DEB); the git smart HTTP tests will skip" >&2; \
+	  if [ "$$CI" = true ]; then exit 1; fi; exit 0; fi; \
+	echo "git-client: installing $(GIT_DEB) for the git smart HTTP tests" >&2; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends $(GIT_DEB) >/dev/null; } \
+	  || { echo "git-client: apt-get could not install $(GIT_DEB); the git smart HTTP tests will skip" >&2; if [ "$$CI" = true ]; then exit 1; fi; }
 
 # The Kubernetes manifests decoded strictly into the Kubernetes API's types
 # (docs/fleet.md): deploy/kubecheck is a module of its own, so that those
