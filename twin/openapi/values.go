@@ -48,10 +48,11 @@ func cloneValue(v any) any {
 }
 
 // Confidence is the report's confidence in a skeleton by where it came
-// from: a fixture, an example, else the sampler (each maybe "+overlay").
+// from: the schema, a fixture, an example, else the sampler (each maybe
+// "+overlay").
 func Confidence(from string) float64 {
 	switch from {
-	case "fixture", "fixture+overlay":
+	case "schema", "schema+overlay", "fixture", "fixture+overlay":
 		return 1
 	case "example", "example+overlay":
 		return 0.9

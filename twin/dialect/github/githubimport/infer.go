@@ -30,8 +30,8 @@ import (
 //   - id_kind from the schema's id type; time_format rfc3339 and
 //     timestamps from date-time created_at/updated_at;
 //   - class from the schema's component name (issue-comment ->
-//     IssueComment); skeleton: the read's example, repaired against its
-//     schema, else a sample, then the overlay's merge patch.
+//     IssueComment); skeleton: the read's schema, every property empty,
+//     then the overlay's merge patch.
 func (g *ghImporter) resource(ov *openapi.OverlayResource) (format.Resource, error) {
 	r := ov.Resource
 	fail := func(msg string, args ...any) (format.Resource, error) {
@@ -63,7 +63,7 @@ func (g *ghImporter) resource(ov *openapi.OverlayResource) (format.Resource, err
 	if r.Parents == nil {
 		r.Parents = params[:len(params)-1]
 	}
-	_, ref, mt := openapi.Success(get.Op)
+	_, ref, _ := openapi.Success(get.Op)
 	if ref == nil || ref.Value == nil {
 		return fail("%s answers no JSON object to take the resource's shape from", ov.GetOp)
 	}
@@ -165,7 +165,7 @@ func (g *ghImporter) resource(ov *openapi.OverlayResource) (format.Resource, err
 		}
 		g.claim(o, r.Name)
 	}
-	skel, from := g.skeleton(ref, mt, ov)
+	skel, from := g.skeleton(ref, ov)
 	if _, ok := skel[r.KeyField()]; !ok {
 		skel[r.KeyField()] = g.Sample(schema.Properties[r.KeyField()])
 	}
@@ -220,24 +220,12 @@ func (g *ghImporter) actions(r *format.Resource, ov *openapi.OverlayResource) er
 	return nil
 }
 
-// skeleton is the read's first example, repaired against its schema,
-// else a sample, with the overlay's patch merged in.
-func (g *ghImporter) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, ov *openapi.OverlayResource) (map[string]any, string) {
-	var skel map[string]any
-	from := "sampler"
-	for _, ex := range openapi.Examples(mt) {
-		if o, ok := openapi.Normalize(ex).(map[string]any); ok {
-			v, _ := g.Conform(openapi.CloneMap(o), ref)
-			skel, from = v.(map[string]any), "example"
-			break
-		}
-	}
-	if skel == nil {
-		skel, _ = g.Sample(ref).(map[string]any)
-		if skel == nil {
-			skel = map[string]any{}
-		}
-	}
+// skeleton is built from the read's schema alone
+// (openapi.Importer.Skeleton), with the overlay's patch merged in: the
+// read's example is another entity's values (octocat's comment on issue
+// 1347), which a new entity must not take (SPEC §13).
+func (g *ghImporter) skeleton(ref *openapi3.SchemaRef, ov *openapi.OverlayResource) (map[string]any, string) {
+	skel, from := g.Skeleton(ref), "schema"
 	if ov.Patch != nil {
 		skel = openapi.MergePatch(skel, ov.Patch)
 		from += "+overlay"

@@ -80,10 +80,13 @@ func (im *importer) baseline() []byte {
 	var ents []json.RawMessage
 	taken := map[string]bool{}
 	for _, r := range im.resources {
-		if !strings.HasPrefix(r.from, "fixture") || r.nested {
+		if r.nested {
 			continue
 		}
-		o, _ := im.instance(r.ref, r.name)
+		o, from := im.instance(r.ref, r.name)
+		if from != "fixture" {
+			continue
+		}
 		id, _ := o["id"].(string)
 		if id == "" || o["object"] != r.name {
 			continue

@@ -8,11 +8,15 @@ import (
 	"github.com/wraithdev/wraith/twin/openapi"
 )
 
-// skeleton sets what a new object of r starts from: the fixture of its
-// schema, else an example object of its type, else the sampler's output;
-// then the overlay's patch.
+// skeleton sets what a new object of r starts from: its schema's
+// properties, empty (openapi.Importer.Skeleton), its object type, then
+// the overlay's patch. Not the fixture: that is another object's values
+// (SPEC §13), which the baseline fixture set and template answers keep.
 func (im *importer) skeleton(r *resource) {
-	r.skeleton, r.from = im.instance(r.ref, r.object)
+	r.skeleton, r.from = im.Skeleton(r.ref), "schema"
+	if r.object != "" {
+		r.skeleton["object"] = r.object
+	}
 	if ov := im.ov.Resource(r.name); ov != nil && ov.Patch != nil {
 		r.skeleton = openapi.MergePatch(r.skeleton, ov.Patch)
 		r.from += "+overlay"
