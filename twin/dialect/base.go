@@ -97,6 +97,9 @@ func (Base) Word(p Problem) string {
 	case ExpectedNames:
 		return "Invalid request: want a JSON array of names"
 	case UnknownParam:
+		if len(p.Names) > 1 {
+			return "Received unknown parameters: " + strings.Join(p.Names, ", ")
+		}
 		return "Received unknown parameter: " + p.Param
 	case InvalidEnum:
 		return fmt.Sprintf("Invalid %s: must be one of %s", p.Param, OneOf(p.Allowed))

@@ -233,6 +233,9 @@ type Problem struct {
 	// Nullable says the parameter also takes null, for words that list
 	// what it takes.
 	Nullable bool
+	// Names are every unknown parameter of the object Param is in, Param
+	// the first, for providers that name them all (UnknownParam).
+	Names []string
 }
 
 // Kind is a kind of Problem.

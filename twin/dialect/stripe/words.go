@@ -2,18 +2,23 @@ package stripe
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/wraithdev/wraith/twin/dialect"
 )
 
 // Word words p as Stripe's API does (invalid_request_error messages as
-// Stripe sends them): "Received unknown parameter: favourite_colour",
-// "Invalid integer: many", "Invalid object", "Invalid array", and for
+// Stripe sends them): "Received unknown parameter: favourite_colour" or
+// "Received unknown parameters: quantity, trial_end", "Invalid integer:
+// many", "Invalid object", "Invalid array", and for
 // a value too long, its first and last ten characters around "...".
 // Kinds Stripe words no otherwise than Base are Base's.
 func (Dialect) Word(p dialect.Problem) string {
 	switch p.Kind {
 	case dialect.UnknownParam:
+		if len(p.Names) > 1 {
+			return "Received unknown parameters: " + strings.Join(p.Names, ", ")
+		}
 		return "Received unknown parameter: " + p.Param
 	case dialect.InvalidInteger:
 		return "Invalid integer: " + p.Shown()

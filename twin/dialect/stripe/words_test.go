@@ -17,6 +17,7 @@ func TestWord(t *testing.T) {
 		want string
 	}{
 		{"unknown", dialect.Problem{Kind: dialect.UnknownParam, Param: "favourite_colour"}, "Received unknown parameter: favourite_colour"},
+		{"unknown, several", dialect.Problem{Kind: dialect.UnknownParam, Param: "quantity", Names: []string{"quantity", "trial_end"}}, "Received unknown parameters: quantity, trial_end"},
 		{"unknown nested", dialect.Problem{Kind: dialect.UnknownParam, Param: "card[foo]"}, "Received unknown parameter: card[foo]"},
 		{"missing", dialect.Problem{Kind: dialect.MissingParam, Param: "amount"}, "Missing required param: amount."},
 		{"missing nested", dialect.Problem{Kind: dialect.MissingParam, Param: "items[0][price]"}, "Missing required param: items[0][price]."},
