@@ -58,6 +58,22 @@ func (c *checker) fail(p dialect.Problem, where *path) (any, bool) {
 	return nil, false
 }
 
+// unknown refuses the names that an object at p does not take, all of
+// them, in sorted order.
+func (c *checker) unknown(p *path, names []string) (any, bool) {
+	if c.quiet {
+		return nil, false
+	}
+	prob := dialect.Problem{Kind: dialect.UnknownParam}
+	for _, name := range names {
+		cp := p.child(name)
+		prob.Names = append(prob.Names, cp.String())
+	}
+	prob.Param = prob.Names[0]
+	c.problem = &prob
+	return nil, false
+}
+
 // value checks v, a string, json.Number, bool, nil, map[string]any or
 // []any, at s; a nil s accepts anything.
 func (c *checker) value(s *Schema, p *path, v any) (any, bool) {
@@ -121,17 +137,27 @@ func (c *checker) object(s *Schema, p *path, m map[string]any) (any, bool) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	for _, k := range keys {
+		if s.member(k) == nil {
+			if c.quiet {
+				return nil, false
+			}
+			var unknown []string
+			for _, k := range keys {
+				if s.member(k) == nil {
+					unknown = append(unknown, k)
+				}
+			}
+			return c.unknown(p, unknown)
+		}
+	}
 	var out map[string]any
 	if c.build {
 		out = make(map[string]any, len(m))
 	}
 	for _, k := range keys {
 		cp := p.child(k)
-		sub := s.member(k)
-		if sub == nil {
-			return c.fail(dialect.Problem{Kind: dialect.UnknownParam}, &cp)
-		}
-		v, ok := c.value(sub, &cp, m[k])
+		v, ok := c.value(s.member(k), &cp, m[k])
 		if !ok {
 			return nil, false
 		}

@@ -22,6 +22,18 @@ func CheckFlat(s *Schema, flat []canon.FlatParam, refs Lookup) *dialect.Problem 
 		_, p := Check(s, tree(flat), true, refs) // no Params schema is so; the tree answers it anyway
 		return p
 	}
+	for i, f := range flat {
+		if s.member(f.Name) == nil {
+			var unknown []string
+			for _, f := range flat[i:] {
+				if s.member(f.Name) == nil && (len(unknown) == 0 || unknown[len(unknown)-1] != f.Name) {
+					unknown = append(unknown, f.Name) // each once: flat is sorted
+				}
+			}
+			c.unknown(nil, unknown)
+			return c.problem
+		}
+	}
 	for i := 0; i < len(flat); {
 		name := flat[i].Name
 		j := i + 1
@@ -31,8 +43,6 @@ func CheckFlat(s *Schema, flat []canon.FlatParam, refs Lookup) *dialect.Problem 
 		np := path{key: name, index: -1}
 		sub := s.member(name)
 		switch {
-		case sub == nil:
-			c.fail(dialect.Problem{Kind: dialect.UnknownParam}, &np)
 		case flat[i].Key == "":
 			c.text(sub, &np, flat[i].Value)
 		default:
@@ -79,13 +89,23 @@ func (c *checker) group(s *Schema, p *path, g []canon.FlatParam) (any, bool) {
 	case "":
 		return nil, true
 	case "object":
+		for i, e := range g {
+			if s.member(e.Key) == nil {
+				if c.quiet {
+					return nil, false
+				}
+				var unknown []string
+				for _, e := range g[i:] {
+					if s.member(e.Key) == nil {
+						unknown = append(unknown, e.Key)
+					}
+				}
+				return c.unknown(p, unknown)
+			}
+		}
 		for _, e := range g {
 			cp := p.child(e.Key)
-			sub := s.member(e.Key)
-			if sub == nil {
-				return c.fail(dialect.Problem{Kind: dialect.UnknownParam}, &cp)
-			}
-			if _, ok := c.text(sub, &cp, e.Value); !ok {
+			if _, ok := c.text(s.member(e.Key), &cp, e.Value); !ok {
 				return nil, false
 			}
 		}

@@ -32,7 +32,8 @@
 // another type, one of an enum, or an entity's id.
 //
 // A name an object's schema neither lists nor admits by Additional is
-// UnknownParam; a required name absent is MissingParam; a value of
+// UnknownParam, which names every such name of that object (Stripe's
+// "Received unknown parameters: quantity, trial_end"); a required name absent is MissingParam; a value of
 // another shape than the schema's type is the problem of that type
 // (InvalidInteger, InvalidFloat, InvalidBoolean, InvalidString,
 // ExpectedHash, ExpectedArray) with the value sent; a string outside
@@ -46,12 +47,12 @@
 // what the client meant to send. Formats other than decimal are not
 // checked.
 //
-// Order: the members of an object are checked in sorted name order,
-// each to the bottom before the next; then its required names, the
-// first missing in sorted order. The first problem is the answer, so
-// the same request always gets the same one, and an unknown or
-// mistyped name comes before a missing one. Check and CheckFlat visit
-// in the same order and answer the same problem.
+// Order: at each object, first the names it does not take, all of them
+// at once; then its members' values in sorted name order, each to the
+// bottom before the next; then its required names, the first missing
+// in sorted order. The first problem is the answer, so the same request
+// always gets the same one. Check and CheckFlat visit in the same order
+// and answer the same problem.
 package reqschema
 
 // Format is the version of requests.json this package reads and writes.
