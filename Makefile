@@ -16,7 +16,7 @@ GITHUB_OVERLAY := twin/openapi/overlays/github.toml
 github_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(GITHUB_OVERLAY))
 GITHUB_SPEC = .specs/node_modules/$(shell echo '$(call github_source,npm)' | sed 's/@[^@]*$$//')/$(call github_source,spec)
 
-.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients git-client kubecheck panel mcp-servers mcp
+.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients git-client kubecheck panel mcp-servers mcp sdk-suites
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
@@ -201,6 +201,17 @@ panel:
 	  && echo '$(PRISM)' > .panel/prism/installed \
 	  || echo "panel: npm could not install $(PRISM): the table will have wraith's rows only" >&2; fi
 	$(GO) test -tags panel -count=1 -v -run '^TestPanel$$' ./panel
+
+# The official Stripe SDKs' own test suites, stripe-go's and
+# stripe-python's, each run against stripe-mock and against
+# `wraith serve stripe --compat stripe-mock`, side by side, into
+# sdk/RESULTS.md and sdk/results.json (docs/compat.md). Versions are
+# pinned in sdk/pins.go; sources, binaries and raw outputs go to .sdk/
+# (git-ignored). Not in make test: it takes minutes. One suite, or one
+# package, again: make sdk-suites SDK_FLAGS="-suite stripe-go -pkg ./customer"
+# (a partial run reports under .sdk/out only).
+sdk-suites:
+	$(GO) run ./sdk $(SDK_FLAGS)
 
 clean:
 	rm -rf bin
