@@ -113,6 +113,10 @@ type World struct {
 	mu     sync.RWMutex
 	limits Limits
 	repos  map[string]*Repo // by lower-case "owner/name": GitHub's names ignore case
+	// objects counts the objects of every repository, shared ones
+	// included: what MaxObjects bounds. Every store is written under the
+	// write lock, so the count is too.
+	objects int
 }
 
 // New returns an empty World with the given limits.
@@ -123,19 +127,16 @@ func New(l Limits) *World {
 // Limits returns the World's limits.
 func (w *World) Limits() Limits { return w.limits }
 
-// admit is the World's budget, asked before any object is stored. It runs
-// under the World's write lock.
+// admit is the World's budget, asked before any new object is stored,
+// which it counts. It runs under the World's write lock.
 func (w *World) admit(o obj) error {
 	if int64(len(o.data)) > w.limits.MaxBlobBytes {
 		return fmt.Errorf("gitworld: a %s of %d bytes is over the limit of %d bytes: %w", o.typ, len(o.data), w.limits.MaxBlobBytes, ErrBlobTooLarge)
 	}
-	n := 0
-	for _, r := range w.repos {
-		n += r.st.count()
+	if w.objects >= w.limits.MaxObjects {
+		return fmt.Errorf("gitworld: the session holds %d git objects, its limit: delete a repository or reset the session: %w", w.objects, ErrTooManyObjects)
 	}
-	if n >= w.limits.MaxObjects {
-		return fmt.Errorf("gitworld: the session holds %d git objects, its limit: delete a repository or reset the session: %w", n, ErrTooManyObjects)
-	}
+	w.objects++
 	return nil
 }
 
@@ -159,7 +160,7 @@ func (w *World) Size() int64 {
 func (w *World) Fork() *World {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	f := &World{limits: w.limits, repos: make(map[string]*Repo, len(w.repos))}
+	f := &World{limits: w.limits, repos: make(map[string]*Repo, len(w.repos)), objects: w.objects}
 	for k, r := range w.repos {
 		f.repos[k] = &Repo{w: f, name: r.name, defaultBranch: r.defaultBranch, st: r.st.fork(f.admit)}
 	}
@@ -216,6 +217,7 @@ func (w *World) CreateRepo(full string, opt RepoOptions) (*Repo, error) {
 			committer = opt.Author
 		}
 		if err := r.autoInit(name, opt.Author, committer); err != nil {
+			w.objects -= r.st.count() // the repository is not made: nor are its objects
 			return nil, err
 		}
 	}
@@ -239,9 +241,11 @@ func (w *World) DeleteRepo(full string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	key := lowerName(full)
-	if _, ok := w.repos[key]; !ok {
+	r, ok := w.repos[key]
+	if !ok {
 		return fmt.Errorf("gitworld: repository %s: %w", full, ErrNotFound)
 	}
+	w.objects -= r.st.count()
 	delete(w.repos, key)
 	return nil
 }

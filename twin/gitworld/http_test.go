@@ -1,6 +1,9 @@
 package gitworld
 
 import (
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +112,130 @@ func TestNonFastForwardPushRefused(t *testing.T) {
 	out, err = g.try(dir, "push", "origin", "main")
 	if err == nil || !strings.Contains(out, "non-fast-forward") {
 		t.Fatalf("push after fetch: want non-fast-forward, have err %v:\n%s", err, out)
+	}
+}
+
+// TestPushToEmptyRepository clones a repository with no commits, pushes
+// its first branch, then deletes another branch by push.
+func TestPushToEmptyRepository(t *testing.T) {
+	g := newGit(t)
+	w := New(Limits{})
+	r := must[*Repo](t)(w.CreateRepo("octo/empty", RepoOptions{}))
+	url := serve(t, w)
+	dir := filepath.Join(t.TempDir(), "empty")
+	g.run("", "clone", url+"/octo/empty", dir) // without .git, as GitHub allows
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	g.run(dir, "add", ".")
+	g.run(dir, "commit", "-m", "first")
+	g.run(dir, "push", "origin", "main", "main:refs/heads/doomed")
+	if have := must[Content](t)(r.Content("", "a.txt")); string(have.Data) != "a\n" {
+		t.Fatalf("a.txt after the first push: have %q", have.Data)
+	}
+	g.run(dir, "push", "origin", ":doomed")
+	if _, err := r.Ref("heads/doomed"); err == nil {
+		t.Fatal("heads/doomed after a delete push: want it gone")
+	}
+	out, err := g.try(dir, "push", "origin", ":main")
+	if err == nil {
+		t.Fatalf("deleting the default branch by push: want it refused, have\n%s", out)
+	}
+	must[Ref](t)(r.Ref("heads/main"))
+}
+
+// TestPushOverLimitRefused: a pushed blob over the World's limit is
+// refused, and no object or branch of the push is kept.
+func TestPushOverLimitRefused(t *testing.T) {
+	g := newGit(t)
+	w, r := newRepo(t, Limits{MaxBlobBytes: 4096})
+	url := serve(t, w)
+	dir := filepath.Join(t.TempDir(), "demo")
+	g.run("", "clone", url+"/octo/demo.git", dir)
+	big := make([]byte, 8192)
+	for i := range big {
+		big[i] = byte('a' + i%26)
+	}
+	os.WriteFile(filepath.Join(dir, "big.txt"), big, 0o644)
+	g.run(dir, "switch", "-c", "big")
+	g.run(dir, "add", ".")
+	g.run(dir, "commit", "-m", "big")
+	before := w.Size()
+	out, err := g.try(dir, "push", "origin", "big")
+	if err == nil || !strings.Contains(out, "over the limit") {
+		t.Fatalf("push of a blob over the limit: want it refused naming the limit, have err %v:\n%s", err, out)
+	}
+	if _, err := r.Ref("heads/big"); err == nil {
+		t.Fatal("heads/big after a refused push: want none")
+	}
+	if have := w.Size(); have != before {
+		t.Fatalf("Size after a refused push: want %d, have %d", before, have)
+	}
+}
+
+// TestSmartHTTPAnswers checks the protocol's edges without a client:
+// unknown repositories, the dumb protocol, methods, the advertisement.
+func TestSmartHTTPAnswers(t *testing.T) {
+	w, _ := newRepo(t, Limits{})
+	url := serve(t, w)
+	tests := []struct {
+		method, path string
+		status       int
+		ctype, body  string // a prefix of each
+	}{
+		{"GET", "/octo/demo.git/info/refs?service=git-upload-pack", 200, "application/x-git-upload-pack-advertisement", "001e# service=git-upload-pack\n0000"},
+		{"GET", "/octo/demo/info/refs?service=git-receive-pack", 200, "application/x-git-receive-pack-advertisement", "001f# service=git-receive-pack\n0000"},
+		{"GET", "/OCTO/Demo.git/info/refs?service=git-upload-pack", 200, "application/x-git-upload-pack-advertisement", "001e#"},
+		{"GET", "/octo/nope.git/info/refs?service=git-upload-pack", 404, "text/plain", "repository octo/nope not found"},
+		{"GET", "/octo/demo.git/info/refs", 403, "text/plain", "only the smart protocol"},
+		{"POST", "/octo/demo.git/info/refs", 405, "text/plain", ""},
+		{"GET", "/octo/demo.git/git-upload-pack", 405, "text/plain", ""},
+		{"GET", "/octo/demo.git/HEAD", 404, "text/plain", "not a git path"},
+		{"POST", "/octo/demo.git/git-upload-pack", 400, "text/plain", "reading the upload-pack request"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, url+tt.path, strings.NewReader(""))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tt.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), tt.ctype) || !strings.HasPrefix(string(body), tt.body) {
+				t.Fatalf("want %d %s %q..., have %d %s %q", tt.status, tt.ctype, tt.body, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			}
+		})
+	}
+}
+
+// TestReceivePackStaleOld: a push command whose old value is not the
+// branch's current one (the client's view is stale) is refused by the
+// server, whatever the client checked.
+func TestReceivePackStaleOld(t *testing.T) {
+	w, r := newRepo(t, Limits{})
+	url := serve(t, w)
+	main := must[Ref](t)(r.Ref("heads/main"))
+	root := must[Commit](t)(r.Commit(main.SHA))
+	next := must[Commit](t)(r.WriteCommit(NewCommit{Tree: root.Tree, Parents: []string{root.SHA}, Message: "next", Author: sig(1)}))
+	stale := strings.Repeat("1", 40)
+	for _, tc := range []struct {
+		old, want string
+	}{
+		{stale, "ng refs/heads/main stale info"},
+		{main.SHA, "ok refs/heads/main"},
+	} {
+		cmd := tc.old + " " + next.SHA + " refs/heads/main\x00report-status\n"
+		body := fmt.Sprintf("%04x%s0000", len(cmd)+4, cmd)
+		resp, err := http.Post(url+"/octo/demo.git/git-receive-pack", "application/x-git-receive-pack-request", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(out), "unpack ok") || !strings.Contains(string(out), tc.want) {
+			t.Fatalf("old %s: want %q, have %q", tc.old, tc.want, out)
+		}
+	}
+	if have := must[Ref](t)(r.Ref("heads/main")); have.SHA != next.SHA {
+		t.Fatalf("main: want %s, have %s", next.SHA, have.SHA)
 	}
 }
