@@ -184,11 +184,13 @@ var repoName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
 
 func splitName(full string) (owner, name string, err error) {
 	owner, name, ok := strings.Cut(full, "/")
-	if !ok || !repoName.MatchString(owner) || !repoName.MatchString(name) || name == "." || name == ".." || strings.HasSuffix(name, ".git") {
+	if !ok || !repoName.MatchString(owner) || !repoName.MatchString(name) || dots(owner) || dots(name) || strings.HasSuffix(name, ".git") {
 		return "", "", fmt.Errorf("gitworld: %q is not a repository name: want OWNER/NAME of letters, digits, '.', '-' and '_', without .git: %w", full, ErrInvalid)
 	}
 	return owner, name, nil
 }
+
+func dots(s string) bool { return s == "." || s == ".." }
 
 // CreateRepo makes the repository full ("owner/name").
 func (w *World) CreateRepo(full string, opt RepoOptions) (*Repo, error) {

@@ -37,6 +37,9 @@ type gitCLI struct {
 	tb   testing.TB
 	home string
 	env  []string
+	// protocol, when set, is the protocol.version every command asks for
+	// (git 2.39 asks for 2 by default, which the handler answers as 0).
+	protocol string
 }
 
 func newGit(tb testing.TB) *gitCLI {
@@ -48,7 +51,7 @@ func newGit(tb testing.TB) *gitCLI {
 		tb.Skipf("git: %v: these tests drive the real client (make git-client installs it)", err)
 	}
 	home := tb.TempDir()
-	cfg := "[user]\n\tname = Agent\n\temail = agent@example.com\n[init]\n\tdefaultBranch = main\n[protocol]\n\tversion = 1\n[advice]\n\tdetachedHead = false\n"
+	cfg := "[user]\n\tname = Agent\n\temail = agent@example.com\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o600); err != nil {
 		tb.Fatal(err)
 	}
@@ -74,6 +77,9 @@ func (g *gitCLI) run(dir string, args ...string) string {
 // try runs git and returns its output (standard error included on
 // failure) and error.
 func (g *gitCLI) try(dir string, args ...string) (string, error) {
+	if g.protocol != "" {
+		args = append([]string{"-c", "protocol.version=" + g.protocol}, args...)
+	}
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = g.env

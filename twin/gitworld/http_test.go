@@ -12,9 +12,18 @@ import (
 
 // TestCloneCommitPush clones an auto_init repository with the real git,
 // commits and pushes a branch, and sees the branch and its file through
-// the package's API.
+// the package's API; with each protocol version git can ask for.
 func TestCloneCommitPush(t *testing.T) {
-	g := newGit(t)
+	for _, v := range []string{"0", "1", "2"} {
+		t.Run("protocol.version="+v, func(t *testing.T) {
+			g := newGit(t)
+			g.protocol = v
+			cloneCommitPush(t, g)
+		})
+	}
+}
+
+func cloneCommitPush(t *testing.T, g *gitCLI) {
 	w, r := newRepo(t, Limits{})
 	url := serve(t, w)
 	dir := filepath.Join(t.TempDir(), "demo")
@@ -237,5 +246,28 @@ func TestReceivePackStaleOld(t *testing.T) {
 	}
 	if have := must[Ref](t)(r.Ref("heads/main")); have.SHA != next.SHA {
 		t.Fatalf("main: want %s, have %s", next.SHA, have.SHA)
+	}
+}
+
+func TestParsePath(t *testing.T) {
+	tests := []struct {
+		path, repo, op string
+		ok             bool
+	}{
+		{"/octo/demo.git/info/refs", "octo/demo", "info/refs", true},
+		{"/octo/demo/git-upload-pack", "octo/demo", "git-upload-pack", true},
+		{"/octo/my.repo.git/git-receive-pack", "octo/my.repo", "git-receive-pack", true},
+		{"/../demo.git/info/refs", "", "", false},
+		{"/octo/...git/info/refs", "", "", false},
+		{"/repos/octo/demo/info/refs", "", "", false},
+		{"/octo/demo.git/HEAD", "", "", false},
+		{"/octo/demo.git/objects/info/packs", "", "", false},
+		{"/demo.git/info/refs", "", "", false},
+	}
+	for _, tt := range tests {
+		repo, op, ok := ParsePath(tt.path)
+		if repo != tt.repo || op != tt.op || ok != tt.ok {
+			t.Errorf("ParsePath(%q): want %q %q %v, have %q %q %v", tt.path, tt.repo, tt.op, tt.ok, repo, op, ok)
+		}
 	}
 }

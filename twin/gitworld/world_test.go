@@ -3,7 +3,11 @@ package gitworld
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -156,11 +160,43 @@ func TestLimits(t *testing.T) {
 }
 
 // TestConcurrentUse runs a session's requests at once (run with -race):
-// file writes on branches of their own, reads, compares and a fork.
+// file writes on branches of their own, reads, compares, forks, and
+// fetches whose packs are written while the writes go on.
 func TestConcurrentUse(t *testing.T) {
 	w, r := newRepo(t, Limits{})
+	url := serve(t, w)
 	main := must[Ref](t)(r.Ref("heads/main"))
 	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	fetched := make(chan int)
+	go func() {
+		n := 0
+		defer func() { fetched <- n }()
+		for { // until the writes are done, and three fetches at least
+			select {
+			case <-stop:
+				if n >= 3 {
+					return
+				}
+			default:
+			}
+			refs := must[[]Ref](t)(r.Refs("heads/"))
+			want := "want " + refs[len(refs)-1].SHA + "\n"
+			body := fmt.Sprintf("%04x%s0000%04xdone\n", len(want)+4, want, len("done\n")+4)
+			resp, err := http.Post(url+"/octo/demo.git/git-upload-pack", "application/x-git-upload-pack-request", strings.NewReader(body))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Errorf("upload-pack during writes: %s", resp.Status)
+				return
+			}
+			n++
+		}
+	}()
 	for i := range 4 {
 		branch := string(rune('a' + i))
 		must[Ref](t)(r.CreateRef("heads/"+branch, main.SHA))
@@ -183,4 +219,6 @@ func TestConcurrentUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	close(stop)
+	<-fetched
 }
