@@ -51,6 +51,10 @@ specs:
 	  && echo '"$(call github_source,npm)"' > .specs/installed \
 	  || { echo "specs: npm could not install $(call github_source,npm); the github regeneration and conformance tests will skip" >&2; $(SPECS_FAIL); }; fi
 
+# The embedded twins recorded from Stripe, whose requests.json the twins
+# target takes from Stripe's description.
+RECORDED_STRIPE_TWINS := checkout billing
+
 # Regenerate the embedded twins imported from API descriptions
 # (docs/import.md); TestStripeRegenerates checks the committed result.
 twins: specs
@@ -60,6 +64,12 @@ twins: specs
 	rm -rf twin/embedded/stripe; \
 	.specs/wraith import openapi "$$dir/$(call stripe_source,spec)" -o twin/embedded/stripe \
 	  --fixtures "$$dir/$(call stripe_source,fixtures)" --overlay $(STRIPE_OVERLAY)
+	@# The recorded Stripe twins are checked against Stripe's description
+	@# too: requests.json of the operations each serves (docs/validation.md).
+	@set -e; dir=$$($(GO) mod download -json $(call stripe_source,module) | sed -n 's/.*"Dir": "\(.*\)",*/\1/p'); \
+	for t in $(RECORDED_STRIPE_TWINS); do \
+	  .specs/wraith import openapi "$$dir/$(call stripe_source,spec)" --requests-for twin/embedded/$$t \
+	    --fixtures "$$dir/$(call stripe_source,fixtures)" --overlay $(STRIPE_OVERLAY); done
 	rm -rf twin/embedded/github
 	.specs/wraith import openapi $(GITHUB_SPEC) -o twin/embedded/github --overlay $(GITHUB_OVERLAY)
 

@@ -24,7 +24,10 @@ type importOptions struct {
 	Fixtures string
 	Overlay  string
 	Format   string
-	f        *factory
+	// RequestsFor, instead of Output, is a twin folder made otherwise
+	// (recorded) whose requests.json the import writes.
+	RequestsFor string
+	f           *factory
 }
 
 // newImportCmd is `wraith import`, the parent of one command per kind of
@@ -64,17 +67,27 @@ documents are refused.
 It prints the twin's digest on standard output; with --format json, a
 document of the twin, its digest, the folder and the report's counts.
 
+With --requests-for DIR instead of -o, it writes only DIR/requests.json:
+the request schemas of the operations the twin in DIR already serves (a
+recorded twin of the same provider), so its requests are checked as the
+provider checks them (docs/validation.md).
+
 wraith serve SPEC.json (or .yaml) imports in memory and serves the result.`,
 		Example: `  wraith import openapi petstore.yaml -o twins/petstore
   wraith import openapi spec3.json -o twins/stripe --name stripe \
     --fixtures fixtures3.json --overlay twin/openapi/overlays/stripe.toml
   wraith serve twins/petstore
-  wraith import openapi petstore.yaml -o twins/petstore --format json | jq .counts`,
+  wraith import openapi petstore.yaml -o twins/petstore --format json | jq .counts
+  wraith import openapi spec3.json --requests-for twins/checkout \
+    --overlay twin/openapi/overlays/stripe.toml`,
 		Args: exactArgs(1, "SPEC"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Spec = args[0]
-			if opts.Output == "" {
-				return usagef("import openapi needs -o DIR, the twin folder to write")
+			switch {
+			case opts.Output == "" && opts.RequestsFor == "":
+				return usagef("import openapi needs -o DIR, the twin folder to write (or --requests-for DIR, a twin folder whose requests.json to write)")
+			case opts.Output != "" && opts.RequestsFor != "":
+				return usagef("import openapi: -o and --requests-for both given: -o writes a new twin, --requests-for DIR only DIR/requests.json; pass one")
 			}
 			if err := checkFormat(opts.Format); err != nil {
 				return err
@@ -95,6 +108,7 @@ wraith serve SPEC.json (or .yaml) imports in memory and serves the result.`,
 	fl.StringVar(&opts.Fixtures, "fixtures", "", "a fixtures file of example objects ({\"resources\":{...}}, as stripe-mock's fixtures3.json)")
 	fl.StringVar(&opts.Overlay, "overlay", "", "an overlay TOML file of provider rules (dialect, state machines, anchors) to merge in")
 	fl.StringVar(&opts.Format, "format", "text", "output `FORMAT`: text (the digest alone) or json")
+	fl.StringVar(&opts.RequestsFor, "requests-for", "", "instead of -o: write only `DIR`/requests.json, the request schemas of the operations the twin in DIR serves")
 	return cmd
 }
 
@@ -153,6 +167,9 @@ func runImport(ctx context.Context, opts *importOptions) error {
 	if err != nil {
 		return fmt.Errorf("import %s: %w", opts.Spec, err)
 	}
+	if opts.RequestsFor != "" {
+		return writeRequestsFor(f, res, opts.Spec, abs(opts.RequestsFor))
+	}
 	tw := res.Twin
 	if err := res.WriteDir(abs(opts.Output)); err != nil {
 		return err
@@ -181,4 +198,18 @@ type importDoc struct {
 	Dir    string         `json:"dir"`
 	Report string         `json:"report"`
 	Counts openapi.Counts `json:"counts"`
+}
+
+// writeRequestsFor writes dir/requests.json from the import: the request
+// schemas of the operations the twin in dir serves.
+func writeRequestsFor(f *factory, res *openapi.Result, spec, dir string) error {
+	t, err := res.WriteRequestsFor(dir)
+	if errors.Is(err, openapi.ErrNoRequests) {
+		return fmt.Errorf("--requests-for %s: %w in %s: is it a twin of the same provider?", dir, err, spec)
+	}
+	if err != nil {
+		return fmt.Errorf("--requests-for %s: %w", dir, err)
+	}
+	fmt.Fprintf(f.Stderr, "wraith: wrote %s for twin %s\n", filepath.Join(dir, format.RequestsFile), t.Name())
+	return nil
 }

@@ -16,7 +16,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	res := req.match.Value.Resource
 	x := res.Keys
 	var buf [16]canon.FlatParam // on the stack for the few parameters a create usually has
-	p, ok := e.writeParams(req, a, buf[:0])
+	p, ok := e.writeParams(st, req, a, buf[:0])
 	if !ok {
 		return
 	}

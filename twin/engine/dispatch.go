@@ -24,6 +24,9 @@ func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 
 // read runs the handler of a request that only reads its session.
 func (e *Engine) read(st session.Reader, req *request, a *answer) {
+	if req.match.Value.Kind != compiled.KindList && !e.checkRead(st, req, a) {
+		return
+	}
 	switch req.match.Value.Kind {
 	case compiled.KindRetrieve:
 		e.retrieve(st, req, a)

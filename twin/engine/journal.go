@@ -35,8 +35,8 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 		ent.Exchange = a.exchange[0]
 	}
 	ent.Recorded, ent.Replayed = a.header, a.replayed
-	if a.fault != nil || a.link != nil || len(a.ignored) > 0 || a.limit != "" {
-		x := &session.Extra{Limit: string(a.limit), IgnoredCount: len(a.ignored)}
+	if a.fault != nil || a.link != nil || len(a.ignored) > 0 || a.limit != "" || a.invalid != "" {
+		x := &session.Extra{Limit: string(a.limit), IgnoredCount: len(a.ignored), Invalid: headerSafe(a.invalid)}
 		if a.fault != nil {
 			x.Fault = a.fault[0]
 		}

@@ -21,15 +21,15 @@ import (
 func (e *Engine) list(st session.Reader, req *request, a *answer) {
 	res := req.match.Value.Resource
 	x := res.Keys
+	p, ok := e.params(req, a)
+	if !ok || !e.checkTree(st, req, a, p) {
+		return
+	}
 	if !x.Array && len(x.Parents) == 0 && st.World() == e.twin.World("") && !st.HasChanges(res.Name) {
 		if rec := e.recordedFor(req); rec != nil {
 			a.fromRecorded(rec)
 			return
 		}
-	}
-	p, ok := e.params(req, a)
-	if !ok {
-		return
 	}
 	filters, ignored := e.listFilters(st, res, p)
 	for _, d := range x.ListDefaults {

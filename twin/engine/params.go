@@ -11,6 +11,7 @@ import (
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/reqschema"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -36,6 +37,9 @@ type setter struct {
 	fill *filler
 	e    *Engine
 	keep []string
+	// schema is the route's request schema (nil: none): a value is
+	// stored in the type it names, whatever the field held before.
+	schema *reqschema.Schema
 }
 
 // reqParams is a write's parameters as the setter applies them: by name,
@@ -50,9 +54,10 @@ type reqParams struct {
 }
 
 // writeParams decodes the request's parameters into buf when they are
-// flat (the dialect's fast path), else as params does, answering 400 when
-// it cannot.
-func (e *Engine) writeParams(req *request, a *answer, buf []canon.FlatParam) (reqParams, bool) {
+// flat (the dialect's fast path), else as params does, and checks them
+// against the route's request schema, answering 400 when it cannot or
+// they fail.
+func (e *Engine) writeParams(st session.Reader, req *request, a *answer, buf []canon.FlatParam) (reqParams, bool) {
 	var flat []canon.FlatParam
 	var ok bool
 	if e.decoder == nil {
@@ -62,11 +67,13 @@ func (e *Engine) writeParams(req *request, a *answer, buf []canon.FlatParam) (re
 		// allocated on every write of every dialect.
 		flat, ok = e.decoder.FlatParams(nil, req.ctype, req.body, req.query)
 	}
-	if ok {
-		return reqParams{flat: flat}, true
+	p := reqParams{flat: flat}
+	if !ok {
+		if p.tree, ok = e.params(req, a); !ok {
+			return p, false
+		}
 	}
-	tree, ok := e.params(req, a)
-	return reqParams{tree: tree}, ok
+	return p, e.checkWrite(st, req, a, &p)
 }
 
 // setParams sets a write's parameters onto o, the resource's object
@@ -76,7 +83,7 @@ func (e *Engine) writeParams(req *request, a *answer, buf []canon.FlatParam) (re
 // answers 400 and reports false.
 func (e *Engine) setParams(st *session.State, req *request, o *object.Object, p reqParams, only []string, a *answer) ([]string, bool) {
 	res := req.match.Value.Resource
-	w := e.setterFor(res, st, o, req.now)
+	w := e.setterFor(res, st, o, req.now, req.match.Value.Params)
 	ignored, err := w.apply(o, p, res.Immutable, only)
 	if err != nil {
 		e.paramFailed(a, err)
@@ -171,7 +178,7 @@ func (w *setter) apply(o *object.Object, p reqParams, immutable map[string]bool,
 		if !ok {
 			continue
 		}
-		v, err := w.convertParam(k, cur, group, value)
+		v, err := w.convertParam(k, w.schema.At(k), cur, group, value)
 		if err != nil {
 			return nil, err
 		}
@@ -222,15 +229,15 @@ func contains(list []string, s string) bool {
 // convertParam returns the new value of field name, whose current value
 // is cur, from the parameter's tree value, or the string or object its
 // flat group stands for.
-func (w *setter) convertParam(name string, cur any, group []canon.FlatParam, value any) (any, error) {
+func (w *setter) convertParam(name string, s *reqschema.Schema, cur any, group []canon.FlatParam, value any) (any, error) {
 	switch {
 	case group == nil:
-		return w.convert(name, cur, value)
+		return w.convert(name, s, cur, value)
 	case group[0].Key == "":
-		return w.convert(name, cur, group[0].Value)
+		return w.convert(name, s, cur, group[0].Value)
 	}
 	if c, ok := cur.(*object.Object); ok {
-		return w.mergeFlat(name, c, group)
+		return w.mergeFlat(name, s, c, group)
 	}
 	// A nested default or a field of another type: rare enough to build
 	// the object convert reads.
@@ -238,26 +245,38 @@ func (w *setter) convertParam(name string, cur any, group []canon.FlatParam, val
 	for _, f := range group {
 		t[f.Key] = f.Value
 	}
-	return w.convert(name, cur, t)
+	return w.convert(name, s, cur, t)
 }
 
-// convert returns the new value of a field whose current value is cur.
-func (w *setter) convert(name string, cur, v any) (any, error) {
+// convert returns the new value of a field whose current value is cur,
+// from v, sent where the request schema is s (nil: unknown). A string
+// sent where s names a number or a boolean is stored as one; where cur
+// holds an object that s says may be named by its id (an expandable
+// field: price=price_123), the id is stored; a hash sent where cur holds
+// a scalar is a request-only shape (Stripe's
+// capabilities[card_payments][requested]=true where the answer says
+// "active") and leaves cur as it was.
+func (w *setter) convert(name string, s *reqschema.Schema, cur, v any) (any, error) {
+	if t, ok := v.(string); ok && t != "" {
+		if typed, ok := scalarOf(s, t); ok {
+			return typed, nil
+		}
+	}
 	if m, ok := v.(map[string]any); ok && cur == nil {
 		if d := w.fill.defaultAt(dottedPath(name)); d != nil {
-			return w.merge(name, d, m)
+			return w.merge(name, s, d, m)
 		}
 	}
 	if l, ok := v.([]any); ok && w.fill.has(dottedPath(name)+"[]") {
 		if _, isList := cur.([]any); isList || cur == nil {
-			return w.mergeEach(name, dottedPath(name)+"[]", l)
+			return w.mergeEach(name, dottedPath(name)+"[]", s, l)
 		}
 	}
 	switch c := cur.(type) {
 	case *object.Object:
 		switch t := v.(type) {
 		case map[string]any:
-			return w.merge(name, c, t)
+			return w.merge(name, s, c, t)
 		case string:
 			if t == "" {
 				return w.d.Cleared(name), nil
@@ -265,12 +284,15 @@ func (w *setter) convert(name string, cur, v any) (any, error) {
 			if o, ok := w.d.FromString(name, c, t); ok {
 				return o, nil
 			}
+			if s.Accepts("string") {
+				return t, nil
+			}
 		case nil:
 			return nil, nil
 		case []any:
 			if data, count, ok := w.d.ListField(c); ok {
 				env := c.Clone()
-				items, err := w.mergeEach(name, dottedPath(name)+"."+data+"[]", t)
+				items, err := w.mergeEach(name, dottedPath(name)+"."+data+"[]", s, t)
 				if err != nil {
 					return nil, err
 				}
@@ -283,6 +305,9 @@ func (w *setter) convert(name string, cur, v any) (any, error) {
 		}
 		return nil, problem(dialect.ExpectedHash, name, "")
 	case json.Number:
+		if requestOnly(v) && s != nil {
+			return cur, nil
+		}
 		return numberParam(name, c, v)
 	case bool:
 		switch t := v.(type) {
@@ -296,9 +321,50 @@ func (w *setter) convert(name string, cur, v any) (any, error) {
 			return b, nil
 		}
 		return nil, problem(dialect.ExpectedBoolean, name, "")
+	case string:
+		if requestOnly(v) && s != nil {
+			return cur, nil
+		}
+		return paramValue(v), nil
 	default:
 		return paramValue(v), nil
 	}
+}
+
+// requestOnly reports whether v is a shape only a request has where the
+// answer holds a scalar: a hash or a list.
+func requestOnly(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// scalarOf is text read in the scalar type s names (a number or a
+// boolean), when it names one and text is one; a request that is not
+// was refused by validation, or is served under --validate warn or off,
+// and keeps the field's own rules.
+func scalarOf(s *reqschema.Schema, text string) (any, bool) {
+	if s == nil {
+		return nil, false
+	}
+	switch s.Type {
+	case "integer", "number", "boolean":
+		v, prob := s.Value(text)
+		if prob != nil {
+			return nil, false
+		}
+		if n, ok := v.(json.Number); ok && s.Type == "integer" {
+			i, err := strconv.ParseInt(string(n), 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			return json.Number(strconv.FormatInt(i, 10)), true
+		}
+		return v, true
+	}
+	return nil, false
 }
 
 // merge returns cur with the parameters of t merged in: a field t names
@@ -306,7 +372,7 @@ func (w *setter) convert(name string, cur, v any) (any, error) {
 // follow cur's in sorted order. It builds the result in one pass over cur
 // and one over t, so a merge of n keys costs O(n log n) for the sort and
 // nothing quadratic. cur itself is left as it was.
-func (w *setter) merge(name string, cur *object.Object, t map[string]any) (*object.Object, error) {
+func (w *setter) merge(name string, s *reqschema.Schema, cur *object.Object, t map[string]any) (*object.Object, error) {
 	merged := object.New(cur.Len() + len(t))
 	vals := cur.Values()
 	for i, k := range cur.Keys() {
@@ -318,7 +384,7 @@ func (w *setter) merge(name string, cur *object.Object, t map[string]any) (*obje
 		if s, ok := v.(string); ok && s == "" {
 			continue
 		}
-		nv, err := w.convert(name+"["+k+"]", vals[i], v)
+		nv, err := w.convert(name+"["+k+"]", s.At(k), vals[i], v)
 		if err != nil {
 			return nil, err
 		}
@@ -333,13 +399,17 @@ func (w *setter) merge(name string, cur *object.Object, t map[string]any) (*obje
 	slices.Sort(added)
 	for _, k := range added {
 		v := t[k]
-		if s, isString := v.(string); isString {
-			if s != "" { // what convert makes of a string for a field cur lacks
-				merged.Set(k, v) // v as it is: a string made an interface again would be a copy
+		if text, isString := v.(string); isString {
+			if text == "" { // what convert makes of "" for a field cur lacks
+				continue
 			}
+			if typed, ok := scalarOf(s.At(k), text); ok {
+				v = typed
+			}
+			merged.Set(k, v) // v as it is: a string made an interface again would be a copy
 			continue
 		}
-		nv, err := w.convert(name+"["+k+"]", nil, v)
+		nv, err := w.convert(name+"["+k+"]", s.At(k), nil, v)
 		if err != nil {
 			return nil, err
 		}
@@ -351,7 +421,7 @@ func (w *setter) merge(name string, cur *object.Object, t map[string]any) (*obje
 // mergeFlat is merge of an object whose members are the group's strings,
 // sorted by key: the fast path's, which looks keys up in the group by
 // binary search rather than in a map built for them.
-func (w *setter) mergeFlat(name string, cur *object.Object, group []canon.FlatParam) (*object.Object, error) {
+func (w *setter) mergeFlat(name string, s *reqschema.Schema, cur *object.Object, group []canon.FlatParam) (*object.Object, error) {
 	merged := object.New(cur.Len() + len(group))
 	vals := cur.Values()
 	for i, k := range cur.Keys() {
@@ -362,11 +432,11 @@ func (w *setter) mergeFlat(name string, cur *object.Object, group []canon.FlatPa
 			merged.Set(k, object.CloneValue(vals[i]))
 			continue
 		}
-		s := group[j].Value
-		if s == "" {
+		text := group[j].Value
+		if text == "" {
 			continue
 		}
-		nv, err := w.convert(name+"["+k+"]", vals[i], s)
+		nv, err := w.convert(name+"["+k+"]", s.At(k), vals[i], text)
 		if err != nil {
 			return nil, err
 		}
@@ -374,6 +444,10 @@ func (w *setter) mergeFlat(name string, cur *object.Object, group []canon.FlatPa
 	}
 	for _, p := range group {
 		if p.Value != "" && !cur.Has(p.Key) {
+			if typed, ok := scalarOf(s.At(p.Key), p.Value); ok {
+				merged.Set(p.Key, typed)
+				continue
+			}
 			merged.Set(p.Key, p.Value)
 		}
 	}
@@ -382,15 +456,16 @@ func (w *setter) mergeFlat(name string, cur *object.Object, group []canon.FlatPa
 
 // mergeEach converts the elements of a list parameter, merging each
 // object over the nested default at path when there is one.
-func (w *setter) mergeEach(name, path string, l []any) ([]any, error) {
+func (w *setter) mergeEach(name, path string, s *reqschema.Schema, l []any) ([]any, error) {
 	out := make([]any, len(l))
+	items := s.ItemsOf()
 	for i, el := range l {
 		m, ok := el.(map[string]any)
 		if !ok || !w.fill.has(path) {
 			out[i] = paramValue(el)
 			continue
 		}
-		merged, err := w.merge(name+"["+strconv.Itoa(i)+"]", w.fill.defaultAt(path), m)
+		merged, err := w.merge(name+"["+strconv.Itoa(i)+"]", items, w.fill.defaultAt(path), m)
 		if err != nil {
 			return nil, err
 		}
@@ -480,9 +555,10 @@ func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
 	return p, true
 }
 
-// setterFor is how a write of res in st sets its parameters onto o.
-func (e *Engine) setterFor(res *compiled.Resource, st *session.State, o *object.Object, now int64) setter {
-	return setter{d: e.dialect, fill: fillerFor(res, e.dialect, st, o, now), e: e, keep: st.PIIVerbatim()}
+// setterFor is how a write of res in st sets its parameters onto o, in
+// the types of its request schema (nil: none).
+func (e *Engine) setterFor(res *compiled.Resource, st *session.State, o *object.Object, now int64, schema *reqschema.Schema) setter {
+	return setter{d: e.dialect, fill: fillerFor(res, e.dialect, st, o, now), e: e, keep: st.PIIVerbatim(), schema: schema}
 }
 
 // fillerFor returns nil when the resource declares no nested defaults,

@@ -47,3 +47,20 @@ func (e *Engine) validation(a *answer, res *compiled.Resource, field, code strin
 	}
 	e.refuse(a, dialect.Problem{Kind: kind, Param: field, Object: res.Name})
 }
+
+// refuseParam answers a request the twin's request schema refuses: a
+// reference to an entity the session lacks in the twin's
+// missing_reference shape, anything else in its invalid-request shape,
+// in the dialect's words. (GitHub answers a request its schema refuses
+// 422 "Invalid request.\n\n..." without errors[]; its Validation Failed
+// with errors[] is for what the schema allows and the model does not, as
+// a create's required field sent empty: see validation.)
+func (e *Engine) refuseParam(a *answer, p dialect.Problem) {
+	a.prov = ProvHandler
+	msg := e.dialect.Word(p)
+	if p.Kind == dialect.NoSuchObject && e.twin.Errors.MissingReference != nil {
+		a.shape(e.twin.Errors.MissingReference, map[string]string{"param": p.Param, "object": p.Object, "id": p.Value, "message": msg})
+		return
+	}
+	e.invalid(a, p.Param, msg)
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/engine/compiled"
@@ -24,6 +25,7 @@ type answer struct {
 	exchange []string
 	replayed bool
 	ignored  []string
+	invalid  string        // X-Wraith-Invalid: what --validate warn let through
 	limit    apierr.Code   // the code of a Wraith limit the request passed, for X-Wraith-Limit
 	wraith   bool          // body is a Wraith error, not the provider's
 	link     []string      // a Link header, for lists paged by page number
@@ -80,6 +82,7 @@ func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *compile
 		recorded: a.header, size: len(a.body), prov: a.prov,
 		exchange: a.exchange, fault: a.fault, link: a.link, session: sess.HeaderValue(),
 		replayed: a.replayed, limit: string(a.limit), ignoredCount: len(a.ignored),
+		invalid: headerSafe(a.invalid),
 	}
 	if ep != nil {
 		hd.route = ep.Route
@@ -113,6 +116,7 @@ type head struct {
 	age, at      []string // X-Wraith-Twin-Age and X-Wraith-Recorded-At
 	ignored      string   // X-Wraith-Ignored-Params, see ignoredHeader
 	ignoredCount int
+	invalid      string // X-Wraith-Invalid
 	limit        string
 	replayed     bool
 }
@@ -153,6 +157,9 @@ func (e *Engine) setHeader(h http.Header, hd *head) {
 	if hd.limit != "" {
 		h["X-Wraith-Limit"] = []string{hd.limit}
 	}
+	if hd.invalid != "" {
+		h["X-Wraith-Invalid"] = []string{hd.invalid}
+	}
 	if hd.fault != nil {
 		h["X-Wraith-Fault"] = hd.fault
 	}
@@ -172,7 +179,7 @@ func (e *Engine) ResponseHeader(name string, ent *session.Entry) http.Header {
 		session: []string{name}, replayed: ent.Replayed,
 	}
 	if x := ent.Extra; x != nil {
-		hd.fault, hd.link, hd.limit, hd.ignored, hd.ignoredCount = one(x.Fault), one(x.Link), x.Limit, x.Ignored, x.IgnoredCount
+		hd.fault, hd.link, hd.limit, hd.ignored, hd.ignoredCount, hd.invalid = one(x.Fault), one(x.Link), x.Limit, x.Ignored, x.IgnoredCount, x.Invalid
 	}
 	if !e.opts.NoControlHeaders {
 		v := e.age.at(ent.Served)
@@ -181,6 +188,30 @@ func (e *Engine) ResponseHeader(name string, ent *session.Entry) http.Header {
 	h := make(http.Header)
 	e.setHeader(h, &hd)
 	return h
+}
+
+// maxInvalidBytes bounds X-Wraith-Invalid: a refusal's sentence names one
+// parameter, and its value (which may be long) is cut.
+const maxInvalidBytes = 512
+
+// headerSafe is a dialect's sentence as one header line: line breaks and
+// other control characters as spaces, at most maxInvalidBytes, cut at a
+// character boundary.
+func headerSafe(s string) string {
+	if s == "" {
+		return ""
+	}
+	b := make([]byte, 0, min(len(s), maxInvalidBytes))
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			r = ' '
+		}
+		if len(b)+utf8.RuneLen(r) > maxInvalidBytes {
+			break
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	return string(b)
 }
 
 // one is s as a header value; nil for "".

@@ -37,7 +37,7 @@ func (e *Engine) update(st *session.State, req *request, a *answer) {
 // existing decodes the parameters of a write to an existing entity and
 // finds the entity (see current), answering when it cannot have either.
 func (e *Engine) existing(st *session.State, req *request, a *answer, buf []canon.FlatParam) (reqParams, *object.Object, *world.Entity, bool) {
-	p, ok := e.writeParams(req, a, buf)
+	p, ok := e.writeParams(st, req, a, buf)
 	if !ok {
 		return reqParams{}, nil, nil, false
 	}
@@ -99,6 +99,9 @@ func (e *Engine) unexpectedState(a *answer, res *compiled.Resource, id, status s
 // remove answers DELETE {item}.
 func (e *Engine) remove(st *session.State, req *request, a *answer) {
 	res := req.match.Value.Resource
+	if !e.checkRead(st, req, a) {
+		return
+	}
 	_, ent, ok := e.current(st, req, a)
 	if !ok {
 		return

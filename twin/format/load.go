@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/wraithdev/wraith/twin/reqschema"
 )
 
 // Twin is a loaded, validated twin.
@@ -29,7 +31,14 @@ type Twin struct {
 	// recorded_at (an imported twin's) when that is newer; zero without
 	// either.
 	RecordedAt time.Time
+	// Requests are the provider's request schemas (RequestsFile), what
+	// requests are checked against; nil when the twin has none.
+	Requests *reqschema.File
 }
+
+// RequestsFile is the file of a twin folder that holds its request
+// schemas (package reqschema), written by wraith import openapi.
+const RequestsFile = "requests.json"
 
 // Name returns the twin's name.
 func (t *Twin) Name() string { return t.Manifest.Name }
@@ -89,6 +98,7 @@ func Load(fsys fs.FS, where string) (*Twin, error) {
 
 	loadRecordings(fsys, where, t, &probs)
 	loadFixtures(fsys, where, t, &probs)
+	loadRequests(fsys, where, t, &probs)
 	if len(probs) > 0 {
 		return nil, probs
 	}
@@ -282,6 +292,24 @@ func loadFixtures(fsys fs.FS, where string, t *Twin, probs *Problems) {
 
 // hidden reports names the loader and Files pass over: dotfiles such as
 // editor swap files and folders such as .git.
+// loadRequests reads the twin's request schemas, when it has them.
+func loadRequests(fsys fs.FS, where string, t *Twin, probs *Problems) {
+	raw, err := fs.ReadFile(fsys, RequestsFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return
+	case err != nil:
+		probs.addf("%s/%s: %v", where, RequestsFile, err)
+		return
+	}
+	var f *reqschema.File
+	if err := json.Unmarshal(raw, &f); err != nil {
+		probs.addf("%s/%s: %v (regenerate it with wraith import openapi, see docs/validation.md)", where, RequestsFile, err)
+		return
+	}
+	t.Requests = f
+}
+
 func hidden(name string) bool { return strings.HasPrefix(name, ".") }
 
 // Files lists a twin's files, sorted by path: every regular file, except

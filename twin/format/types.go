@@ -93,10 +93,14 @@ type Errors struct {
 	// Validation answers a create missing a required field ({resource},
 	// {param}, {code} = "missing_field") or naming an item that exists
 	// ({code} = "already_exists"). Without it, InvalidRequest answers.
-	Validation      *Answer `toml:"validation,omitzero"`
-	Idempotency     *Answer `toml:"idempotency,omitzero"`
-	RateLimited     *Answer `toml:"rate_limited,omitzero"`
-	UnexpectedState *Answer `toml:"unexpected_state,omitzero"`
+	Validation *Answer `toml:"validation,omitzero"`
+	// MissingReference answers a write whose parameter names an entity
+	// the session lacks ({param}, {object}, {id}, {message}: Stripe's
+	// 400 resource_missing). Without it, InvalidRequest answers.
+	MissingReference *Answer `toml:"missing_reference,omitzero"`
+	Idempotency      *Answer `toml:"idempotency,omitzero"`
+	RateLimited      *Answer `toml:"rate_limited,omitzero"`
+	UnexpectedState  *Answer `toml:"unexpected_state,omitzero"`
 	// Extra are the other [errors.*] tables (api_error, card_declined,
 	// ...), which fault effects and rule fails name. The decoder fills it
 	// by hand (decodeExtraErrors) and WriteManifest writes it.

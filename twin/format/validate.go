@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -33,12 +34,23 @@ func Fill(tmpl string, vals map[string]string) string {
 			continue
 		}
 		b.WriteString(tmpl[:i])
-		q, _ := json.Marshal(v)
-		b.Write(q[1 : len(q)-1])
+		writeJSONText(&b, v)
 		tmpl = tmpl[i+j+1:]
 	}
 	b.WriteString(tmpl)
 	return b.String()
+}
+
+// writeJSONText writes v as the inside of a JSON string, escaping what
+// JSON needs and nothing more: a provider's sentence shows Ruby's => and
+// a <tag> as they are, as the provider's answer does.
+func writeJSONText(b *strings.Builder, v string) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // a string always encodes
+	q := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	b.Write(q[1 : len(q)-1])
 }
 
 func isPlaceholder(name string) bool {

@@ -22,6 +22,7 @@ package openapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -270,6 +271,13 @@ func imported(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 		return nil, err
 	}
 	files := map[string][]byte{"twin.toml": buf.Bytes(), "import-report.json": im.report.encode()}
+	if f := im.requests(hooks); f != nil {
+		b, err := json.Marshal(f)
+		if err != nil {
+			return nil, err
+		}
+		files[format.RequestsFile] = b
+	}
 	for p, b := range im.files {
 		files[p] = b
 	}

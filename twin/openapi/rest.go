@@ -7,6 +7,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/wraithdev/wraith/twin/dialect/rest"
 	"github.com/wraithdev/wraith/twin/format"
 )
 
@@ -232,3 +233,7 @@ func sortedPairKeys(m map[string]pair) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// FormPath: the rest dialect reads a form's PascalCase and dotted names as
+// snake_case fields (rest.Params), and its request schemas say so.
+func (r *restImport) FormPath(name string) []string { return rest.FormPath(name) }

@@ -76,6 +76,7 @@ type Extra struct {
 	Ignored      string // X-Wraith-Ignored-Params
 	IgnoredCount int    // X-Wraith-Ignored-Params-Count
 	Limit        string // X-Wraith-Limit: the code of a Wraith limit the request passed
+	Invalid      string // X-Wraith-Invalid: what --validate warn served anyway
 }
 
 // Fault returns the fault rule that fired for the request, "" for none.
@@ -371,7 +372,7 @@ func ownCost(e *Entry) int64 {
 		c += e.RespBody.cost()
 	}
 	if x := e.Extra; x != nil {
-		c += int64(unsafe.Sizeof(*x)) + int64(len(x.Fault)+len(x.Link)+len(x.Ignored)+len(x.Limit))
+		c += int64(unsafe.Sizeof(*x)) + int64(len(x.Fault)+len(x.Link)+len(x.Ignored)+len(x.Limit)+len(x.Invalid))
 	}
 	return c
 }

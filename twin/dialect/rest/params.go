@@ -116,6 +116,16 @@ func (Dialect) FlatParams(dst []canon.FlatParam, contentType string, body []byte
 
 func isJSON(contentType string) bool { return strings.Contains(contentType, "json") }
 
+// FormPath is the field path a form or query parameter name is read as
+// (see Params): a dotted name's snake_case parts, a PascalCase name's
+// snake_case form, else the name itself.
+func FormPath(name string) []string {
+	if path, ok := dotted(name); ok {
+		return path
+	}
+	return []string{Snake(name)}
+}
+
 // Snake is the name a form or query parameter is read as: a PascalCase
 // name's snake_case form (see Params), else the name itself.
 func Snake(name string) string {

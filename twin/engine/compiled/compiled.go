@@ -122,6 +122,10 @@ func (c *compiler) compileResources() (map[string]*Resource, error) {
 	if err != nil {
 		return nil, err
 	}
+	schemas, err := requestSchemas(c.src.Requests)
+	if err != nil {
+		return nil, fmt.Errorf("twin %s: %s: %w", c.src.Name(), format.RequestsFile, err)
+	}
 	resources := map[string]*Resource{}
 	for i := range c.src.Manifest.Resources {
 		spec := &c.src.Manifest.Resources[i]
@@ -143,6 +147,7 @@ func (c *compiler) compileResources() (map[string]*Resource, error) {
 			ep.Template = routeTemplate(*rt.Declared)
 		}
 		ep.Route = []string{rt.Method + " " + rt.Path}
+		ep.Params = schemas.of(rt.Method, rt.Path)
 		if err := c.out.Router.Add(rt.Method, rt.Path, ep); err != nil {
 			return nil, fmt.Errorf("twin %s: %s %s: %w", c.src.Name(), rt.Method, rt.Path, err)
 		}

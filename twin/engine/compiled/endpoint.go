@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/reqschema"
 )
 
 // Kind is what an endpoint does: which handler answers it.
@@ -32,6 +33,9 @@ type Endpoint struct {
 	Template *Recorded // the route's response shape, from its first 2xx recording
 	NotFound *Recorded // a recorded 404 on this route, the provider's not-found shape
 	Honest   *Honest   // a declared route's answer under the not_found policy (honest.go)
+	// Params is what the provider accepts in this route's requests (its
+	// query, or its body), from the twin's requests.json; nil: unchecked.
+	Params *reqschema.Schema
 }
 
 // Recorded is a recorded answer, ready to write: its headers built and
