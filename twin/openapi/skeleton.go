@@ -40,6 +40,39 @@ func (im *Importer) Empty(ref *openapi3.SchemaRef) any {
 	return im.sp.empty(ref)
 }
 
+// WithCreateDefaults sets, in a skeleton, each property a create's
+// request body declares a default for (GitHub's repository create:
+// has_issues, allow_merge_commit... default true) to that default, where
+// the skeleton has the property and its answer schema takes the value: a
+// create that leaves the parameter out gets what the provider gives it.
+// ref is the answer's schema.
+func (im *Importer) WithCreateDefaults(skel map[string]any, ref *openapi3.SchemaRef, create *openapi3.Operation) {
+	if create == nil || create.RequestBody == nil || create.RequestBody.Value == nil || ref == nil || ref.Value == nil {
+		return
+	}
+	mt := JSONMedia(create.RequestBody.Value.Content)
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		return
+	}
+	answer, _ := mergedProps(ref.Value, 0)
+	body := mt.Schema.Value.Properties
+	keys := make([]string, 0, len(body))
+	for k := range body {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p, a := body[k], answer[k]
+		if _, ok := skel[k]; !ok || p == nil || p.Value == nil || p.Value.Default == nil || a == nil || a.Value == nil {
+			continue
+		}
+		v := Normalize(p.Value.Default)
+		if a.Value.VisitJSON(p.Value.Default) == nil {
+			skel[k] = v
+		}
+	}
+}
+
 func (sp *sampler) skeleton(ref *openapi3.SchemaRef) map[string]any {
 	out := map[string]any{}
 	if sp.err != nil || ref == nil || ref.Value == nil {

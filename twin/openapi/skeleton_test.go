@@ -103,3 +103,30 @@ func TestExamplesLeaveOutReferences(t *testing.T) {
 		t.Errorf("want %s, have %s", want, Compact(have))
 	}
 }
+
+func TestWithCreateDefaults(t *testing.T) {
+	const doc = `{"openapi":"3.0.0","info":{"title":"t","version":"1"},"paths":{"/repos":{"post":{
+ "requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{
+  "has_issues":{"type":"boolean","default":true},
+  "visibility":{"type":"string","default":"secret"},
+  "name":{"type":"string"},
+  "auto_init":{"type":"boolean","default":true}}}}}},
+ "responses":{"201":{"description":"ok"}}}}},
+"components":{"schemas":{"repo":{"type":"object","properties":{
+ "has_issues":{"type":"boolean"},
+ "visibility":{"type":"string","enum":["public","private"]},
+ "name":{"type":"string"}}}}}}`
+	d, err := openapi3.NewLoader().LoadFromData([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := newImporter(newSampler(context.Background()), d, &Overlay{}, Options{})
+	ref := d.Components.Schemas["repo"]
+	skel := im.Skeleton(ref)
+	im.WithCreateDefaults(skel, ref, d.Paths.Value("/repos").Post)
+	// has_issues takes its default; visibility's default is no value the
+	// answer allows, and auto_init is no field of the answer: both stay out.
+	if have, want := Compact(skel), `{"has_issues":true,"name":"","visibility":"public"}`; have != want {
+		t.Errorf("want %s, have %s", want, have)
+	}
+}

@@ -221,11 +221,17 @@ func (g *ghImporter) actions(r *format.Resource, ov *openapi.OverlayResource) er
 }
 
 // skeleton is built from the read's schema alone
-// (openapi.Importer.Skeleton), with the overlay's patch merged in: the
+// (openapi.Importer.Skeleton) and the defaults its first create's body
+// declares, with the overlay's patch merged in: the
 // read's example is another entity's values (octocat's comment on issue
 // 1347), which a new entity must not take (SPEC §13).
 func (g *ghImporter) skeleton(ref *openapi3.SchemaRef, ov *openapi.OverlayResource) (map[string]any, string) {
 	skel, from := g.Skeleton(ref), "schema"
+	if len(ov.CreateOps) > 0 {
+		if o, ok := g.byID[ov.CreateOps[0]]; ok {
+			g.WithCreateDefaults(skel, ref, o.Op)
+		}
+	}
 	if ov.Patch != nil {
 		skel = openapi.MergePatch(skel, ov.Patch)
 		from += "+overlay"
