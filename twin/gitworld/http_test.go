@@ -1,6 +1,10 @@
 package gitworld
 
 import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net/http"
@@ -8,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TestCloneCommitPush clones an auto_init repository with the real git,
@@ -269,5 +275,89 @@ func TestParsePath(t *testing.T) {
 		if repo != tt.repo || op != tt.op || ok != tt.ok {
 			t.Errorf("ParsePath(%q): want %q %q %v, have %q %q %v", tt.path, tt.repo, tt.op, tt.ok, repo, op, ok)
 		}
+	}
+}
+
+// pack builds a pack file of raw entries (type, declared size, content
+// to deflate, and for a ref delta its base).
+type packEntry struct {
+	typ  byte // 3 blob, 7 ref delta
+	size uint64
+	base plumbing.Hash
+	data []byte
+}
+
+func buildPack(tb testing.TB, count uint32, entries ...packEntry) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	b.WriteString("PACK")
+	binary.Write(&b, binary.BigEndian, uint32(2))
+	binary.Write(&b, binary.BigEndian, count)
+	for _, e := range entries {
+		size := e.size
+		c := e.typ<<4 | byte(size&0x0f)
+		size >>= 4
+		for size > 0 {
+			b.WriteByte(c | 0x80)
+			c = byte(size & 0x7f)
+			size >>= 7
+		}
+		b.WriteByte(c)
+		if e.typ == 7 {
+			b.Write(e.base[:])
+		}
+		zw := zlib.NewWriter(&b)
+		zw.Write(e.data)
+		zw.Close()
+	}
+	sum := sha1.Sum(b.Bytes())
+	b.Write(sum[:])
+	return b.Bytes()
+}
+
+// TestReceivePackRefusals: packs past the limits are refused before they
+// are inflated (a delta declaring a terabyte result, a pack declaring more
+// objects than the session may hold, a blob over the size limit), and a
+// reference name git would refuse is refused; nothing of them is kept.
+func TestReceivePackRefusals(t *testing.T) {
+	w, r := newRepo(t, Limits{MaxBlobBytes: 1 << 20, MaxObjects: 1000})
+	url := serve(t, w)
+	main := must[Ref](t)(r.Ref("heads/main"))
+	readme := must[Content](t)(r.Content("", "README.md"))
+	zero := strings.Repeat("0", 40)
+	some := strings.Repeat("2", 40)
+	huge := append(binary.AppendUvarint(binary.AppendUvarint(nil, 6), 1<<40), 0x90, 0x06) // copy 6 bytes, over and over
+	tests := []struct {
+		name, cmd string
+		pack      []byte
+		want      string
+	}{
+		{"delta bomb", zero + " " + some + " refs/heads/bomb", buildPack(t, 1, packEntry{typ: 7, size: uint64(len(huge)), base: plumbing.NewHash(readme.SHA), data: huge}), "over the limit"},
+		{"count", zero + " " + some + " refs/heads/many", buildPack(t, 5000), "more than the session's limit"},
+		{"large blob", zero + " " + some + " refs/heads/large", buildPack(t, 1, packEntry{typ: 3, size: 2 << 20, data: make([]byte, 2<<20)}), "over the limit"},
+		{"funny refname", zero + " " + main.SHA + " refs/heads/a..b", nil, "ng refs/heads/a..b funny refname"},
+		{"missing object", zero + " " + some + " refs/heads/missing", nil, "ng refs/heads/missing missing necessary objects"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := w.Size()
+			line := tt.cmd + "\x00report-status\n"
+			body := fmt.Sprintf("%04x%s0000", len(line)+4, line) + string(tt.pack)
+			resp, err := http.Post(url+"/octo/demo.git/git-receive-pack", "application/x-git-receive-pack-request", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(out), tt.want) {
+				t.Fatalf("want %q in the report, have %q", tt.want, out)
+			}
+			if refs := must[[]Ref](t)(r.Refs("heads/")); len(refs) != 1 {
+				t.Fatalf("branches after a refused push: want main only, have %+v", refs)
+			}
+			if have := w.Size(); have != before {
+				t.Fatalf("Size after a refused push: want %d, have %d", before, have)
+			}
+		})
 	}
 }

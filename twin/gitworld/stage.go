@@ -1,8 +1,9 @@
 package gitworld
 
 import (
-	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -23,16 +24,25 @@ type stage struct {
 func newStage(r *Repo) *stage { return &stage{r: r, objs: map[plumbing.Hash]obj{}} }
 
 // read parses a pack into the stage. An empty body (a push of deletes
-// only) is no pack.
+// only) is no pack. The pack is checked against the limits before it is
+// parsed: go-git inflates an object to the size its header declares, and
+// a delta to the size its own header declares, so those sizes are what
+// bounds the work and the memory of a push.
 func (s *stage) read(ctx context.Context, body io.Reader) error {
 	if body == nil {
 		return nil
 	}
-	br := bufio.NewReader(body)
-	if _, err := br.Peek(1); errors.Is(err, io.EOF) {
+	data, err := io.ReadAll(ctxReader{ctx, body}) // bounded by the handler's MaxPushBytes
+	if err != nil {
+		return fmt.Errorf("reading the pushed pack: %w", err)
+	}
+	if len(data) == 0 {
 		return nil
 	}
-	p, err := packfile.NewParserWithStorage(packfile.NewScanner(ctxReader{ctx, br}), s, limitObserver{s.r.w.limits})
+	if err := checkPack(data, s.r.w.limits); err != nil {
+		return err
+	}
+	p, err := packfile.NewParserWithStorage(packfile.NewScanner(bytes.NewReader(data)), s)
 	if err != nil {
 		return err
 	}
@@ -42,37 +52,61 @@ func (s *stage) read(ctx context.Context, body io.Reader) error {
 	return nil
 }
 
-// commit stores the staged objects in the repository. The caller holds
-// the World's write lock.
-func (s *stage) commit() error {
-	for _, h := range s.order {
-		if _, err := s.r.st.put(s.objs[h]); err != nil {
-			return err
+// checkPack refuses a pack of more objects than the World may hold, or
+// with an object, a delta, or a delta's result larger than MaxBlobBytes.
+func checkPack(data []byte, l Limits) error {
+	sc := packfile.NewScanner(bytes.NewReader(data))
+	_, count, err := sc.Header()
+	if err != nil {
+		return fmt.Errorf("reading the pushed pack: %w", err)
+	}
+	if int64(count) > int64(l.MaxObjects) {
+		return fmt.Errorf("a pack of %d objects is more than the session's limit of %d: %w", count, l.MaxObjects, ErrTooManyObjects)
+	}
+	var head deltaHead
+	for range count {
+		oh, err := sc.NextObjectHeader()
+		if err != nil {
+			return fmt.Errorf("reading the pushed pack: %w", err)
+		}
+		if oh.Length > l.MaxBlobBytes {
+			return fmt.Errorf("a %s of %d bytes is over the limit of %d bytes: %w", oh.Type, oh.Length, l.MaxBlobBytes, ErrBlobTooLarge)
+		}
+		if oh.Type != plumbing.OFSDeltaObject && oh.Type != plumbing.REFDeltaObject {
+			continue // the scanner skips the content on the next header
+		}
+		head.n = 0
+		if _, _, err := sc.NextObject(&head); err != nil {
+			return fmt.Errorf("reading the pushed pack: %w", err)
+		}
+		if target, ok := head.targetSize(); !ok || target > uint64(l.MaxBlobBytes) {
+			return fmt.Errorf("a delta whose object is %d bytes is over the limit of %d bytes: %w", target, l.MaxBlobBytes, ErrBlobTooLarge)
 		}
 	}
 	return nil
 }
 
-// limitObserver refuses a pack whose header or whose objects are past the
-// World's limits before they are inflated.
-type limitObserver struct{ l Limits }
-
-func (o limitObserver) OnHeader(count uint32) error {
-	if int64(count) > int64(o.l.MaxObjects) {
-		return fmt.Errorf("a pack of %d objects is more than the session's limit of %d: %w", count, o.l.MaxObjects, ErrTooManyObjects)
-	}
-	return nil
+// deltaHead keeps the first bytes of a delta: its base's size and its
+// result's, each a little-endian base-128 number.
+type deltaHead struct {
+	b [20]byte
+	n int
 }
 
-func (o limitObserver) OnInflatedObjectHeader(t plumbing.ObjectType, size, _ int64) error {
-	if size > o.l.MaxBlobBytes {
-		return fmt.Errorf("a %s of %d bytes is over the limit of %d bytes: %w", t, size, o.l.MaxBlobBytes, ErrBlobTooLarge)
-	}
-	return nil
+func (d *deltaHead) Write(p []byte) (int, error) {
+	d.n += copy(d.b[min(d.n, len(d.b)):], p)
+	return len(p), nil
 }
 
-func (limitObserver) OnInflatedObjectContent(plumbing.Hash, int64, uint32, []byte) error { return nil }
-func (limitObserver) OnFooter(plumbing.Hash) error                                       { return nil }
+func (d *deltaHead) targetSize() (uint64, bool) {
+	b := d.b[:min(d.n, len(d.b))]
+	_, n := binary.Uvarint(b) // the base's size
+	if n <= 0 {
+		return 0, false
+	}
+	v, m := binary.Uvarint(b[n:])
+	return v, m > 0
+}
 
 type ctxReader struct {
 	ctx context.Context
@@ -136,4 +170,24 @@ func (s *stage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 
 func (s *stage) AddAlternate(string) error {
 	return errors.New("gitworld: alternates are not supported")
+}
+
+// commit stores the staged objects in the repository, all or none. The
+// caller holds the World's write lock.
+func (s *stage) commit() error {
+	n := 0
+	for _, h := range s.order {
+		if _, ok := s.r.st.get(h); !ok {
+			n++
+		}
+	}
+	if w := s.r.w; w.objects+n > w.limits.MaxObjects {
+		return fmt.Errorf("the push's %d new objects would take the session past its limit of %d git objects: %w", n, w.limits.MaxObjects, ErrTooManyObjects)
+	}
+	for _, h := range s.order {
+		if _, err := s.r.st.put(s.objs[h]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
