@@ -302,8 +302,8 @@ func loadRequests(fsys fs.FS, where string, t *Twin, probs *Problems) {
 		probs.addf("%s/%s: %v", where, RequestsFile, err)
 		return
 	}
-	var f *reqschema.File
-	if err := json.Unmarshal(raw, &f); err != nil {
+	f, err := reqschema.Parse(raw)
+	if err != nil {
 		probs.addf("%s/%s: %v (regenerate it with wraith import openapi, see docs/validation.md)", where, RequestsFile, err)
 		return
 	}

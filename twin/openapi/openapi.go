@@ -22,7 +22,6 @@ package openapi
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -272,7 +271,7 @@ func imported(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 	}
 	files := map[string][]byte{"twin.toml": buf.Bytes(), "import-report.json": im.report.encode()}
 	if f := im.requests(hooks); f != nil {
-		b, err := json.Marshal(f)
+		b, err := f.Marshal()
 		if err != nil {
 			return nil, err
 		}

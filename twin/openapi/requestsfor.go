@@ -1,7 +1,6 @@
 package openapi
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,11 +22,11 @@ func (r *Result) RequestsFor(t *format.Twin) ([]byte, error) {
 	if !ok {
 		return nil, nil
 	}
-	var all reqschema.File
-	if err := json.Unmarshal(raw, &all); err != nil {
+	all, err := reqschema.Parse(raw)
+	if err != nil {
 		return nil, fmt.Errorf("the import's %s: %w", format.RequestsFile, err)
 	}
-	idx, err := reqschema.NewIndex(&all)
+	idx, err := reqschema.NewIndex(all)
 	if err != nil {
 		return nil, fmt.Errorf("the import's %s: %w", format.RequestsFile, err)
 	}
@@ -50,7 +49,7 @@ func (r *Result) RequestsFor(t *format.Twin) ([]byte, error) {
 			out.Operations = append(out.Operations, *op)
 		}
 	}
-	return json.Marshal(&out)
+	return out.Marshal()
 }
 
 // ErrNoRequests is WriteRequestsFor's error for a twin that serves none of
