@@ -295,27 +295,54 @@ func TestMergeConflict(t *testing.T) {
 	}
 }
 
+const merge3Base = "a\nb\nc\nd\ne\n"
+
+var merge3Cases = []struct {
+	name         string
+	ours, theirs string
+	want         string
+	ok           bool
+}{
+	{"apart", "A\nb\nc\nd\ne\n", "a\nb\nc\nd\nE\n", "A\nb\nc\nd\nE\n", true},
+	{"same change", "a\nB\nc\nd\ne\n", "a\nB\nc\nd\ne\n", "a\nB\nc\nd\ne\n", true},
+	{"overlap", "a\nB\nc\nd\ne\n", "a\nX\nc\nd\ne\n", "", false},
+	{"adjacent", "a\nB\nc\nd\ne\n", "a\nb\nC\nd\ne\n", "", false},
+	{"one line apart", "a\nB\nc\nd\ne\n", "a\nb\nc\nD\ne\n", "a\nB\nc\nD\ne\n", true},
+	{"insert both ends", "0\na\nb\nc\nd\ne\n", "a\nb\nc\nd\ne\nf\n", "0\na\nb\nc\nd\ne\nf\n", true},
+	{"delete and change apart", "b\nc\nd\ne\n", "a\nb\nc\nd\nE\n", "b\nc\nd\nE\n", true},
+	{"both insert at one place", "a\nb\nX\nc\nd\ne\n", "a\nb\nY\nc\nd\ne\n", "", false},
+	{"no newline at the end", "a\nb\nc\nd\ne", "A\nb\nc\nd\ne\n", "A\nb\nc\nd\ne", true},
+}
+
 func TestMerge3(t *testing.T) {
-	base := "a\nb\nc\nd\ne\n"
-	tests := []struct {
-		name         string
-		ours, theirs string
-		want         string
-		ok           bool
-	}{
-		{"apart", "A\nb\nc\nd\ne\n", "a\nb\nc\nd\nE\n", "A\nb\nc\nd\nE\n", true},
-		{"same change", "a\nB\nc\nd\ne\n", "a\nB\nc\nd\ne\n", "a\nB\nc\nd\ne\n", true},
-		{"overlap", "a\nB\nc\nd\ne\n", "a\nX\nc\nd\ne\n", "", false},
-		{"adjacent", "a\nB\nc\nd\ne\n", "a\nb\nC\nd\ne\n", "", false},
-		{"insert both ends", "0\na\nb\nc\nd\ne\n", "a\nb\nc\nd\ne\nf\n", "0\na\nb\nc\nd\ne\nf\n", true},
-		{"delete and change apart", "b\nc\nd\ne\n", "a\nb\nc\nd\nE\n", "b\nc\nd\nE\n", true},
-		{"binary", "a\x00", "b", "", false},
-	}
-	for _, tt := range tests {
+	for _, tt := range merge3Cases {
 		t.Run(tt.name, func(t *testing.T) {
-			have, ok := merge3([]byte(base), []byte(tt.ours), []byte(tt.theirs))
+			have, ok := merge3([]byte(merge3Base), []byte(tt.ours), []byte(tt.theirs))
 			if ok != tt.ok || (ok && string(have) != tt.want) {
 				t.Fatalf("want %q (%v), have %q (%v)", tt.want, tt.ok, have, ok)
+			}
+		})
+	}
+	if _, ok := merge3([]byte("a\x00"), []byte("b\x00"), []byte("c")); ok {
+		t.Fatal("binary content changed on both sides: want a conflict")
+	}
+}
+
+// TestMerge3AgainstGit: git merge-file agrees with every case of
+// TestMerge3, clean or conflicting, and on the merged content.
+func TestMerge3AgainstGit(t *testing.T) {
+	g := newGit(t)
+	for _, tt := range merge3Cases {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, s := range map[string]string{"base": merge3Base, "ours": tt.ours, "theirs": tt.theirs} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := g.try(dir, "merge-file", "-p", "ours", "base", "theirs")
+			if clean := err == nil; clean != tt.ok || (clean && out != tt.want) {
+				t.Fatalf("git merge-file: want %q (clean %v), have %q (%v)", tt.want, tt.ok, out, err)
 			}
 		})
 	}
