@@ -55,6 +55,16 @@ func Named(o *object.Object, finder LabelFinder, base string) {
 	}
 }
 
+// Named is the dialect's hook for Named, its finder an unnamed func type
+// so that the engine can assert it with an interface of its own, naming
+// no provider: after a create's or update's parameters are set (and before
+// its rules and computed fields), the engine calls it with a finder over
+// the resource's "labels" member (its member entities: found in the
+// entity's scope, else made), or nil when the resource has no such member.
+func (Dialect) Named(o *object.Object, label func(name string) *object.Object, base string) {
+	Named(o, label, base)
+}
+
 // labels is list with every label named by name replaced by finder's
 // object, each name once.
 func labels(list []any, finder LabelFinder) []any {

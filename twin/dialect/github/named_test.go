@@ -3,6 +3,7 @@ package github
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	gh "github.com/google/go-github/v84/github"
@@ -124,4 +125,24 @@ func same(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// namer is the interface the engine asserts a dialect for the hook, as
+// the engine would declare it: it names no type of this package.
+type namer interface {
+	Named(o *object.Object, label func(name string) *object.Object, base string)
+}
+
+func TestDialectNamed(t *testing.T) {
+	var d any = New()
+	n, ok := d.(namer)
+	if !ok {
+		t.Fatal("want the github dialect to implement Named(o, label, base), have it not")
+	}
+	o := mustObject(t, `{"labels":["bug"],"assignees":["ada"],"assignee":null}`)
+	n.Named(o, nil, "http://h")
+	b, _ := o.MarshalJSON()
+	if want := `{"labels":["bug"],"assignees":[`; !strings.HasPrefix(string(b), want) || !strings.Contains(string(b), `"login":"ada"`) {
+		t.Errorf("without a finder: want labels as they were and ada a user, have %s", b)
+	}
 }
