@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -30,7 +31,13 @@ type verdict struct {
 	Reason string `json:"reason"`
 	// First is the first line of the failure that says what went wrong.
 	First string `json:"first_line"`
+	// Requests are the test's requests as the twin's log gives them
+	// (METHOD PATH STATUS PROVENANCE), the first maxEvidence of them.
+	Requests []string `json:"requests,omitempty"`
 }
+
+// maxEvidence bounds the requests a verdict lists.
+const maxEvidence = 8
 
 // Patterns in failure texts. Both SDKs put Stripe's error in their own:
 // stripe-go prints the error as JSON ({"status":400,...,"type":
@@ -44,13 +51,13 @@ var (
 	reUnexpected   = regexp.MustCompile(`_unexpected_state|\(([a-z]+_[A-Za-z0-9]+)\) has a status of`)
 	reNoSuchID     = regexp.MustCompile(`No such [a-z_ ]+: '([^']+)'`)
 	reStateID      = regexp.MustCompile(`\(([a-z]+_[A-Za-z0-9]+)\) has a status of`)
-	reWrongType    = regexp.MustCompile(`json: cannot unmarshal|cannot unmarshal [a-z]+ into Go|isinstance\(|TypeError:`)
+	reWrongType    = regexp.MustCompile(`json: cannot unmarshal|cannot unmarshal [a-z]+ into Go|Couldn't deserialize JSON|where False = isinstance\(|TypeError:`)
 	reField        = regexp.MustCompile(`Expected value not to be nil|Should NOT be empty|nil pointer dereference|AttributeError|KeyError|has no attribute`)
 	reUnmodelled   = regexp.MustCompile(`unmodelled-write`)
 	reTestifyErr   = regexp.MustCompile(`^\s*Error:\s*(.*)$`)
 	reStripeLog    = regexp.MustCompile(`Request error from Stripe \(status \d+\): .*`)
-	reShouldBeTrue = regexp.MustCompile(`Should be true`)
-	reAssertFalse  = regexp.MustCompile(`Should be true|Should be false|Not equal:|Should be empty|Should NOT be empty|Expected value not to be nil|assert `)
+	reShouldBeTrue = regexp.MustCompile(`Should be true|IndexError: list index out of range`)
+	reAssertFalse  = regexp.MustCompile(`IndexError|Should be true|Should be false|Not equal:|Should be empty|Should NOT be empty|Expected value not to be nil|assert `)
 	reFirstUseful  = regexp.MustCompile(`(?i)error|panic|assert|expected|exception`)
 )
 
@@ -60,6 +67,9 @@ var (
 // it (earlier), which a stateful twin carries into this one.
 func classify(t *testResult, reqs, earlier []request) verdict {
 	v := verdict{First: firstLine(t.Text)}
+	for _, r := range reqs[:min(len(reqs), maxEvidence)] {
+		v.Requests = append(v.Requests, fmt.Sprintf("%s %s %d %s", r.Method, r.Path, r.Status, r.Provenance))
+	}
 	text := t.Text
 	set := func(class, reason string) verdict {
 		v.Class, v.Reason = class, reason

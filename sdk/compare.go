@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"time"
 )
 
 // suiteReport is one suite's figures: its two runs side by side.
@@ -100,7 +104,10 @@ func compare(rep *suiteReport, mock, wraith *suiteRun, find requestsOf) {
 // byProcessLog finds a stripe-go test's requests in its process's log
 // (exec-wrap's LOGS/PROCESS.log): those answered after the test before it
 // in the process ended and before it ended itself, tests of one binary
-// running one after another.
+// running one after another. When and in what order the tests ran comes
+// from exec-wrap's marks (LOGS/PROCESS.marks), else from go test's
+// events, which are taken later and so may give the first request of a
+// test to the one before it.
 func byProcessLog(logs string, run *suiteRun) requestsOf {
 	cache := map[string][]request{}
 	load := func(proc string) []request {
@@ -115,30 +122,76 @@ func byProcessLog(logs string, run *suiteRun) requestsOf {
 		cache[proc] = reqs
 		return reqs
 	}
-	// The end of the test before each, in its process.
-	prevEnd := map[string]testResult{}
-	byProc := map[string][]*testResult{}
-	for _, t := range run.Tests {
-		byProc[t.Process] = append(byProc[t.Process], t)
+	type span struct{ start, end time.Time }
+	spans := map[string]span{}
+	byProc := map[string][]string{}
+	for name, t := range run.Tests {
+		spans[name] = span{t.Start, t.End}
+		byProc[t.Process] = append(byProc[t.Process], name)
 	}
-	for _, ts := range byProc {
-		sort.Slice(ts, func(i, j int) bool { return ts[i].Start.Before(ts[j].Start) })
-		for i := 1; i < len(ts); i++ {
-			prevEnd[ts[i].Name] = *ts[i-1]
+	for proc := range byProc {
+		f, err := os.Open(filepath.Join(logs, proc+".marks"))
+		if err != nil {
+			continue
+		}
+		for _, m := range readMarks(f) {
+			name := proc + "." + m.name
+			sp, ok := spans[name]
+			if !ok {
+				continue
+			}
+			if m.kind == "run" {
+				sp.start = m.at
+			} else {
+				sp.end = m.at
+			}
+			spans[name] = sp
+		}
+		f.Close()
+	}
+	// The end of the test before each, in its process.
+	prevEnd := map[string]time.Time{}
+	for _, names := range byProc {
+		sort.Slice(names, func(i, j int) bool { return spans[names[i]].start.Before(spans[names[j]].start) })
+		for i := 1; i < len(names); i++ {
+			prevEnd[names[i]] = spans[names[i-1]].end
 		}
 	}
 	return func(t *testResult) (reqs, earlier []request) {
-		from := prevEnd[t.Name].End
+		from, end := prevEnd[t.Name], spans[t.Name].end
 		for _, r := range load(t.Process) {
 			switch {
 			case !from.IsZero() && !r.At.After(from):
 				earlier = append(earlier, r)
-			case t.End.IsZero() || !r.At.After(t.End):
+			case end.IsZero() || !r.At.After(end):
 				reqs = append(reqs, r)
 			}
 		}
 		return reqs, earlier
 	}
+}
+
+// mark is one line of exec-wrap's marks: a test's start or end.
+type mark struct {
+	at         time.Time
+	kind, name string
+}
+
+func readMarks(r io.Reader) []mark {
+	var out []mark
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, f[0])
+		if err != nil {
+			continue
+		}
+		out = append(out, mark{at, f[1], f[2]})
+	}
+	return out
 }
 
 // bySession finds a stripe-python test's requests in the one twin's log

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // execWrap is `go test -exec`'s program: go test runs it as
@@ -42,10 +44,25 @@ func execWrap(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err != nil {
 		return 0, err
 	}
+	marks, err := os.Create(strings.TrimSuffix(logFile, ".log") + ".marks")
+	if err != nil {
+		w.Stop()
+		return 0, err
+	}
+	defer marks.Close()
 	cmd := exec.CommandContext(ctx, fs.Arg(0), fs.Args()[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	cmd.Stdin, cmd.Stderr = os.Stdin, stderr
 	cmd.Env = append(os.Environ(), "STRIPE_MOCK_PORT="+strconv.Itoa(w.Port))
-	runErr := cmd.Run()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		w.Stop()
+		return 0, err
+	}
+	runErr := cmd.Start()
+	if runErr == nil {
+		relayMarks(out, stdout, marks, time.Now)
+		runErr = cmd.Wait()
+	}
 	stopErr := w.Stop()
 	var ee *exec.ExitError
 	switch {
@@ -58,6 +75,47 @@ func execWrap(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return 0, fmt.Errorf("the wraith under %s: %w (log %s)", fs.Arg(0), stopErr, logFile)
 	}
 	return 0, nil
+}
+
+// relayMarks copies the test binary's output to stdout, and writes to
+// marks, as it reads them, when each test started and ended: go test's
+// own event times are taken later, by the go command, and a request the
+// twin logged before one of them may be the test's own. Read here, a
+// line's time is a few microseconds after the binary wrote it.
+func relayMarks(out io.Reader, stdout, marks io.Writer, now func() time.Time) {
+	br := bufio.NewReader(out)
+	for {
+		line, err := br.ReadString('\n')
+		if len(line) > 0 {
+			at := now()
+			io.WriteString(stdout, line)
+			if kind, name, ok := testMark(line); ok {
+				fmt.Fprintf(marks, "%s\t%s\t%s\n", at.UTC().Format(time.RFC3339Nano), kind, name)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// testMark reads a test's start ("=== RUN   TestX") or end ("--- PASS:
+// TestX (0.00s)", FAIL, SKIP) from a line of go test's verbose output;
+// under go test -json the binary prints them with a ^V prefix.
+func testMark(line string) (kind, name string, ok bool) {
+	line = strings.TrimLeft(line, "\x16 ")
+	if rest, found := strings.CutPrefix(line, "=== RUN"); found {
+		return "run", strings.TrimSpace(rest), true
+	}
+	for _, end := range []string{"--- PASS:", "--- FAIL:", "--- SKIP:"} {
+		if rest, found := strings.CutPrefix(line, end); found {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				return "end", f[0], true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // logName is the log file of the package in folder wd: its path under
