@@ -198,8 +198,8 @@ func (r *Repo) writeFile(fc FileChange, del bool) (FileResult, error) {
 		return FileResult{}, fmt.Errorf("gitworld: %s on %s is at %s, not %s: read it again: %w", p, branch, shaOrNone(cur.Hash, found), fc.SHA, ErrStaleSHA)
 	}
 	change := TreeChange{Path: p, Delete: del, Content: fc.Content}
-	if found && cur.Mode == filemode.Executable {
-		change.Mode = "100755" // an update keeps the file's mode
+	if found {
+		change.Mode = fmt.Sprintf("%06o", uint32(cur.Mode)) // an update keeps the file's mode (executable, symlink)
 	}
 	if change.Content == nil {
 		change.Content = []byte{}

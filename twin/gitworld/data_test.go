@@ -191,6 +191,18 @@ func TestContents(t *testing.T) {
 	}
 	_, err = r.Content("", "docs/hello.txt")
 	mustErr(t, err, ErrNotFound)
+
+	// An update keeps the file's mode.
+	tip := must[Ref](t)(r.Ref("heads/main"))
+	tree := must[string](t)(r.WriteTree(must[Commit](t)(r.Commit(tip.SHA)).Tree, []TreeChange{{Path: "run.sh", Mode: "100755", Content: []byte("#!/bin/sh\n")}}))
+	c := must[Commit](t)(r.WriteCommit(NewCommit{Tree: tree, Parents: []string{tip.SHA}, Message: "run.sh", Author: sig(4)}))
+	must[Ref](t)(r.UpdateRef("heads/main", c.SHA, false))
+	run := must[Content](t)(r.Content("", "run.sh"))
+	must[FileResult](t)(r.PutFile(FileChange{Path: "run.sh", SHA: run.SHA, Content: []byte("#!/bin/sh\necho\n"), Message: "echo", Author: sig(5)}))
+	_, entries, _, err := r.Tree("main", false)
+	if err != nil || len(entries) != 1 || entries[0].Mode != "100755" {
+		t.Fatalf("run.sh after an update: want mode 100755, have %+v (%v)", entries, err)
+	}
 	_, err = r.DeleteFile(FileChange{Path: "docs/hello.txt", SHA: upd.SHA, Message: "rm", Author: sig(4)})
 	mustErr(t, err, ErrNotFound)
 }
