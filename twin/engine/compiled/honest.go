@@ -39,8 +39,8 @@ type Honest struct {
 	// Safe is format.Route's Safe: the template is true whatever was
 	// sent, so a write answers it.
 	Safe bool
-	// Check says the route answers a fact with a bodiless 204 (GitHub's
-	// "is this pull request merged", "do I follow this user"): a fact
+	// Check says the route answers a fact with a bodiless 204 ("is this
+	// pull request merged", "do I follow this user", 404 for no): a fact
 	// the twin does not keep, so the session's answer is no.
 	Check bool
 	// Done, for a Check at the path of one of its entity's actions
