@@ -27,8 +27,9 @@ import (
 //   - a bodiless 204 check is no (404), unless it asks whether one of the
 //     entity's actions was done and the entity is as that action left it
 //     (a merged pull request);
-//   - a list is the session's contents, empty, in the dialect's list
-//     shape or the route's own envelope.
+//   - a list is the session's contents, in the dialect's list shape or
+//     the route's own envelope: empty, unless it lists a member field of
+//     the entity its path names (an issue's labels), whose entries it is.
 //
 // What is left, a singleton read (GET /v1/balance, GET /rate_limit, or
 // one under an entity the session has), keeps its template.
@@ -57,7 +58,7 @@ func (e *Engine) honest(st session.Reader, req *request, a *answer) bool {
 	case h.List == compiled.ListEnvelope:
 		a.status, a.body, a.prov = http.StatusOK, h.Empty, ProvHandler
 	case h.List != compiled.ListNone:
-		e.emptyList(req, h.List == compiled.ListArray, a)
+		e.listOf(req, h.List == compiled.ListArray, members(ent, h.Member), a)
 	default:
 		return false
 	}
@@ -127,16 +128,38 @@ func (e *Engine) noSuch(req *request, object, id string, a *answer) {
 	}
 }
 
-// emptyList answers a list of a collection the twin does not model: the
-// session holds none of its entries, so the page is empty, in the
-// dialect's list shape (or a bare array), paged as the dialect pages.
-func (e *Engine) emptyList(req *request, array bool, a *answer) {
+// members are the entries of ent's member field, as entities a list
+// pages; nil for no field.
+func members(ent *world.Entity, field string) []*world.Entity {
+	if ent == nil || field == "" {
+		return nil
+	}
+	o, err := object.Parse(ent.Body())
+	if err != nil {
+		return nil
+	}
+	v, _ := o.Get(field)
+	arr, _ := v.([]any)
+	out := make([]*world.Entity, len(arr))
+	for i, m := range arr {
+		out[i] = &world.Entity{}
+		out[i].SetBody(object.AppendValue(nil, m))
+	}
+	return out
+}
+
+// listOf answers a list of a collection the twin does not model, or
+// keeps in a field of the entity the path names: the session holds no
+// entries of the former, so its page is empty; in the dialect's list
+// shape (or a bare array), paged as the dialect pages.
+func (e *Engine) listOf(req *request, array bool, items []*world.Entity, a *answer) {
 	p, ok := e.params(req, a)
 	if !ok {
 		return
 	}
 	page, refused := e.dialect.List(dialect.ListQuery{
 		Params: p,
+		Items:  items,
 		Object: lastStatic(req.match.Template),
 		Array:  array,
 		URL:    req.path,

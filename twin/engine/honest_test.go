@@ -50,6 +50,11 @@ status = 204
 
 [[routes]]
 method = "GET"
+path = "/repos/{owner}/{repo}/issues/{issue_number}/labels"
+body = '[{"id":9,"name":"sample"}]'
+
+[[routes]]
+method = "GET"
 path = "/user/following/{username}"
 status = 204
 
@@ -180,6 +185,32 @@ func TestHonestEmptyListPages(t *testing.T) {
 	}
 	if link := resp.Header.Get("Link"); !strings.Contains(link, `rel="first"`) || resp.FirstPage != 1 {
 		t.Errorf("page 2 of an empty list: want a Link to the first page, have %q", link)
+	}
+}
+
+// TestHonestMemberList: a list at the path of an entity's member field
+// answers the entries the session put there, paged.
+func TestHonestMemberList(t *testing.T) {
+	srv := startHonest(t, NotFound)
+	honestWorld(t, srv.URL, "l")
+	gh := gitHubClient(t, srv, "l")
+	ctx := context.Background()
+	if _, _, err := gh.Issues.Create(ctx, "wraith-user", "hello", &github.IssueRequest{Title: github.Ptr("labelled")}); err != nil {
+		t.Fatal(err)
+	}
+	have, _, err := gh.Issues.ListLabelsByIssue(ctx, "wraith-user", "hello", 2, nil)
+	if err != nil || len(have) != 0 {
+		t.Fatalf("labels of a new issue: want none, have %v %v", have, err)
+	}
+	if _, _, err := gh.Issues.AddLabelsToIssue(ctx, "wraith-user", "hello", 2, []string{"bug", "docs"}); err != nil {
+		t.Fatal(err)
+	}
+	have, resp, err := gh.Issues.ListLabelsByIssue(ctx, "wraith-user", "hello", 2, &github.ListOptions{PerPage: 1})
+	if err != nil || len(have) != 1 || have[0].GetName() != "bug" || resp.NextPage != 2 {
+		t.Fatalf("labels, one a page: want bug with a next page, have %v (next %d) %v", have, resp.NextPage, err)
+	}
+	if r := send(t, ctx, "GET", srv.URL+"/repos/wraith-user/hello/issues/7/labels", "", "", sessionHeader("l")); r.status != 404 {
+		t.Errorf("labels of an issue the session lacks: want 404, have %d %s", r.status, r.body)
 	}
 }
 

@@ -48,6 +48,11 @@ type Honest struct {
 	// that action sets to literal values: the check's answer is yes when
 	// the entity holds them all (Done's When). Nil for any other check.
 	Done *Rule
+	// Member, for a list at the path of one of its entity's members
+	// (GET .../issues/{n}/labels beside the POST that adds labels), is
+	// the field of the entity that holds them: the list is that field's
+	// entries. "" for any other list.
+	Member string
 	// List is how the template lists a collection the twin cannot
 	// model; ListNone when it does not.
 	List ListShape
@@ -105,6 +110,9 @@ func honestOf(rt *format.Route, tmpl *Recorded, resources []itemPath, d dialect.
 		var err error
 		if h.List, h.Empty, err = listShape(rt, tmpl.Body, d); err != nil {
 			return nil, err
+		}
+		if (h.List == ListArray || h.List == ListDialect) && owner != nil && h.Unmodelled == "" && len(segs) == bound+1 {
+			h.Member = memberField(owner.res, segs[bound])
 		}
 	}
 	return h, nil
@@ -210,6 +218,16 @@ func doneBy(r *Resource, name string) *Rule {
 		return &Rule{When: done}
 	}
 	return nil
+}
+
+// memberField is the field that holds r's member at path, or "".
+func memberField(r *Resource, path string) string {
+	for _, m := range r.Keys.Members {
+		if m.Name == path {
+			return m.Field
+		}
+	}
+	return ""
 }
 
 // objectName is how a not-found answer names the entity of the path
