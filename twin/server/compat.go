@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	stripedialect "github.com/wraithdev/wraith/twin/dialect/stripe"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/hostguard"
 )
@@ -51,7 +52,7 @@ func checkCompat(cfg Config, t *format.Twin) error {
 	if cfg.Compat == "" {
 		return nil
 	}
-	if d := t.Manifest.DialectName(); d != "stripe" {
+	if d := t.Manifest.DialectName(); d != (stripedialect.Dialect{}).Name() {
 		return usagef("--compat %s: twin %s speaks the %s dialect, and stripe-mock answers in Stripe's; serve a Stripe twin (stripe, checkout, billing) or drop --compat", cfg.Compat, t.Name(), d)
 	}
 	return nil
