@@ -55,13 +55,20 @@ func Named(o *object.Object, finder LabelFinder, base string) {
 	}
 }
 
-// Named is the dialect's hook for Named, its finder an unnamed func type
-// so that the engine can assert it with an interface of its own, naming
-// no provider: after a create's or update's parameters are set (and before
-// its rules and computed fields), the engine calls it with a finder over
-// the resource's "labels" member (its member entities: found in the
-// entity's scope, else made), or nil when the resource has no such member.
-func (Dialect) Named(o *object.Object, label func(name string) *object.Object, base string) {
+// Named is the dialect's hook for Named. Its member finder is the
+// engine's member entities by field ("labels": the resource's [[members]]
+// entry of that path), an unnamed func type so that the engine can assert
+// the hook with an interface of its own, naming no provider: after a
+// create's, update's or action's parameters are set (and before its rules
+// and computed fields), the engine calls it with a finder that returns
+// the entity of the member at field named name in the written entity's
+// scope, made when missing, or nil when the resource has no member there;
+// member itself is nil for a resource without members.
+func (Dialect) Named(o *object.Object, member func(field, name string) *object.Object, base string) {
+	var label LabelFinder
+	if member != nil {
+		label = func(name string) *object.Object { return member("labels", name) }
+	}
 	Named(o, label, base)
 }
 
@@ -82,6 +89,8 @@ func labels(list []any, finder LabelFinder) []any {
 		seen[name] = true
 		if l := finder(name); l != nil {
 			out = append(out, l)
+		} else {
+			out = append(out, el) // no label resource to find it in
 		}
 	}
 	return out

@@ -130,7 +130,7 @@ func same(a, b []string) bool {
 // namer is the interface the engine asserts a dialect for the hook, as
 // the engine would declare it: it names no type of this package.
 type namer interface {
-	Named(o *object.Object, label func(name string) *object.Object, base string)
+	Named(o *object.Object, member func(field, name string) *object.Object, base string)
 }
 
 func TestDialectNamed(t *testing.T) {
@@ -139,10 +139,26 @@ func TestDialectNamed(t *testing.T) {
 	if !ok {
 		t.Fatal("want the github dialect to implement Named(o, label, base), have it not")
 	}
-	o := mustObject(t, `{"labels":["bug"],"assignees":["ada"],"assignee":null}`)
-	n.Named(o, nil, "http://h")
-	b, _ := o.MarshalJSON()
-	if want := `{"labels":["bug"],"assignees":[`; !strings.HasPrefix(string(b), want) || !strings.Contains(string(b), `"login":"ada"`) {
-		t.Errorf("without a finder: want labels as they were and ada a user, have %s", b)
+	tests := []struct {
+		name   string
+		member func(field, name string) *object.Object
+		want   string // the labels answered
+	}{
+		{"no members", nil, `["bug"]`},
+		{"no labels member", func(string, string) *object.Object { return nil }, `["bug"]`},
+		{"the labels member", func(field, name string) *object.Object {
+			if field != "labels" {
+				t.Errorf("want the labels member asked for, have %q", field)
+			}
+			return mustObject(t, `{"id":1,"name":"`+name+`"}`)
+		}, `[{"id":1,"name":"bug"}]`},
+	}
+	for _, tt := range tests {
+		o := mustObject(t, `{"labels":["bug"],"assignees":["ada"],"assignee":null}`)
+		n.Named(o, tt.member, "http://h")
+		b, _ := o.MarshalJSON()
+		if want := `{"labels":` + tt.want + `,"assignees":[`; !strings.HasPrefix(string(b), want) || !strings.Contains(string(b), `"login":"ada"`) {
+			t.Errorf("%s: want labels %s and ada a user, have %s", tt.name, tt.want, b)
+		}
 	}
 }
