@@ -158,7 +158,7 @@ func deepestItem(segs []string, resources []itemPath) (*item, int) {
 			ip, iParam := paramName(is)
 			rp, rParam := paramName(segs[i])
 			switch {
-			case iParam && strings.HasSuffix(ip, "..."):
+			case iParam && strings.HasSuffix(is, "...}"):
 				ok = false
 			case iParam && rParam:
 				params[ip] = rp
@@ -239,7 +239,7 @@ func objectName(segs []string, p string) string {
 		return name
 	}
 	for i, seg := range segs {
-		if seg == "{"+p+"}" && i > 0 {
+		if name, _ := paramName(seg); name == p && i > 0 {
 			if _, isParam := paramName(segs[i-1]); !isParam {
 				return segs[i-1]
 			}
@@ -248,12 +248,13 @@ func objectName(segs []string, p string) string {
 	return name
 }
 
-// paramName is the name of a path segment's parameter, {name}.
+// paramName is the name of a path segment's parameter, {name} or a
+// rest parameter's {name...}.
 func paramName(seg string) (string, bool) {
 	if len(seg) < 3 || seg[0] != '{' || !strings.HasSuffix(seg, "}") {
 		return "", false
 	}
-	return seg[1 : len(seg)-1], true
+	return strings.TrimSuffix(seg[1:len(seg)-1], "..."), true
 }
 
 // listShape says whether a GET template lists a collection: a bare array,

@@ -102,6 +102,10 @@ method = "GET"
 path = "/v1/customers/{id}/archive"
 status = 204
 [[routes]]
+method = "GET"
+path = "/v1/files/{path...}"
+body = '{}'
+[[routes]]
 method = "POST"
 path = "/v1/account_links"
 safe = true
@@ -127,6 +131,7 @@ body = '{"url":"x"}'
 		{"GET", "/v1/balance/history", "", "", "", ListArray, "", false, false, ""},
 		{"GET", "/v1/runs", "", "", "", ListEnvelope, `{"total_count":0,"runs":[],"page":3}`, false, false, ""},
 		{"GET", "/v1/customers/{id}/archive", "customer:id", "", "", ListNone, "", false, false, "deleted=true"},
+		{"GET", "/v1/files/{path...}", "", "path", "path", ListNone, "", false, false, ""},
 		{"POST", "/v1/account_links", "", "", "", ListNone, "", true, true, ""},
 	}
 	for _, tt := range tests {
