@@ -201,7 +201,7 @@ func (w *setter) admit(o *object.Object, k string, immutable map[string]bool, on
 		*ignored = append(*ignored, k)
 		return nil, false, nil
 	}
-	if cur, ok = o.Get(k); !ok {
+	if cur, ok = o.Get(k); !ok || w.schema.At(k).IsUnanswered() {
 		*ignored = append(*ignored, k)
 		return nil, false, nil
 	}

@@ -50,17 +50,25 @@ func (e *Engine) validation(a *answer, res *compiled.Resource, field, code strin
 
 // refuseParam answers a request the twin's request schema refuses: a
 // reference to an entity the session lacks in the twin's
-// missing_reference shape, anything else in its invalid-request shape,
-// in the dialect's words. (GitHub answers a request its schema refuses
-// 422 "Invalid request.\n\n..." without errors[]; its Validation Failed
-// with errors[] is for what the schema allows and the model does not, as
-// a create's required field sent empty: see validation.)
-func (e *Engine) refuseParam(a *answer, p dialect.Problem) {
+// missing_reference shape; a field the schema refuses in its validation
+// shape when it has one (GitHub's 422 Validation Failed with
+// errors[{resource, field, code}], code missing_field or invalid, as
+// SPEC §13 has it; a rest twin's description's 4xx), else its
+// invalid-request shape, in the dialect's words. class is the resource's
+// name in a validation error.
+func (e *Engine) refuseParam(a *answer, class string, p dialect.Problem) {
 	a.prov = ProvHandler
 	msg := e.dialect.Word(p)
-	if p.Kind == dialect.NoSuchObject && e.twin.Errors.MissingReference != nil {
+	switch {
+	case p.Kind == dialect.NoSuchObject && e.twin.Errors.MissingReference != nil:
 		a.shape(e.twin.Errors.MissingReference, map[string]string{"param": p.Param, "object": p.Object, "id": p.Value, "message": msg})
-		return
+	case e.twin.Errors.Validation != nil:
+		code := "invalid"
+		if p.Kind == dialect.MissingParam {
+			code = "missing_field"
+		}
+		a.shape(e.twin.Errors.Validation, map[string]string{"resource": class, "param": p.Param, "code": code, "message": msg, "object": class})
+	default:
+		e.invalid(a, p.Param, msg)
 	}
-	e.invalid(a, p.Param, msg)
 }

@@ -24,13 +24,13 @@ func (e *Engine) checkWrite(st session.Reader, req *request, a *answer, p *reqPa
 	}
 	refs := e.refsFor(st)
 	if p.tree == nil {
-		return e.checked(a, reqschema.CheckFlat(s, p.flat, refs))
+		return e.checked(req, a, reqschema.CheckFlat(s, p.flat, refs))
 	}
 	typed, prob := reqschema.Check(s, p.tree, e.formSent(req), refs)
 	if prob == nil {
 		p.tree = typed
 	}
-	return e.checked(a, prob)
+	return e.checked(req, a, prob)
 }
 
 // checkTree checks the parameters of a read or a template route, which
@@ -42,7 +42,7 @@ func (e *Engine) checkTree(st session.Reader, req *request, a *answer, p map[str
 		return true
 	}
 	_, prob := reqschema.Check(s, p, e.formSent(req), e.refsFor(st))
-	return e.checked(a, prob)
+	return e.checked(req, a, prob)
 }
 
 // checkRead checks a read that the handler does not decode parameters
@@ -59,7 +59,7 @@ func (e *Engine) checkRead(st session.Reader, req *request, a *answer) bool {
 
 // checked answers prob as the mode says; it reports whether the request
 // goes on.
-func (e *Engine) checked(a *answer, prob *dialect.Problem) bool {
+func (e *Engine) checked(req *request, a *answer, prob *dialect.Problem) bool {
 	if prob == nil {
 		return true
 	}
@@ -67,7 +67,11 @@ func (e *Engine) checked(a *answer, prob *dialect.Problem) bool {
 		a.invalid = e.dialect.Word(*prob)
 		return true
 	}
-	e.refuseParam(a, *prob)
+	class := ""
+	if res := req.match.Value.Resource; res != nil {
+		class = res.Keys.Class
+	}
+	e.refuseParam(a, class, *prob)
 	return false
 }
 

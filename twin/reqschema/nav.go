@@ -34,3 +34,6 @@ func (s *Schema) ItemsOf() *Schema {
 	}
 	return nil
 }
+
+// IsUnanswered reports Unanswered of a schema that may be nil.
+func (s *Schema) IsUnanswered() bool { return s != nil && s.Unanswered }

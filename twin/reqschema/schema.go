@@ -115,4 +115,10 @@ type Schema struct {
 	// refers to an entity (Stripe's customer=cus_…): under the not_found
 	// policy the entity must exist in the session.
 	Ref string `json:"ref,omitempty"`
+
+	// Unanswered says the provider answers this field in another shape
+	// than a request sends it (Stripe's line_items[0][price] makes line
+	// items; entitlement_feature=feat_x answers the feature object), so a
+	// twin does not copy the value into the entity it answers with.
+	Unanswered bool `json:"unanswered,omitempty"`
 }

@@ -25,8 +25,66 @@ func (im *importer) Requests(f *reqschema.File) {
 		op := &f.Operations[i]
 		if op.Method == "POST" {
 			markRefs(op.Params, refs, 0)
+			if r := im.byName[im.ClaimedBy(op.Method, op.Path)]; r != nil {
+				markUnanswered(op.Params, r.ref, im.modelled(r))
+			}
 		}
 	}
+}
+
+// markUnanswered marks the top-level parameters of a write of a resource
+// whose answer field of the same name has another shape: an object (or a
+// list envelope) that no id names where the request sends a string or a
+// list. Such a value is not copied into the entity.
+func markUnanswered(params *reqschema.Schema, answer *openapi3.SchemaRef, modelled map[string]bool) {
+	if params == nil || answer == nil || answer.Value == nil {
+		return
+	}
+	for name, p := range params.Properties {
+		field := answer.Value.Properties[name]
+		if field == nil || field.Value == nil || !objectOnly(field.Value) || modelled[name] {
+			continue
+		}
+		if !p.Accepts("object") {
+			p.Unanswered = true
+		}
+	}
+}
+
+// modelled are the top-level fields of r the overlay says how to make
+// from a request: a nested default of their elements, or an expansion of
+// the ids sent (a subscription's items[0][price]).
+func (im *importer) modelled(r *resource) map[string]bool {
+	ov := im.ov.Resource(r.name)
+	if ov == nil {
+		return nil
+	}
+	top := func(field string) string {
+		f, _, _ := strings.Cut(field, ".")
+		return strings.TrimSuffix(f, "[]")
+	}
+	m := map[string]bool{}
+	for field := range ov.NestedDefaults {
+		m[top(field)] = true
+	}
+	for _, x := range ov.Expand {
+		m[top(x.Field)] = true
+	}
+	return m
+}
+
+// objectOnly reports whether an answer's field is always an object: not
+// an id that may be expanded, not a scalar.
+func objectOnly(s *openapi3.Schema) bool {
+	if len(s.AnyOf) > 0 || len(s.OneOf) > 0 {
+		for _, alt := range append(append(openapi3.SchemaRefs{}, s.AnyOf...), s.OneOf...) {
+			if alt.Value == nil || !objectOnly(alt.Value) {
+				return false
+			}
+		}
+		return true
+	}
+	return s.Type.Is("object") || (s.Type == nil && len(s.Properties) > 0)
 }
 
 // unreferenced are names of resources that Stripe's test mode answers for
