@@ -48,7 +48,7 @@ func (e *Engine) honest(st session.Reader, req *request, a *answer) bool {
 	}
 	switch {
 	case h.Write && !h.Safe:
-		a.missf(apierr.UnmodelledWrite, "%s: the twin keeps no state this write changes, so its template would answer for a change nobody made; the route can be declared safe = true in twin.toml when its template is true whatever is sent", req.match.Value.Path())
+		a.missf(apierr.UnmodelledWrite, "%s %s: the twin keeps no state this write changes, so its template would answer for a change nobody made; the route can be declared safe = true in twin.toml when its template is true whatever is sent", req.method, req.match.Value.Path())
 	case h.Unmodelled != "":
 		e.noSuch(req, h.Object, req.match.Param(h.Unmodelled), a)
 	case h.Check && done(ent, h.Done):

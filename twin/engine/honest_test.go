@@ -148,8 +148,9 @@ func TestHonestTemplates(t *testing.T) {
 			}
 			if tt.code != "" {
 				e, _ := r.json["error"].(map[string]any)
-				if e["code"] != tt.code {
-					t.Errorf("error code: want %s, have %s", tt.code, r.body)
+				msg, _ := e["message"].(string)
+				if e["code"] != tt.code || !strings.HasPrefix(msg, r.header.Get("X-Wraith-Route")+": ") {
+					t.Errorf("error: want code %s and a message naming the route, have %s", tt.code, r.body)
 				}
 			}
 		})
