@@ -88,10 +88,8 @@ func classify(t *testResult, reqs, earlier []request) verdict {
 	}
 	// An id a refusal names, which another test wrote before this one.
 	if id := refusedID(text); id != "" {
-		for _, r := range earlier {
-			if r.write() && strings.Contains(r.Path, "/"+id) {
-				return set(classOtherTest, "another test of the process wrote "+id+" first ("+r.Method+" "+r.Path+")")
-			}
+		if w, ok := lastWrite(earlier, id); ok {
+			return set(classOtherTest, "another test of the process wrote "+id+" first ("+w.Method+" "+w.Path+")")
 		}
 	}
 	if reUnmodelled.MatchString(text) {
@@ -124,6 +122,23 @@ func classify(t *testResult, reqs, earlier []request) verdict {
 		return set(classWraithRight, "the twin answered Stripe's resource_missing for an object the session does not hold (stripe-mock answers any id)")
 	}
 	return set(classUnclassified, "")
+}
+
+// lastWrite is the last write of earlier to a path naming id, a delete
+// before any other write: a delete is what turns another test's reads
+// into not-founds.
+func lastWrite(earlier []request, id string) (request, bool) {
+	var found request
+	ok := false
+	for _, r := range earlier {
+		if !r.write() || !strings.Contains(r.Path+"/", "/"+id+"/") {
+			continue
+		}
+		if !ok || r.Method == "DELETE" || found.Method != "DELETE" {
+			found, ok = r, true
+		}
+	}
+	return found, ok
 }
 
 // status is the HTTP status of the first Stripe error in text, "" if none.

@@ -102,12 +102,13 @@ func compare(rep *suiteReport, mock, wraith *suiteRun, find requestsOf) {
 }
 
 // byProcessLog finds a stripe-go test's requests in its process's log
-// (exec-wrap's LOGS/PROCESS.log): those answered after the test before it
-// in the process ended and before it ended itself, tests of one binary
-// running one after another. When and in what order the tests ran comes
-// from exec-wrap's marks (LOGS/PROCESS.marks), else from go test's
-// events, which are taken later and so may give the first request of a
-// test to the one before it.
+// (exec-wrap's LOGS/PROCESS.log). exec-wrap's marks (LOGS/PROCESS.marks)
+// say when each top-level test's own process started and ended: its
+// requests are those the twin logged in between, and what other tests
+// wrote before is what was logged before its start. A subtest shares its
+// parent's span. Without marks, go test's event times stand in; they are
+// taken later, so they may give a test's first request to the test
+// before it.
 func byProcessLog(logs string, run *suiteRun) requestsOf {
 	cache := map[string][]request{}
 	load := func(proc string) []request {
@@ -123,47 +124,40 @@ func byProcessLog(logs string, run *suiteRun) requestsOf {
 		return reqs
 	}
 	type span struct{ start, end time.Time }
-	spans := map[string]span{}
-	byProc := map[string][]string{}
-	for name, t := range run.Tests {
-		spans[name] = span{t.Start, t.End}
-		byProc[t.Process] = append(byProc[t.Process], name)
+	spans := map[string]span{} // by PROCESS.TopLevelTest
+	procs := map[string]bool{}
+	for _, t := range run.Tests {
+		procs[t.Process] = true
 	}
-	for proc := range byProc {
+	for proc := range procs {
 		f, err := os.Open(filepath.Join(logs, proc+".marks"))
 		if err != nil {
 			continue
 		}
 		for _, m := range readMarks(f) {
-			name := proc + "." + m.name
-			sp, ok := spans[name]
-			if !ok {
-				continue
-			}
+			sp := spans[proc+"."+m.name]
 			if m.kind == "run" {
 				sp.start = m.at
 			} else {
 				sp.end = m.at
 			}
-			spans[name] = sp
+			spans[proc+"."+m.name] = sp
 		}
 		f.Close()
 	}
-	// The end of the test before each, in its process.
-	prevEnd := map[string]time.Time{}
-	for _, names := range byProc {
-		sort.Slice(names, func(i, j int) bool { return spans[names[i]].start.Before(spans[names[j]].start) })
-		for i := 1; i < len(names); i++ {
-			prevEnd[names[i]] = spans[names[i-1]].end
-		}
-	}
 	return func(t *testResult) (reqs, earlier []request) {
-		from, end := prevEnd[t.Name], spans[t.Name].end
+		top, _, _ := strings.Cut(t.Name, "/")
+		sp, ok := spans[top]
+		if !ok {
+			// go test's own times: the test began after its run event,
+			// as near as they tell.
+			sp = span{t.Start, t.End}
+		}
 		for _, r := range load(t.Process) {
 			switch {
-			case !from.IsZero() && !r.At.After(from):
+			case r.At.Before(sp.start):
 				earlier = append(earlier, r)
-			case end.IsZero() || !r.At.After(end):
+			case sp.end.IsZero() || !r.At.After(sp.end):
 				reqs = append(reqs, r)
 			}
 		}

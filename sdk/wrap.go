@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -10,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,12 +20,19 @@ import (
 
 // execWrap is `go test -exec`'s program: go test runs it as
 // `sdk exec-wrap FLAGS TESTBINARY ARGS...` in the package's folder. It
-// starts a wraith of its own for that one test binary, points the
+// starts a wraith of its own for that one test binary and points the
 // binary at it (STRIPE_MOCK_PORT, which stripe-go's testing package
-// reads), runs it, and stops the wraith: so each test process has a
-// twin, and a session, to itself. The wraith's log, one request a line,
-// goes to LOGS/PACKAGE.log for the classifier. The exit code is the test
-// binary's.
+// reads): so each package's tests have a twin, and a session, to
+// themselves. The wraith's log, one request a line, goes to
+// LOGS/PACKAGE.log for the classifier.
+//
+// The binary's tests run one at a time, a process each (-test.run
+// '^NAME$'), in the order it lists them, against that one wraith: a
+// test's requests are then exactly those the twin logged between its
+// process's start and exit, written to LOGS/PACKAGE.marks. (Run whole,
+// a binary's output and the twin's log are two streams, and no clock
+// reads both in order: a test's first request was given to the test
+// before it.) The exit code is the first failing run's, else 0.
 func execWrap(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("exec-wrap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -50,72 +60,72 @@ func execWrap(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return 0, err
 	}
 	defer marks.Close()
-	cmd := exec.CommandContext(ctx, fs.Arg(0), fs.Args()[1:]...)
-	cmd.Stdin, cmd.Stderr = os.Stdin, stderr
-	cmd.Env = append(os.Environ(), "STRIPE_MOCK_PORT="+strconv.Itoa(w.Port))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		w.Stop()
+	env := append(os.Environ(), "STRIPE_MOCK_PORT="+strconv.Itoa(w.Port))
+	test, testArgs := fs.Arg(0), fs.Args()[1:]
+	run := func(extra ...string) (int, error) {
+		cmd := exec.CommandContext(ctx, test, append(slices.Clip(testArgs), extra...)...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Env = os.Stdin, stdout, stderr, env
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), nil
+		}
 		return 0, err
 	}
-	runErr := cmd.Start()
-	if runErr == nil {
-		relayMarks(out, stdout, marks, time.Now)
-		runErr = cmd.Wait()
+	code, runErr := 0, error(nil)
+	names, listed := listTests(ctx, test, testArgs, env)
+	if !listed {
+		// -test.list, a -test.run of go test's own, or a binary that
+		// cannot list: run it as go test asked.
+		code, runErr = run()
+	}
+	for _, name := range names {
+		start := time.Now()
+		c, err := run("-test.run=^" + regexp.QuoteMeta(name) + "$")
+		fmt.Fprintf(marks, "%s\trun\t%s\n%s\tend\t%s\n", start.UTC().Format(time.RFC3339Nano), name, time.Now().UTC().Format(time.RFC3339Nano), name)
+		if err != nil {
+			runErr = err
+			break
+		}
+		if code == 0 {
+			code = c
+		}
 	}
 	stopErr := w.Stop()
-	var ee *exec.ExitError
 	switch {
-	case errors.As(runErr, &ee):
-		return ee.ExitCode(), nil
 	case runErr != nil:
-		return 0, fmt.Errorf("run %s: %w", fs.Arg(0), runErr)
-	case stopErr != nil:
+		return 0, fmt.Errorf("run %s: %w", test, runErr)
+	case stopErr != nil && code == 0:
 		// The tests passed, but the twin under them failed: say so.
-		return 0, fmt.Errorf("the wraith under %s: %w (log %s)", fs.Arg(0), stopErr, logFile)
+		return 0, fmt.Errorf("the wraith under %s: %w (log %s)", test, stopErr, logFile)
 	}
-	return 0, nil
+	return code, nil
 }
 
-// relayMarks copies the test binary's output to stdout, and writes to
-// marks, as it reads them, when each test started and ended: go test's
-// own event times are taken later, by the go command, and a request the
-// twin logged before one of them may be the test's own. Read here, a
-// line's time is a few microseconds after the binary wrote it.
-func relayMarks(out io.Reader, stdout, marks io.Writer, now func() time.Time) {
-	br := bufio.NewReader(out)
-	for {
-		line, err := br.ReadString('\n')
-		if len(line) > 0 {
-			at := now()
-			io.WriteString(stdout, line)
-			if kind, name, ok := testMark(line); ok {
-				fmt.Fprintf(marks, "%s\t%s\t%s\n", at.UTC().Format(time.RFC3339Nano), kind, name)
-			}
-		}
-		if err != nil {
-			return
+// listTests lists the binary's tests, examples and fuzz targets (whose
+// seeds run as tests), unless go test asked for a list or a selection of
+// its own, which it then gets as asked.
+func listTests(ctx context.Context, test string, args, env []string) ([]string, bool) {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-test.list") || strings.HasPrefix(a, "-test.run") || strings.HasPrefix(a, "-test.bench") || strings.HasPrefix(a, "-test.fuzz=") {
+			return nil, false
 		}
 	}
-}
-
-// testMark reads a test's start ("=== RUN   TestX") or end ("--- PASS:
-// TestX (0.00s)", FAIL, SKIP) from a line of go test's verbose output;
-// under go test -json the binary prints them with a ^V prefix.
-func testMark(line string) (kind, name string, ok bool) {
-	line = strings.TrimLeft(line, "\x16 ")
-	if rest, found := strings.CutPrefix(line, "=== RUN"); found {
-		return "run", strings.TrimSpace(rest), true
+	cmd := exec.CommandContext(ctx, test, append(slices.Clip(args), "-test.list", ".")...)
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
 	}
-	for _, end := range []string{"--- PASS:", "--- FAIL:", "--- SKIP:"} {
-		if rest, found := strings.CutPrefix(line, end); found {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				return "end", f[0], true
-			}
+	var names []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		n := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(n, "Test") || strings.HasPrefix(n, "Example") || strings.HasPrefix(n, "Fuzz") {
+			names = append(names, n)
 		}
 	}
-	return "", "", false
+	return names, len(names) > 0
 }
 
 // logName is the log file of the package in folder wd: its path under

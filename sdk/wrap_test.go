@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 		case "serve":
 			os.Exit(fakeWraith())
 		case "fake-test":
-			os.Exit(fakeTest(os.Args[2]))
+			os.Exit(fakeTest(os.Args[2], os.Args[3:]))
 		}
 	}
 	os.Exit(m.Run())
@@ -53,7 +54,19 @@ func fakeWraith() int {
 	return 0
 }
 
-func fakeTest(code string) int {
+// fakeTest lists two tests, TestFake and TestOther; run, each asks the
+// server and prints go test's lines, TestFake exiting code.
+func fakeTest(code string, args []string) int {
+	name := ""
+	for _, a := range args {
+		if a == "-test.list" {
+			fmt.Println("TestFake\nTestOther")
+			return 0
+		}
+		if rest, ok := strings.CutPrefix(a, "-test.run="); ok {
+			name = strings.Trim(rest, "^$")
+		}
+	}
 	resp, err := http.Get("http://127.0.0.1:" + os.Getenv("STRIPE_MOCK_PORT") + "/")
 	if err != nil {
 		fmt.Println("no server:", err)
@@ -61,17 +74,20 @@ func fakeTest(code string) int {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	fmt.Print("\x16=== RUN   TestFake\n    \x16--- PASS: TestFake (0.00s)\n")
-	fmt.Printf("%s port %s\n", b, os.Getenv("STRIPE_MOCK_PORT"))
-	n, _ := strconv.Atoi(code)
-	return n
+	fmt.Printf("=== RUN   %s\n%s port %s\n--- PASS: %s (0.00s)\n", name, b, os.Getenv("STRIPE_MOCK_PORT"), name)
+	if name == "TestFake" {
+		n, _ := strconv.Atoi(code)
+		return n
+	}
+	return 0
 }
 
 // TestExecWrap runs exec-wrap as go test -exec does, with the test binary
-// as both the wraith and the test binary: the test binary reaches the
-// wraith that exec-wrap started for it through STRIPE_MOCK_PORT, its exit
-// code is exec-wrap's, and the wraith's log and the marks of when each
-// test ran land under the package's name.
+// as both the wraith and the test binary: each listed test runs once, in
+// a process of its own, against the one wraith exec-wrap started for the
+// binary (STRIPE_MOCK_PORT); the first failing exit code is exec-wrap's;
+// the wraith's log and the marks of when each test ran land under the
+// package's name.
 func TestExecWrap(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
@@ -95,9 +111,13 @@ func TestExecWrap(t *testing.T) {
 			t.Errorf("exit code: want %d, have %d", want, have)
 		}
 		out := stdout.String()
-		port := strings.TrimSpace(out[strings.LastIndex(out, "port ")+5:])
-		if !strings.Contains(out, "served by the fake wraith on "+port+" port "+port) {
-			t.Errorf("the test binary did not reach the wraith started for it on STRIPE_MOCK_PORT: %q", out)
+		for _, name := range []string{"TestFake", "TestOther"} {
+			if !strings.Contains(out, "=== RUN   "+name+"\nserved by the fake wraith on ") {
+				t.Errorf("%s: want it run, once, against the wraith started for it on STRIPE_MOCK_PORT; have %q", name, out)
+			}
+		}
+		if ports := regexp.MustCompile(`on (\d+) port (\d+)`).FindAllStringSubmatch(out, -1); len(ports) != 2 || ports[0][1] != ports[0][2] || ports[0][1] != ports[1][1] {
+			t.Errorf("want both tests served by the one wraith of the binary, on STRIPE_MOCK_PORT; have %q", out)
 		}
 	}
 	m, err := os.Open(filepath.Join(logs, "testhelpers.issuing.marks"))
@@ -106,8 +126,15 @@ func TestExecWrap(t *testing.T) {
 	}
 	defer m.Close()
 	marks := readMarks(m)
-	if len(marks) != 2 || marks[0].kind != "run" || marks[1].kind != "end" || marks[1].name != "TestFake" || marks[1].at.Before(marks[0].at) {
-		t.Errorf("marks of the last run of TestFake: want its run and its end, in order, have %+v", marks)
+	var order []string
+	for i, m := range marks {
+		order = append(order, m.kind+" "+m.name)
+		if i > 0 && m.at.Before(marks[i-1].at) {
+			t.Errorf("marks: want them in time order, have %+v", marks)
+		}
+	}
+	if want, have := "run TestFake,end TestFake,run TestOther,end TestOther", strings.Join(order, ","); want != have {
+		t.Errorf("marks of the last run: want %s, have %s", want, have)
 	}
 	f, err := os.Open(filepath.Join(logs, "testhelpers.issuing.log"))
 	if err != nil {
