@@ -26,6 +26,7 @@ type answer struct {
 	replayed bool
 	ignored  []string
 	invalid  string        // X-Wraith-Invalid: what --validate warn let through
+	refused  bool          // the request failed validation: nothing ran, no idempotent result is kept
 	limit    apierr.Code   // the code of a Wraith limit the request passed, for X-Wraith-Limit
 	wraith   bool          // body is a Wraith error, not the provider's
 	link     []string      // a Link header, for lists paged by page number

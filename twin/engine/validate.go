@@ -72,6 +72,7 @@ func (e *Engine) checked(req *request, a *answer, prob *dialect.Problem) bool {
 		class = res.Keys.Class
 	}
 	e.refuseParam(a, class, *prob)
+	a.refused = true
 	return false
 }
 

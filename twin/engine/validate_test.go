@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestValidationModes: one invalid create of the checkout twin (whose
+// requests.json is Stripe's) under each --validate mode.
+func TestValidationModes(t *testing.T) {
+	// An unknown name: under warn and off the twin serves it (and ignores
+	// it, as the twin did before it validated); a value it cannot store in
+	// its field's type is still refused by the setter in every mode, so
+	// that no answer holds text where a client decodes a number.
+	const body = "email=a@example.com&favourite_colour=blue"
+	for _, tc := range []struct {
+		mode    string
+		status  int
+		invalid string // X-Wraith-Invalid
+	}{
+		{Strict, http.StatusBadRequest, ""},
+		{Warn, http.StatusOK, "Received unknown parameter: favourite_colour"},
+		{Off, http.StatusOK, ""},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			url := httpTwin(t, newCheckout(t, Options{Validate: tc.mode}))
+			rep := send(t, context.Background(), "POST", url+"/v1/customers", formType, body, sessionHeader("modes"))
+			if rep.status != tc.status {
+				t.Fatalf("status: want %d, have %d %s", tc.status, rep.status, rep.body)
+			}
+			if have := rep.header.Get("X-Wraith-Invalid"); have != tc.invalid {
+				t.Errorf("X-Wraith-Invalid: want %q, have %q", tc.invalid, have)
+			}
+			if tc.mode == Strict {
+				var e struct{ Error struct{ Message, Param, Type string } }
+				if err := json.Unmarshal(rep.body, &e); err != nil || e.Error.Message != "Received unknown parameter: favourite_colour" || e.Error.Param != "favourite_colour" || e.Error.Type != "invalid_request_error" {
+					t.Errorf("want Stripe's invalid_request_error naming favourite_colour, have %s", rep.body)
+				}
+				if prov := rep.header.Get("X-Wraith-Provenance"); prov != "handler" {
+					t.Errorf("provenance: want handler, have %q", prov)
+				}
+			}
+		})
+	}
+}
+
+// TestRefusedRequestKeepsIdempotencyKeyFree: Stripe keeps no idempotent
+// result for a request that failed validation, so the key can be used
+// again with corrected parameters.
+func TestRefusedRequestKeepsIdempotencyKeyFree(t *testing.T) {
+	url := httpTwin(t, newCheckout(t, Options{}))
+	h := sessionHeader("idem")
+	h["Idempotency-Key"] = []string{"k1"}
+	if rep := send(t, context.Background(), "POST", url+"/v1/customers", formType, "balance=lots", h); rep.status != http.StatusBadRequest {
+		t.Fatalf("invalid create: want 400, have %d %s", rep.status, rep.body)
+	}
+	rep := send(t, context.Background(), "POST", url+"/v1/customers", formType, "balance=30", h)
+	if rep.status != http.StatusOK {
+		t.Fatalf("the same key with valid parameters: want 200, have %d %s", rep.status, rep.body)
+	}
+	var c struct{ Balance json.RawMessage }
+	if err := json.Unmarshal(rep.body, &c); err != nil || string(c.Balance) != "30" {
+		t.Errorf("balance: want the number 30, have %s (%v)", c.Balance, err)
+	}
+}
+
+// TestStoredInSchemaTypes: form text is stored in the type the request
+// schema names, in top-level and nested fields alike.
+func TestStoredInSchemaTypes(t *testing.T) {
+	url := httpTwin(t, newCheckout(t, Options{}))
+	rep := send(t, context.Background(), "POST", url+"/v1/customers", formType,
+		"balance=30&invoice_settings[footer]=hi&tax_exempt=none&preferred_locales[0]=en", sessionHeader("typed"))
+	if rep.status != http.StatusOK {
+		t.Fatalf("create: want 200, have %d %s", rep.status, rep.body)
+	}
+	var c map[string]json.RawMessage
+	if err := json.Unmarshal(rep.body, &c); err != nil {
+		t.Fatal(err)
+	}
+	for field, want := range map[string]string{"balance": `30`, "tax_exempt": `"none"`, "preferred_locales": `["en"]`} {
+		if have := string(c[field]); have != want {
+			t.Errorf("%s: want %s, have %s", field, want, have)
+		}
+	}
+	if !strings.Contains(string(c["invoice_settings"]), `"footer":"hi"`) {
+		t.Errorf("invoice_settings: want footer hi, have %s", c["invoice_settings"])
+	}
+}
