@@ -32,6 +32,9 @@ func TestStripeNewEntities(t *testing.T) {
 	if cus.Email != "ada@example.com" || cus.Delinquent || cus.TaxExempt != stripe.CustomerTaxExemptNone || len(cus.Metadata) != 0 || cus.Balance != 0 {
 		t.Errorf("customer: want the email sent, not delinquent, tax_exempt none, no metadata, balance 0; have %q %v %q %v %d", cus.Email, cus.Delinquent, cus.TaxExempt, cus.Metadata, cus.Balance)
 	}
+	if l := cus.Subscriptions; l == nil || len(l.Data) != 0 || l.HasMore || l.URL != "/v1/customers/"+cus.ID+"/subscriptions" {
+		t.Errorf("customer: want an empty list of subscriptions at /v1/customers/%s/subscriptions, have %+v", cus.ID, l)
+	}
 	if !strings.HasPrefix(cus.ID, "cus_") || cus.Created != 1700000000 {
 		t.Errorf("customer: want its own cus_ id and the session clock's created, have %q %d", cus.ID, cus.Created)
 	}
