@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/wraithdev/wraith/twin/canon"
@@ -56,10 +57,13 @@ func (c *checker) text(s *Schema, p *path, v string) (any, bool) {
 		}
 	case "boolean":
 		if c.form {
-			switch v {
-			case "true":
+			// Stripe's v1 API reads True and FALSE as booleans too (the
+			// Python and .NET SDKs sent their languages' spellings for
+			// years); only its v2 API wants lower case.
+			switch {
+			case strings.EqualFold(v, "true"):
 				return true, true
-			case "false":
+			case strings.EqualFold(v, "false"):
 				return false, true
 			}
 			return c.fail(dialect.Problem{Kind: dialect.InvalidBoolean, Value: v, Sent: v, Nullable: s.Nullable}, p)
