@@ -44,7 +44,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		return
 	}
 	addr := addressOf(res, scope, key)
-	if x.Keyed {
+	if x.Keyed || p.has(x.KeyField) { // a key the client chose may be taken
 		if cur := st.Get(addr); cur != nil && !cur.Deleted && cur.Resource == res.Name {
 			e.validation(a, res, x.KeyField, "already_exists")
 			return

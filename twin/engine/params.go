@@ -205,7 +205,9 @@ func (w *setter) admit(o *object.Object, k string, immutable map[string]bool, on
 		*ignored = append(*ignored, k)
 		return nil, false, nil
 	}
-	if immutable[k] {
+	if immutable[k] && w.schema.At(k) == nil {
+		// A field no write may change, unless this operation's schema
+		// takes it: Stripe's coupon and plan creates take an id.
 		return nil, false, immutableParam(k)
 	}
 	return cur, true, nil

@@ -89,3 +89,28 @@ func TestStoredInSchemaTypes(t *testing.T) {
 		t.Errorf("invoice_settings: want footer hi, have %s", c["invoice_settings"])
 	}
 }
+
+// TestCreateTakesTheIDItsSchemaTakes: Stripe's coupon create takes an id
+// (id=25OFF), which no write may change otherwise; a second create with
+// the same id is refused as Stripe refuses it, and the first coupon stays.
+func TestCreateTakesTheIDItsSchemaTakes(t *testing.T) {
+	url := httpTwin(t, newEmbedded(t, "stripe", Options{}))
+	h := sessionHeader("coupons")
+	rep := send(t, context.Background(), "POST", url+"/v1/coupons", formType, "id=25OFF&percent_off=25&duration=once", h)
+	if rep.status != http.StatusOK || !strings.Contains(string(rep.body), `"id":"25OFF"`) {
+		t.Fatalf("create with an id: want 200 with id 25OFF, have %d %s", rep.status, rep.body)
+	}
+	rep = send(t, context.Background(), "POST", url+"/v1/coupons", formType, "id=25OFF&percent_off=50&duration=once", h)
+	var e struct{ Error struct{ Message, Param string } }
+	if err := json.Unmarshal(rep.body, &e); err != nil || rep.status != http.StatusBadRequest || e.Error.Message != "Coupon already exists." || e.Error.Param != "id" {
+		t.Fatalf("the same id again: want 400 Coupon already exists. naming id, have %d %s", rep.status, rep.body)
+	}
+	rep = send(t, context.Background(), "GET", url+"/v1/coupons/25OFF", "", "", h)
+	if !strings.Contains(string(rep.body), `"percent_off":25`) {
+		t.Errorf("the first coupon: want percent_off 25 kept, have %s", rep.body)
+	}
+	rep = send(t, context.Background(), "POST", url+"/v1/coupons/25OFF", formType, "id=other", h)
+	if rep.status != http.StatusBadRequest {
+		t.Errorf("an update naming id: want 400 (the update's schema takes no id), have %d %s", rep.status, rep.body)
+	}
+}

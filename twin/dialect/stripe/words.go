@@ -32,6 +32,9 @@ func (Dialect) Word(p dialect.Problem) string {
 		return "Invalid object"
 	case dialect.ExpectedArray:
 		return "Invalid array"
+	case dialect.AlreadyExists:
+		// "Coupon already exists." for a coupon created with an id taken.
+		return sentence(p.Object) + " already exists."
 	case dialect.InvalidEnum:
 		return fmt.Sprintf("Invalid %s: must be one of %s", p.Param, dialect.OneOf(p.Allowed))
 	case dialect.TooLong:
@@ -51,4 +54,14 @@ func abbreviate(s string) string {
 		return s
 	}
 	return string(r[:10]) + "..." + string(r[len(r)-10:])
+}
+
+// sentence is a resource's name as the start of a sentence: coupon is
+// Coupon, tax_rate is Tax rate.
+func sentence(object string) string {
+	if object == "" {
+		return "Object"
+	}
+	s := strings.ReplaceAll(object, "_", " ")
+	return strings.ToUpper(s[:1]) + s[1:]
 }
