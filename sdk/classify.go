@@ -101,6 +101,14 @@ func classify(t *testResult, reqs, earlier []request) verdict {
 			return set(classParamRefused, "the twin refused the request with invalid_request_error, which stripe-mock, validating against the same description, accepted")
 		}
 	}
+	// A Stripe error the SDK raised says more than the assertion or the
+	// traceback around it.
+	if reUnexpected.MatchString(text) {
+		return set(classWraithRight, "the twin refused a transition from the object's state by its state machine, declared after Stripe's documentation (stripe-mock, stateless, accepts any); a class by rule: check the rule against Stripe's documentation")
+	}
+	if reResource.MatchString(text) {
+		return set(classWraithRight, "the twin answered Stripe's resource_missing for an object the session does not hold (stripe-mock answers any id)")
+	}
 	if reWrongType.MatchString(text) {
 		return set(classWrongType, "the client could not read the answer as the type it expects")
 	}
@@ -114,12 +122,6 @@ func classify(t *testResult, reqs, earlier []request) verdict {
 		if reShouldBeTrue.MatchString(text) && emptyLists(reqs) {
 			return set(classWraithRight, "the test reads only lists, the twin answered them 200 from the session, and the test wanted an entry: Stripe lists the account's own objects, and a fresh session holds none (stripe-mock lists a fixture)")
 		}
-	}
-	if reUnexpected.MatchString(text) {
-		return set(classWraithRight, "the twin follows Stripe's documented state machine and refused a transition from the object's state (stripe-mock, stateless, accepts any)")
-	}
-	if reResource.MatchString(text) {
-		return set(classWraithRight, "the twin answered Stripe's resource_missing for an object the session does not hold (stripe-mock answers any id)")
 	}
 	return set(classUnclassified, "")
 }

@@ -8,7 +8,8 @@
 // Each test process talks to a session of its own: stripe-go's test
 // binaries, one per package, are started by `go test -exec` through this
 // program's exec-wrap mode, which starts a wraith of its own for each on
-// a free port; stripe-python's tests, all in one pytest process, get one
+// a free port (and runs the binary's tests one process each against it,
+// so that the twin's log tells their requests apart); stripe-python's tests, all in one pytest process, get one
 // session per test function through the /__s/{session}/ path prefix,
 // set by a pytest plugin (pytest_wraith_session.py) around each test's
 // call. stripe-mock is stateless and is shared.

@@ -54,7 +54,11 @@ func runSuites(ctx context.Context, o options, stderr io.Writer) error {
 	if !o.partial() {
 		rep = readReport(committed)
 	}
-	rep.Wraith, rep.Date = commitOf(ctx, repo), time.Now().UTC().Format("2006-01-02 15:04 UTC")
+	if !o.reportOnly || rep.Wraith == "" {
+		// A report made again from raw outputs keeps the tree and the
+		// date they were measured at.
+		rep.Wraith, rep.Date = commitOf(ctx, repo), time.Now().UTC().Format("2006-01-02 15:04 UTC")
+	}
 	var skipped []string
 	suites := []struct {
 		name string
@@ -107,7 +111,7 @@ func runSuites(ctx context.Context, o options, stderr io.Writer) error {
 // per test binary.
 func goSuite(ctx context.Context, o options, src, out, wraith string, mock *mockProc, say func(string, ...any)) (suiteReport, error) {
 	rep := suiteReport{Suite: suiteGo, Version: versionOf(stripeGoModule), Against: "stripe-mock " + versionOf(stripeMockModule),
-		Sessions: "Each test binary (one per package) runs against a wraith of its own, started by `go test -exec` (sdk exec-wrap), in synthesize mode; stripe-mock is shared, being stateless."}
+		Sessions: "Each test binary (one per package) runs against a wraith of its own in synthesize mode, started by `go test -exec` (sdk exec-wrap), which runs the binary's tests one process each, in order, so that the twin's log tells each test's requests apart; stripe-mock is shared, being stateless."}
 	dst := filepath.Join(src, "stripe-go")
 	rawMock, rawWraith := filepath.Join(out, "stripe-go.mock.jsonl"), filepath.Join(out, "stripe-go.wraith.jsonl")
 	logs := filepath.Join(out, "stripe-go.wraith-logs")
