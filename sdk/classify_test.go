@@ -18,7 +18,8 @@ const (
 	goMissing = `[ERROR] Request error from Stripe (status 404): {"code":"resource_missing","status":404,"message":"No such customer: 'cus_123'","param":"id","type":"invalid_request_error"}
         	Error:      	Expected nil, but got: &stripe.Error{Code:"resource_missing", HTTPStatusCode:404}
 `
-	goState = `[ERROR] Request error from Stripe (status 400): {"code":"payment_intent_unexpected_state","status":400,"message":"This payment_intent (pi_123) has a status of canceled; you cannot confirm it.","type":"invalid_request_error"}
+	goDotted = `[ERROR] Request error from Stripe (status 404): {"code":"resource_missing","status":404,"message":"No such terminal.reader: 'tmr_1'","param":"id","type":"invalid_request_error"}`
+	goState  = `[ERROR] Request error from Stripe (status 400): {"code":"payment_intent_unexpected_state","status":400,"message":"This payment_intent (pi_123) has a status of canceled; you cannot confirm it.","type":"invalid_request_error"}
         	Error:      	Expected nil, but got: &stripe.Error{}
 `
 	goDecode = `        	Error:      	Expected nil, but got: &errors.errorString{s:"Couldn't deserialize JSON (response status: 200, body sample: '{\"days_until_due\":\"30\"}'): json: cannot unmarshal string into Go struct field Invoice.days_until_due of type int64"}
@@ -41,6 +42,7 @@ func TestClassify(t *testing.T) {
 	at := func(ms int) time.Time { return time.Date(2026, 12, 2, 3, 0, 0, ms*int(time.Millisecond), time.UTC) }
 	list := request{At: at(5), Method: "GET", Path: "/v1/customers", Route: "GET /v1/customers", Status: 200, Provenance: "handler"}
 	del := request{At: at(1), Method: "DELETE", Path: "/v1/customers/cus_123", Route: "DELETE /v1/customers/{id}", Status: 200, Provenance: "handler"}
+	delReader := request{At: at(1), Method: "DELETE", Path: "/v1/terminal/readers/tmr_1", Route: "DELETE /v1/terminal/readers/{id}", Status: 200}
 	miss := request{At: at(5), Method: "GET", Path: "/v1/nowhere", Status: 501, Provenance: "miss"}
 	for _, tc := range []struct {
 		name          string
@@ -56,6 +58,7 @@ func TestClassify(t *testing.T) {
 		{"route miss in the text", fail, goMiss, nil, nil, classRouteMissing},
 		{"route miss in the log", fail, goEmpty, []request{miss}, nil, classRouteMissing},
 		{"deleted by another test", fail, goMissing, nil, []request{del}, classOtherTest},
+		{"dotted object deleted by another test", fail, goDotted, nil, []request{delReader}, classOtherTest},
 		{"list after another test deleted", fail, goEmpty, []request{list}, []request{del}, classOtherTest},
 		{"not found, no other test", fail, goMissing, nil, nil, classWraithRight},
 		{"not found in python", fail, pyNoSuch, nil, nil, classWraithRight},
