@@ -40,7 +40,7 @@ func runGoMock(ctx context.Context, src, pkgs string, httpsPort int, raw string)
 // runGoWraith runs stripe-go's suite with every test binary started
 // through exec-wrap, which gives it a wraith of its own; the wraiths'
 // logs go to logs.
-func runGoWraith(ctx context.Context, src, pkgs, wraith, logs, raw string) (*suiteRun, error) {
+func runGoWraith(ctx context.Context, src, pkgs, wraith, logs, raw string, resetEach bool) (*suiteRun, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func runGoWraith(ctx context.Context, src, pkgs, wraith, logs, raw string) (*sui
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return nil, err
 	}
-	wrap := fmt.Sprintf("%s exec-wrap -wraith %s -logs %s -root %s", self, wraith, logs, src)
+	wrap := fmt.Sprintf("%s exec-wrap -wraith %s -logs %s -root %s -reset-each=%t", self, wraith, logs, src, resetEach)
 	cmd := goTestCmd(ctx, src, pkgs, nil, "-exec", wrap)
 	return runGoTest(cmd, raw)
 }

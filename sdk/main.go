@@ -16,7 +16,7 @@
 //
 // Usage:
 //
-//	sdk [-suite all|stripe-go|stripe-python] [-pkg ./customer] [-k EXPR] [-dir .sdk]
+//	sdk [-suite all|stripe-go|stripe-python] [-pkg ./customer] [-k EXPR] [-go-session package|test] [-report-only] [-dir .sdk]
 //	sdk exec-wrap -wraith BIN -logs DIR TESTBINARY ARGS...   (go test -exec)
 package main
 
@@ -65,14 +65,20 @@ type options struct {
 	keyword string // pytest -k expression
 	dir     string // work folder: sources, binaries, raw outputs
 	repo    string // the Wraith repository to build wraith from
+	// goSession is what shares a session on Wraith in stripe-go's suite:
+	// "package" (a test binary's tests, one after another) or "test".
+	goSession string
 	// reportOnly makes the report from the last run's raw outputs in
 	// dir, running nothing: for a change of the classifier.
 	reportOnly bool
 }
 
-// partial reports whether only part of a suite runs: its figures then go
-// to the work folder only, not to the committed report.
-func (o options) partial() bool { return o.pkgs != "./..." || o.keyword != "" }
+// partial reports whether only part of a suite runs, or it runs other
+// than as the committed report measures it: its figures then go to the
+// work folder only.
+func (o options) partial() bool {
+	return o.pkgs != "./..." || o.keyword != "" || o.goSession != "package"
+}
 
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sdk", flag.ContinueOnError)
@@ -83,12 +89,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&o.keyword, "k", "", "stripe-python tests to run, a pytest -k `EXPR`; a partial run is reported under -dir only")
 	fs.StringVar(&o.dir, "dir", ".sdk", "work `DIR` for sources, binaries and raw outputs (git-ignored)")
 	fs.StringVar(&o.repo, "repo", ".", "the Wraith repository `DIR` whose wraith is measured")
+	fs.StringVar(&o.goSession, "go-session", "package", "what shares a session in stripe-go's suite on Wraith: `package` (a test binary's tests, as go test runs them) or test (reset before each test)")
 	fs.BoolVar(&o.reportOnly, "report-only", false, "run nothing: make the report again from the last run's raw outputs under -dir")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q: the suites are chosen with -suite, -pkg and -k", fs.Arg(0))}
+	}
+	if o.goSession != "package" && o.goSession != "test" {
+		return usageError{fmt.Errorf("-go-session %q: want package or test", o.goSession)}
 	}
 	switch o.suite {
 	case "all", suiteGo, suitePython:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -66,6 +67,26 @@ func startWraith(ctx context.Context, bin, logFile string, extra ...string) (*wr
 	}
 	p.Port = ready.Serve.Port
 	return p, nil
+}
+
+// Reset puts every session of the server back to its start, through the
+// control plane's POST reset.
+func (p *wraithProc) Reset(ctx context.Context) error {
+	url := "http://127.0.0.1:" + strconv.Itoa(p.Port) + ipc.ControlPaths().Reset
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("reset the twin's sessions: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("reset the twin's sessions: POST %s answered %s: %s", url, resp.Status, b)
+	}
+	return nil
 }
 
 // Stop closes the server's standard input, which drains and stops it,

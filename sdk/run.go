@@ -112,6 +112,9 @@ func runSuites(ctx context.Context, o options, stderr io.Writer) error {
 func goSuite(ctx context.Context, o options, src, out, wraith string, mock *mockProc, say func(string, ...any)) (suiteReport, error) {
 	rep := suiteReport{Suite: suiteGo, Version: versionOf(stripeGoModule), Against: "stripe-mock " + versionOf(stripeMockModule),
 		Sessions: "Each test binary (one per package) runs against a wraith of its own in synthesize mode, started by `go test -exec` (sdk exec-wrap), which runs the binary's tests one process each, in order, so that the twin's log tells each test's requests apart; stripe-mock is shared, being stateless."}
+	if o.goSession == "test" {
+		rep.Sessions += " With -go-session test, the twin's sessions are reset before each test: every test starts from a fresh session."
+	}
 	dst := filepath.Join(src, "stripe-go")
 	rawMock, rawWraith := filepath.Join(out, "stripe-go.mock.jsonl"), filepath.Join(out, "stripe-go.wraith.jsonl")
 	logs := filepath.Join(out, "stripe-go.wraith-logs")
@@ -134,11 +137,20 @@ func goSuite(ctx context.Context, o options, src, out, wraith string, mock *mock
 		}
 		os.RemoveAll(logs)
 		say("%s: go test %s against a wraith per test binary", suiteGo, o.pkgs)
-		if w, err = runGoWraith(ctx, dst, o.pkgs, wraith, logs, rawWraith); err != nil {
+		if w, err = runGoWraith(ctx, dst, o.pkgs, wraith, logs, rawWraith, o.goSession == "test"); err != nil {
 			return rep, err
 		}
 	}
-	compare(&rep, m, w, byProcessLog(logs, w))
+	find := byProcessLog(logs, w)
+	if o.goSession == "test" {
+		// Reset before each test: nothing another test wrote is left.
+		inPackage := find
+		find = func(t *testResult) (reqs, _ []request) {
+			reqs, _ = inPackage(t)
+			return reqs, nil
+		}
+	}
+	compare(&rep, m, w, find)
 	return rep, nil
 }
 

@@ -32,13 +32,16 @@ import (
 // process's start and exit, written to LOGS/PACKAGE.marks. (Run whole,
 // a binary's output and the twin's log are two streams, and no clock
 // reads both in order: a test's first request was given to the test
-// before it.) The exit code is the first failing run's, else 0.
+// before it.) With -reset-each the twin's sessions are reset before each
+// test, so each starts from a fresh session. The exit code is the first
+// failing run's, else 0.
 func execWrap(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("exec-wrap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	bin := fs.String("wraith", "", "the wraith `BINARY` to serve with")
 	logs := fs.String("logs", "", "`DIR` for each test binary's wraith log")
 	root := fs.String("root", "", "the module's root `DIR`, which log names are relative to")
+	resetEach := fs.Bool("reset-each", false, "reset the twin's sessions before each test, so that every test starts from a fresh session")
 	if err := fs.Parse(args); err != nil {
 		return 0, usageError{err}
 	}
@@ -79,7 +82,12 @@ func execWrap(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		// cannot list: run it as go test asked.
 		code, runErr = run()
 	}
-	for _, name := range names {
+	for i, name := range names {
+		if *resetEach && i > 0 {
+			if runErr = w.Reset(ctx); runErr != nil {
+				break
+			}
+		}
 		start := time.Now()
 		c, err := run("-test.run=^" + regexp.QuoteMeta(name) + "$")
 		fmt.Fprintf(marks, "%s\trun\t%s\n%s\tend\t%s\n", start.UTC().Format(time.RFC3339Nano), name, time.Now().UTC().Format(time.RFC3339Nano), name)
