@@ -122,6 +122,7 @@ type Engine struct {
 	opts     Options
 	dialect  dialect.Dialect
 	decoder  dialect.Decoder // the dialect's own parameter decoding; nil: package canon's
+	namer    namer           // the dialect's objects for what writes name by name; nil: none
 	now      func() time.Time
 	log      hclog.Logger
 	scrub    *scrub.Scrubber
@@ -174,6 +175,7 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 		spent:   make([]sync.Pool, len(t.Manifest.Resources)),
 	}
 	e.decoder, _ = opts.Dialect.(dialect.Decoder)
+	e.namer, _ = opts.Dialect.(namer)
 	if e.store == nil {
 		e.store = session.NewStore(opts.MaxSessions)
 	}

@@ -89,7 +89,34 @@ func (e *Engine) setParams(st *session.State, req *request, o *object.Object, p 
 		e.paramFailed(a, err)
 		return nil, false
 	}
+	if e.namer != nil {
+		e.namer.Named(o, e.memberFinder(st, req, res), req.baseURL())
+	}
 	return ignored, e.expand(st, res, o, a)
+}
+
+// namer is a dialect whose provider answers as objects what a write
+// names by name (GitHub's labels and assignees); the engine asserts it
+// once, in New.
+type namer interface {
+	Named(o *object.Object, member func(field, name string) *object.Object, base string)
+}
+
+// memberFinder finds, or makes, the entity named name of res's member at
+// field in the scope of the entity being written, as POST {item}/{member}
+// does; nil when res has no members.
+func (e *Engine) memberFinder(st *session.State, req *request, res *compiled.Resource) func(field, name string) *object.Object {
+	if len(res.Keys.Members) == 0 {
+		return nil
+	}
+	return func(field, name string) *object.Object {
+		for _, m := range res.Keys.Members {
+			if m.Field == field && m.Resource != nil {
+				return e.memberEntity(st, m.Resource, scopeOf(m.Resource.Keys, req.match), name, req)
+			}
+		}
+		return nil
+	}
 }
 
 // has reports whether p sets name to something: a value other than ""
@@ -327,10 +354,42 @@ func (w *setter) convert(name string, s *reqschema.Schema, cur, v any) (any, err
 		if requestOnly(v) && s != nil {
 			return cur, nil
 		}
-		return paramValue(v), nil
+		return typedParam(s, v), nil
 	default:
-		return paramValue(v), nil
+		return typedParam(s, v), nil
 	}
+}
+
+// typedParam is paramValue with the strings of a form read in the types
+// the request schema s names, at every depth (package_dimensions[height]
+// =2.234 is the number 2.234); without a schema, paramValue.
+func typedParam(s *reqschema.Schema, v any) any {
+	if s == nil {
+		return paramValue(v)
+	}
+	switch t := v.(type) {
+	case string:
+		if typed, ok := scalarOf(s, t); ok {
+			return typed
+		}
+		return t
+	case map[string]any:
+		o := object.New(len(t))
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			if !s.At(k).IsUnanswered() {
+				o.Set(k, typedParam(s.At(k), t[k]))
+			}
+		}
+		return o
+	case []any:
+		items := s.ItemsOf()
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = typedParam(items, e)
+		}
+		return out
+	}
+	return paramValue(v)
 }
 
 // requestOnly reports whether v is a shape only a request has where the
@@ -383,7 +442,10 @@ func (w *setter) merge(name string, s *reqschema.Schema, cur *object.Object, t m
 			merged.Set(k, object.CloneValue(vals[i]))
 			continue
 		}
-		if s, ok := v.(string); ok && s == "" {
+		if text, ok := v.(string); (ok && text == "") || s.At(k).IsUnanswered() {
+			if !ok || text != "" {
+				merged.Set(k, object.CloneValue(vals[i]))
+			}
 			continue
 		}
 		nv, err := w.convert(name+"["+k+"]", s.At(k), vals[i], v)
@@ -394,7 +456,7 @@ func (w *setter) merge(name string, s *reqschema.Schema, cur *object.Object, t m
 	}
 	added := make([]string, 0, 8) // on the stack for the few keys a request usually adds
 	for k := range t {
-		if !cur.Has(k) {
+		if !cur.Has(k) && !s.At(k).IsUnanswered() {
 			added = append(added, k)
 		}
 	}
@@ -438,6 +500,10 @@ func (w *setter) mergeFlat(name string, s *reqschema.Schema, cur *object.Object,
 		if text == "" {
 			continue
 		}
+		if s.At(k).IsUnanswered() {
+			merged.Set(k, object.CloneValue(vals[i]))
+			continue
+		}
 		nv, err := w.convert(name+"["+k+"]", s.At(k), vals[i], text)
 		if err != nil {
 			return nil, err
@@ -445,7 +511,7 @@ func (w *setter) mergeFlat(name string, s *reqschema.Schema, cur *object.Object,
 		merged.Set(k, nv)
 	}
 	for _, p := range group {
-		if p.Value != "" && !cur.Has(p.Key) {
+		if p.Value != "" && !cur.Has(p.Key) && !s.At(p.Key).IsUnanswered() {
 			if typed, ok := scalarOf(s.At(p.Key), p.Value); ok {
 				merged.Set(p.Key, typed)
 				continue
@@ -464,7 +530,7 @@ func (w *setter) mergeEach(name, path string, s *reqschema.Schema, l []any) ([]a
 	for i, el := range l {
 		m, ok := el.(map[string]any)
 		if !ok || !w.fill.has(path) {
-			out[i] = paramValue(el)
+			out[i] = typedParam(items, el)
 			continue
 		}
 		merged, err := w.merge(name+"["+strconv.Itoa(i)+"]", items, w.fill.defaultAt(path), m)

@@ -32,23 +32,94 @@ func (im *importer) Requests(f *reqschema.File) {
 	}
 }
 
-// markUnanswered marks the top-level parameters of a write of a resource
-// whose answer field of the same name has another shape: an object (or a
-// list envelope) that no id names where the request sends a string or a
-// list. Such a value is not copied into the entity.
+// markUnanswered marks the parameters of a write of a resource whose
+// answer field of the same name has another shape, so that their values
+// are not copied into the entity:
+//   - an object (or a list envelope) that no id names, where the request
+//     sends a string or a list (line_items[0][price]=...);
+//   - a scalar where the request sends a hash
+//     (capabilities[card_payments][requested]=true answers "active");
+//   - a list whose items the answer requires fields of that the request's
+//     need not carry (a price's tiers[0][up_to]=inf answers a tier of
+//     five amounts).
+//
+// Objects sent for objects are looked into, at every depth: they merge
+// into the entity's own, which has the answer's members.
 func markUnanswered(params *reqschema.Schema, answer *openapi3.SchemaRef, modelled map[string]bool) {
 	if params == nil || answer == nil || answer.Value == nil {
 		return
 	}
 	for name, p := range params.Properties {
 		field := answer.Value.Properties[name]
-		if field == nil || field.Value == nil || !objectOnly(field.Value) || modelled[name] {
+		if field == nil || field.Value == nil || modelled[name] {
 			continue
 		}
-		if !p.Accepts("object") {
+		unanswered(p, field.Value, 0)
+	}
+}
+
+// unanswered marks p, sent for the answer field f, as markUnanswered says.
+func unanswered(p *reqschema.Schema, f *openapi3.Schema, depth int) {
+	if depth > 12 {
+		return
+	}
+	switch {
+	case objectOnly(f) && !p.Accepts("object"):
+		p.Unanswered = true
+	case scalar(f) && (p.Accepts("object") || p.Accepts("array")) && !p.Accepts("string"):
+		p.Unanswered = true
+	case f.Type.Is("array") && f.Items != nil && f.Items.Value != nil:
+		it := p.ItemsOf()
+		switch {
+		case it == nil || !it.Accepts("object"):
+		case requiresMore(f.Items.Value, it):
 			p.Unanswered = true
+		default:
+			for name, sub := range it.Properties {
+				// A word where an item's answer holds a number:
+				// tiers[0][up_to]=inf answers up_to null.
+				if ff := f.Items.Value.Properties[name]; ff != nil && ff.Value != nil && !ff.Value.Type.Is("string") && scalar(ff.Value) && acceptsText(sub) {
+					sub.Unanswered = true
+				}
+			}
+		}
+	case objectOnly(f) && p.Type == "object":
+		for name, sub := range p.Properties {
+			if ff := f.Properties[name]; ff != nil && ff.Value != nil {
+				unanswered(sub, ff.Value, depth+1)
+			}
 		}
 	}
+}
+
+// acceptsText reports whether p takes a string other than "" (the empty
+// string that clears a field, which every answer type allows).
+func acceptsText(p *reqschema.Schema) bool {
+	if p.Type == "string" && !slices.Equal(p.Enum, []string{""}) {
+		return true
+	}
+	for _, alt := range p.AnyOf {
+		if acceptsText(alt) {
+			return true
+		}
+	}
+	return false
+}
+
+// scalar reports whether an answer's field is a string, number or boolean.
+func scalar(s *openapi3.Schema) bool {
+	return s.Type.Is("string") || s.Type.Is("integer") || s.Type.Is("number") || s.Type.Is("boolean")
+}
+
+// requiresMore reports whether the answer's item schema requires a member
+// the request's item schema does not.
+func requiresMore(answer *openapi3.Schema, request *reqschema.Schema) bool {
+	for _, name := range answer.Required {
+		if !slices.Contains(request.Required, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // modelled are the top-level fields of r the overlay says how to make
