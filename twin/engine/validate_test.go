@@ -35,7 +35,9 @@ func TestValidationModes(t *testing.T) {
 				t.Errorf("X-Wraith-Invalid: want %q, have %q", tc.invalid, have)
 			}
 			if tc.mode == Strict {
-				var e struct{ Error struct{ Message, Param, Type string } }
+				var e struct {
+					Error struct{ Message, Param, Type string }
+				}
 				if err := json.Unmarshal(rep.body, &e); err != nil || e.Error.Message != "Received unknown parameter: favourite_colour" || e.Error.Param != "favourite_colour" || e.Error.Type != "invalid_request_error" {
 					t.Errorf("want Stripe's invalid_request_error naming favourite_colour, have %s", rep.body)
 				}
@@ -101,7 +103,9 @@ func TestCreateTakesTheIDItsSchemaTakes(t *testing.T) {
 		t.Fatalf("create with an id: want 200 with id 25OFF, have %d %s", rep.status, rep.body)
 	}
 	rep = send(t, context.Background(), "POST", url+"/v1/coupons", formType, "id=25OFF&percent_off=50&duration=once", h)
-	var e struct{ Error struct{ Message, Param string } }
+	var e struct {
+		Error struct{ Message, Param string }
+	}
 	if err := json.Unmarshal(rep.body, &e); err != nil || rep.status != http.StatusBadRequest || e.Error.Message != "Coupon already exists." || e.Error.Param != "id" {
 		t.Fatalf("the same id again: want 400 Coupon already exists. naming id, have %d %s", rep.status, rep.body)
 	}
