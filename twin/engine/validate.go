@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/reqschema"
 	"github.com/wraithdev/wraith/twin/session"
@@ -19,7 +21,7 @@ import (
 // answered a refusal.
 func (e *Engine) checkWrite(st session.Reader, req *request, a *answer, p *reqParams) bool {
 	s := req.match.Value.Params
-	if s == nil || e.opts.Validate == Off {
+	if s == nil || e.opts.Validate == Off || e.unread(req) {
 		return true
 	}
 	refs := e.refsFor(st)
@@ -38,7 +40,7 @@ func (e *Engine) checkWrite(st session.Reader, req *request, a *answer, p *reqPa
 // pages by).
 func (e *Engine) checkTree(st session.Reader, req *request, a *answer, p map[string]any) bool {
 	s := req.match.Value.Params
-	if s == nil || e.opts.Validate == Off {
+	if s == nil || e.opts.Validate == Off || e.unread(req) {
 		return true
 	}
 	_, prob := reqschema.Check(s, p, e.formSent(req), e.refsFor(st))
@@ -74,6 +76,18 @@ func (e *Engine) checked(req *request, a *answer, prob *dialect.Problem) bool {
 	e.refuseParam(a, class, *prob)
 	a.refused = true
 	return false
+}
+
+// unread reports whether the request's body is one its parameters are not
+// read from: a multipart upload (Stripe's files), unless the dialect
+// reads those itself. What is not read cannot be checked: its required
+// file would be missing.
+func (e *Engine) unread(req *request) bool {
+	if e.decoder != nil || len(req.body) == 0 {
+		return false
+	}
+	mt, _, _ := strings.Cut(req.ctype, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "multipart/form-data")
 }
 
 // formSent reports whether the request's parameters came as text (a

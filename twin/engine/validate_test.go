@@ -118,3 +118,18 @@ func TestCreateTakesTheIDItsSchemaTakes(t *testing.T) {
 		t.Errorf("an update naming id: want 400 (the update's schema takes no id), have %d %s", rep.status, rep.body)
 	}
 }
+
+// TestMultipartUploadIsNotChecked: a file upload's multipart body is not
+// read as parameters, so it is not checked either (its required file
+// would be "missing"), and is served as before.
+func TestMultipartUploadIsNotChecked(t *testing.T) {
+	url := httpTwin(t, newEmbedded(t, "stripe", Options{}))
+	const boundary = "wraith-boundary"
+	body := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\ndispute_evidence\r\n" +
+		"--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nhello\r\n" +
+		"--" + boundary + "--\r\n"
+	rep := send(t, context.Background(), "POST", url+"/v1/files", "multipart/form-data; boundary="+boundary, body, sessionHeader("upload"))
+	if rep.status == http.StatusBadRequest {
+		t.Fatalf("upload: want it served, have 400 %s", rep.body)
+	}
+}
