@@ -617,7 +617,13 @@ func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
 			e.refuse(a, dialect.Problem{Kind: dialect.InvalidNumber, Param: ne.Param, Detail: ne.Error()})
 			return nil, false
 		}
-		e.refuse(a, dialect.Problem{Kind: dialect.InvalidRequest, Detail: err.Error()})
+		p := dialect.Problem{Kind: dialect.InvalidRequest, Detail: err.Error()}
+		if e.twin.Errors.Unreadable != nil {
+			a.prov = ProvHandler
+			a.shape(e.twin.Errors.Unreadable, map[string]string{"message": e.dialect.Word(p)})
+			return nil, false
+		}
+		e.refuse(a, p)
 		return nil, false
 	}
 	return p, true

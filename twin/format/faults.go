@@ -109,7 +109,7 @@ func ParseLatency(s string) (Latency, error) {
 
 // ErrorKeys are the [errors.*] keys with a meaning of their own; any other
 // key is an extra error shape that fault effects and rule fails name.
-var ErrorKeys = []string{"not_found", "invalid_request", "validation", "missing_reference", "idempotency", "rate_limited", "unexpected_state"}
+var ErrorKeys = []string{"not_found", "invalid_request", "validation", "missing_reference", "unreadable", "idempotency", "rate_limited", "unexpected_state"}
 
 // Named returns the [errors.*] answer with key, or nil.
 func (e *Errors) Named(key string) *Answer {
@@ -122,6 +122,8 @@ func (e *Errors) Named(key string) *Answer {
 		return e.Validation
 	case "missing_reference":
 		return e.MissingReference
+	case "unreadable":
+		return e.Unreadable
 	case "idempotency":
 		return e.Idempotency
 	case "rate_limited":

@@ -98,9 +98,13 @@ type Errors struct {
 	// the session lacks ({param}, {object}, {id}, {message}: Stripe's
 	// 400 resource_missing). Without it, InvalidRequest answers.
 	MissingReference *Answer `toml:"missing_reference,omitzero"`
-	Idempotency      *Answer `toml:"idempotency,omitzero"`
-	RateLimited      *Answer `toml:"rate_limited,omitzero"`
-	UnexpectedState  *Answer `toml:"unexpected_state,omitzero"`
+	// Unreadable answers a body that cannot be read as its Content-Type
+	// (or its dialect) says ({message}: GitHub's 400 Problems parsing
+	// JSON). Without it, InvalidRequest answers.
+	Unreadable      *Answer `toml:"unreadable,omitzero"`
+	Idempotency     *Answer `toml:"idempotency,omitzero"`
+	RateLimited     *Answer `toml:"rate_limited,omitzero"`
+	UnexpectedState *Answer `toml:"unexpected_state,omitzero"`
 	// Extra are the other [errors.*] tables (api_error, card_declined,
 	// ...), which fault effects and rule fails name. The decoder fills it
 	// by hand (decodeExtraErrors) and WriteManifest writes it.

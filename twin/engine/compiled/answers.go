@@ -21,7 +21,7 @@ type Shaped struct {
 // ErrorShapes are the twin's provider-shaped error answers; nil where the
 // twin does not declare one, and Wraith's own shape is used instead.
 type ErrorShapes struct {
-	NotFound, Invalid, Idempotency, RateLimited, UnexpectedState, Validation, MissingReference *Shaped
+	NotFound, Invalid, Idempotency, RateLimited, UnexpectedState, Validation, MissingReference, Unreadable *Shaped
 }
 
 func compileShaped(a *format.Answer, status int) (*Shaped, error) {
@@ -51,6 +51,7 @@ func compileErrorShapes(e format.Errors, d map[string]dialect.Shape) (ErrorShape
 		{&s.NotFound, e.NotFound, "not_found"}, {&s.Invalid, e.InvalidRequest, "invalid_request"}, {&s.Idempotency, e.Idempotency, "idempotency"},
 		{&s.RateLimited, e.RateLimited, "rate_limited"}, {&s.UnexpectedState, e.UnexpectedState, "unexpected_state"}, {&s.Validation, e.Validation, "validation"},
 		{&s.MissingReference, e.MissingReference, "missing_reference"},
+		{&s.Unreadable, e.Unreadable, "unreadable"},
 	} {
 		src, ctype := c.src, ""
 		if ds, ok := d[c.name]; ok && src == nil {
