@@ -133,3 +133,31 @@ func TestMultipartUploadIsNotChecked(t *testing.T) {
 		t.Fatalf("upload: want it served, have 400 %s", rep.body)
 	}
 }
+
+// TestGitHubBodyNotJSON: GitHub reads a JSON body whatever its
+// Content-Type, and answers one that is not JSON 400 Problems parsing
+// JSON, while a JSON body it refuses is 422 Validation Failed.
+func TestGitHubBodyNotJSON(t *testing.T) {
+	url := httpTwin(t, newEmbedded(t, "github", Options{}))
+	h := sessionHeader("gh")
+	if rep := send(t, context.Background(), "POST", url+"/user/repos", "application/json", `{"name":"demo"}`, h); rep.status != http.StatusCreated {
+		t.Fatalf("create repository: want 201, have %d %s", rep.status, rep.body)
+	}
+	for _, tc := range []struct {
+		name, ctype, body string
+		status            int
+		want              string
+	}{
+		{"form text", formType, "title=hello", 400, `{"message":"Problems parsing JSON","documentation_url":"https://docs.github.com/rest"}`},
+		{"broken JSON", "application/json", `{"title":`, 400, `{"message":"Problems parsing JSON","documentation_url":"https://docs.github.com/rest"}`},
+		{"JSON sent as a form", formType, `{"title":"hello"}`, 201, `"title":"hello"`},
+		{"no title", "application/json", `{"body":"x"}`, 422, `{"documentation_url":"https://docs.github.com/rest","errors":[{"code":"missing_field","field":"title","resource":"Issue"}],"message":"Validation Failed"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := send(t, context.Background(), "POST", url+"/repos/wraith-user/demo/issues", tc.ctype, tc.body, h)
+			if rep.status != tc.status || !strings.Contains(string(rep.body), tc.want) {
+				t.Errorf("want %d %s, have %d %s", tc.status, tc.want, rep.status, rep.body)
+			}
+		})
+	}
+}
