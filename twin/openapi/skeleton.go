@@ -180,6 +180,12 @@ func (sp *sampler) blank(ref *openapi3.SchemaRef, depth int) any {
 				return m
 			}
 		}
+		if s.Format == "decimal" {
+			// A decimal written as a string is a number to its clients
+			// (stripe-go reads quantity_decimal with ,string): "" is
+			// none, "0" the empty one.
+			return "0"
+		}
 		return ""
 	case t.Is("integer"), t.Is("number"):
 		return json.Number("0")

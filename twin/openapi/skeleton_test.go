@@ -26,6 +26,7 @@ const skeletonDoc = `{"openapi":"3.0.0","info":{"title":"t","version":"1"},"path
   "tags":{"type":"array","items":{"type":"string"}},
   "metadata":{"type":"object","additionalProperties":{"type":"string"}},
   "owner":{"anyOf":[{"type":"string"},{"$ref":"#/components/schemas/owner"}]},
+  "amount_decimal":{"type":"string","format":"decimal"},
   "parent":{"anyOf":[{"type":"string"},{"$ref":"#/components/schemas/owner"}],"nullable":true},
   "settings":{"type":"object","required":["footer","limit"],"properties":{
    "footer":{"type":"string","nullable":true},
@@ -47,7 +48,7 @@ func TestSkeletonFromSchema(t *testing.T) {
 	}
 	im := newImporter(newSampler(context.Background()), doc, &Overlay{}, Options{})
 	have := Compact(im.Skeleton(doc.Components.Schemas["thing"]))
-	want := `{"accounts":{"data":[],"has_more":false,"object":"list","url":"/v1/accounts"},"active":false,"count":0,"id":"","kind":"service","metadata":{},"mode":"a","name":null,"object":"thing","owner":"","parent":null,"ratio":0,"settings":{"footer":null,"limit":0},"tags":[]}`
+	want := `{"accounts":{"data":[],"has_more":false,"object":"list","url":"/v1/accounts"},"active":false,"amount_decimal":"0","count":0,"id":"","kind":"service","metadata":{},"mode":"a","name":null,"object":"thing","owner":"","parent":null,"ratio":0,"settings":{"footer":null,"limit":0},"tags":[]}`
 	if have != want {
 		t.Errorf("skeleton:\nwant %s\nhave %s", want, have)
 	}
@@ -80,6 +81,7 @@ func TestEmpty(t *testing.T) {
 		{"tags", `[]`},
 		{"settings", `{"footer":null,"limit":0}`},
 		{"owner", `""`},
+		{"amount_decimal", `"0"`},
 	}
 	for _, tt := range tests {
 		if have := Compact(im.Empty(props[tt.prop])); have != tt.want {
