@@ -49,6 +49,9 @@ func (s *Session) forkLocked(name string) *Session {
 	f.st.idem = maps.Clone(s.st.idem) // replays are never changed once stored
 	f.st.counters = maps.Clone(s.st.counters)
 	f.st.fault.counts = slices.Clone(s.st.fault.counts)
+	if s.st.ext != nil {
+		f.st.ext = s.st.ext.Fork()
+	}
 	f.publish()
 	return f
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/world"
 )
 
@@ -143,10 +144,10 @@ func (s *Session) MarkProvisioned() error {
 // returns once that is durable.
 func (s *Session) Reset() error {
 	s.mu.Lock()
-	mem, track := s.st.mem, s.st.track
+	mem, track, attacher := s.st.mem, s.st.track, s.st.attacher
 	s.st.releaseReplays()
-	s.st.init(s.settings, s.st.world)
-	s.st.mem, s.st.track = mem, track
+	s.st.init(s.settings, s.st.world) // drops the attachment: a reset session makes a new one
+	s.st.mem, s.st.track, s.st.attacher = mem, track, attacher
 	s.publish()
 	s.journal.clear()
 	a := s.capture(Reset)
@@ -233,6 +234,8 @@ type State struct {
 	track     bool       // keep dirty and dirtyIdem: the store's persister asks (see capture.go)
 	dirty     []*world.Entity
 	dirtyIdem []string
+	ext       dialect.Attachment // made on first use (attach.go); nil until then
+	attacher  dialect.Attacher   // the store's; nil outside a store, or for a twin without one
 }
 
 // Replay is a cached response for an Idempotency-Key.
@@ -262,6 +265,7 @@ func (st *State) copyFrom(src *State) {
 		world: src.world, overlay: src.overlay, idem: src.idem, rng: src.rng,
 		seq: src.seq, clock: src.clock, added: src.added, rateEnd: src.rateEnd, rateCount: src.rateCount,
 		removed: src.removed, counters: src.counters, fault: src.fault, verbatim: src.verbatim,
+		attacher: src.attacher,
 	}
 	st.pos.Store(src.pos.Load())
 	st.requests.Store(src.requests.Load())

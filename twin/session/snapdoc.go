@@ -49,6 +49,9 @@ func SnapshotOf(s *Session, twin, twinDigest string) (Snapshot, error) {
 	s.Do(func(st *State) {
 		doc.Digest, _ = st.Digest()
 		doc.StateDoc, err = st.Doc()
+		if err == nil {
+			doc.Attachment, err = st.snapshotAttachment()
+		}
 	})
 	return doc, err
 }

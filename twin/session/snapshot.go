@@ -24,6 +24,10 @@ type StateDoc struct {
 	FaultCounts []RuleCount        `json:"fault_counts"`
 	Entities    []EntityDoc        `json:"entities"`
 	Idempotency map[string]*Replay `json:"idempotency"`
+	// Attachment is the session's dialect state (attach.go), absent for
+	// none, so documents without it still read. Only snapshots carry it,
+	// not a durable store's records.
+	Attachment []byte `json:"attachment,omitempty"`
 }
 
 // EntityDoc is one changed entity in a snapshot.
@@ -111,6 +115,9 @@ func Restore(name string, set Settings, w *world.World, d *StateDoc) (*Session, 
 func (st *Store) Restore(name string, set Settings, w *world.World, d *StateDoc) (*Session, error) {
 	s, err := Restore(name, set, w, d)
 	if err != nil {
+		return nil, err
+	}
+	if err := st.restoreAttachment(s, d.Attachment); err != nil {
 		return nil, err
 	}
 	return st.add(name, s, Restored)

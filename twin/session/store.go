@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/wraithdev/wraith/twin/dialect"
 )
 
 // ErrLimit is returned when creating a session would pass the limit.
@@ -25,6 +27,7 @@ type Store struct {
 	mem          Memory // see limits.go
 	onEntry      func(session string, e *Entry)
 	persist      Persister
+	attacher     dialect.Attacher // see attach.go
 }
 
 // StoreOptions configure a store.
@@ -126,6 +129,7 @@ func (st *Store) getOrCreate(name string, mk func() *Session, c Change) (s *Sess
 	}
 	s = mk()
 	s.attach(&st.mem, st.persist)
+	s.st.attacher = st.attacher
 	a = s.capture(c)
 	s.last = a // before the session is visible: no lock needed
 	st.m.Store(name, s)

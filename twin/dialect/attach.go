@@ -1,0 +1,86 @@
+package dialect
+
+import (
+	"context"
+	"net/http"
+)
+
+// Attachment is state a session holds beside its entities, which the
+// engine does not model: a dialect's own (GitHub's git repositories). The
+// session makes it lazily (Attacher.NewAttachment), forks it with the
+// session, drops it on reset and writes it into the session's snapshot.
+// Its methods must be safe for concurrent use: a session's reads run side
+// by side under its shared lock.
+type Attachment interface {
+	// Fork returns an independent copy: writes on either side stay on
+	// that side. It should share what it can, as the session's entities
+	// are shared copy-on-write.
+	Fork() Attachment
+	// Snapshot is the attachment as bytes, which RestoreAttachment reads
+	// back; the same state always gives the same bytes.
+	Snapshot() ([]byte, error)
+	// Size is the bytes the attachment holds on its own (not shared with
+	// a fork), for the session's accounting.
+	Size() int64
+}
+
+// Attacher is what a dialect implements when its sessions hold an
+// Attachment. The engine asserts it once.
+type Attacher interface {
+	// NewAttachment makes a session's empty attachment.
+	NewAttachment() Attachment
+	// RestoreAttachment reads what Attachment.Snapshot wrote. data comes
+	// from outside (a snapshot document): it must be checked, not trusted.
+	RestoreAttachment(data []byte) (Attachment, error)
+}
+
+// Handler is what a dialect implements when it answers some routes
+// itself, from its Attachment, rather than from the twin's resources and
+// templates (GitHub's contents, git data and commits, from the session's
+// git repositories). The engine asserts it once and asks it about every
+// request that passed validation, before its own handler.
+type Handler interface {
+	// Handle answers c, or declines (ok false): the engine then serves
+	// the request as it would without the dialect.
+	Handle(c *Call) (a Answer, ok bool)
+	// Answered tells the dialect of a write the engine answered itself
+	// with a 2xx, so that the dialect's state follows the entity's (a
+	// repository created with auto_init gets its first commit).
+	Answered(c *Call, status int, body []byte)
+}
+
+// Call is a request as a Handler sees it, once validated.
+type Call struct {
+	Ctx    context.Context
+	Method string
+	// Route is the matched route's template, "GET /repos/{owner}/{repo}/contents/{path...}".
+	Route string
+	// Path returns the value of the route's path parameter name.
+	Path func(name string) string
+	// Params are the request's decoded parameters (query and body), as
+	// the dialect's Decoder reads them; nil when none were sent.
+	Params map[string]any
+	// Body is the request body as sent.
+	Body []byte
+	// Attachment is the session's, nil when it has none yet: a read
+	// finds it so when nothing wrote one.
+	Attachment Attachment
+	// Attach returns the session's attachment, making it when it has none;
+	// nil on a read, which may not change the session.
+	Attach func() Attachment
+	// Now is the session's time for the request, in unix seconds.
+	Now int64
+	// Here is where the request was sent, for URLs in the answer.
+	Here Here
+}
+
+// Answer is a Handler's answer: a status, a JSON body (nil for none) and
+// headers beside the engine's own.
+type Answer struct {
+	Status int
+	Body   []byte
+	Header http.Header
+	// Changed says the answer changed the session's attachment, so that
+	// a persister or a snapshot knows the session changed.
+	Changed bool
+}
