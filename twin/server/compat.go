@@ -58,6 +58,26 @@ func checkCompat(cfg Config, t *format.Twin) error {
 	return nil
 }
 
+// compatFixture is the fixture set new sessions start with: --fixture,
+// else, under stripe-mock's compat mode, the twin's baseline set (one
+// object of each type), because stripe-mock answers every list with its
+// fixture and the suites written for it read the first entry of a list
+// they never filled. A fresh session of the plain twin lists nothing, as
+// a new Stripe account does.
+func compatFixture(cfg Config, t *format.Twin) string {
+	if cfg.Fixture != "" || cfg.Compat != CompatStripeMock {
+		return cfg.Fixture
+	}
+	if _, ok := t.Fixtures[baselineFixture]; ok {
+		return baselineFixture
+	}
+	return ""
+}
+
+// baselineFixture is the fixture set an imported Stripe twin holds one
+// object of each of its types in (fixtures/baseline.json).
+const baselineFixture = "baseline"
+
 // listenPort is the port of the server's first listener: --port, else
 // the compat mode's own default.
 func (c *Config) listenPort() int {

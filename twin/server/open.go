@@ -64,6 +64,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	if err := checkCompat(cfg, t); err != nil {
 		return nil, err
 	}
+	cfg.Fixture = compatFixture(cfg, t)
 	if cfg.Digest != "" && cfg.Digest != t.Digest {
 		return nil, fmt.Errorf("twin %s has digest %s, but --digest pins %s: the twin changed; re-pin it or serve the pinned twin", t.Name(), t.Digest, cfg.Digest)
 	}
