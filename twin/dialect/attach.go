@@ -40,6 +40,9 @@ type Attacher interface {
 // git repositories). The engine asserts it once and asks it about every
 // request that passed validation, before its own handler.
 type Handler interface {
+	// Handles reports whether the dialect may answer route (a Call's
+	// Route), so that the engine decodes parameters only for those.
+	Handles(route string) bool
 	// Handle answers c, or declines (ok false): the engine then serves
 	// the request as it would without the dialect.
 	Handle(c *Call) (a Answer, ok bool)

@@ -16,7 +16,13 @@ import (
 func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 	switch req.match.Value.Kind {
 	case compiled.KindCreate, compiled.KindUpdate, compiled.KindAction, compiled.KindDelete, compiled.KindMember:
+		if e.handler != nil && e.handle(st, st, req, a) {
+			return
+		}
 		e.idempotent(st, req, a)
+		if e.handler != nil {
+			e.answered(st, req, a)
+		}
 	default:
 		e.read(st, req, a)
 	}
@@ -24,6 +30,9 @@ func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 
 // read runs the handler of a request that only reads its session.
 func (e *Engine) read(st session.Reader, req *request, a *answer) {
+	if e.handler != nil && e.handle(st, exclusive(st), req, a) {
+		return
+	}
 	if req.match.Value.Kind != compiled.KindList && !e.checkRead(st, req, a) {
 		return
 	}
@@ -35,6 +44,13 @@ func (e *Engine) read(st session.Reader, req *request, a *answer) {
 	default:
 		e.plain(req, a)
 	}
+}
+
+// exclusive returns st's exclusive state when the read holds it (a read
+// served under the exclusive lock, or a write to a plain route), else nil.
+func exclusive(st session.Reader) *session.State {
+	s, _ := st.(*session.State)
+	return s
 }
 
 // idempotent runs a write, replaying the first answer for a repeated

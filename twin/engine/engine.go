@@ -123,6 +123,7 @@ type Engine struct {
 	dialect  dialect.Dialect
 	decoder  dialect.Decoder // the dialect's own parameter decoding; nil: package canon's
 	namer    namer           // the dialect's objects for what writes name by name; nil: none
+	handler  dialect.Handler // the dialect's own answers for some routes (handled.go); nil: none
 	now      func() time.Time
 	log      hclog.Logger
 	scrub    *scrub.Scrubber
@@ -176,8 +177,12 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	}
 	e.decoder, _ = opts.Dialect.(dialect.Decoder)
 	e.namer, _ = opts.Dialect.(namer)
+	e.handler, _ = opts.Dialect.(dialect.Handler)
 	if e.store == nil {
 		e.store = session.NewStore(opts.MaxSessions)
+	}
+	if at, ok := opts.Dialect.(dialect.Attacher); ok {
+		e.store.SetAttacher(at)
 	}
 	e.age.recordedAt = t.RecordedAt
 	var err error

@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/world"
 )
 
@@ -21,6 +22,7 @@ type Reader interface {
 	Changed(resource string) []*world.Entity
 	HasChanges(resource string) bool
 	PIIVerbatim() []string
+	Attachment() dialect.Attachment
 }
 
 var (
@@ -39,3 +41,4 @@ func (v view) Get(id string) *world.Entity             { return v.st.Get(id) }
 func (v view) Changed(resource string) []*world.Entity { return v.st.Changed(resource) }
 func (v view) HasChanges(resource string) bool         { return v.st.HasChanges(resource) }
 func (v view) PIIVerbatim() []string                   { return v.st.PIIVerbatim() }
+func (v view) Attachment() dialect.Attachment          { return v.st.Attachment() }

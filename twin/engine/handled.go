@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// Routes a dialect answers itself (dialect.Handler), from the session's
+// dialect.Attachment: GitHub's contents, git data and commits, computed
+// from the session's git repositories rather than from entities. The
+// request is validated as every request is; the dialect then answers it,
+// or declines and the engine serves it as it would without the dialect.
+
+// handle offers req to the dialect's Handler; it reports whether the
+// dialect answered (or validation refused the request). st is the
+// session's exclusive state for a write, nil for a read under the shared
+// lock, which may not make an attachment.
+func (e *Engine) handle(r session.Reader, st *session.State, req *request, a *answer) bool {
+	route := req.match.Value.Route[0]
+	if !e.handler.Handles(route) {
+		return false
+	}
+	var p map[string]any
+	if req.query != "" || len(req.body) > 0 {
+		var ok bool
+		if p, ok = e.params(req, a); !ok {
+			return true
+		}
+	}
+	if !e.checkTree(r, req, a, p) {
+		return true
+	}
+	c := e.call(r, req, route, p)
+	if st != nil {
+		c.Attach = st.Attach
+	}
+	ans, ok := e.handler.Handle(c)
+	if !ok {
+		return false
+	}
+	a.status, a.body, a.prov = ans.Status, ans.Body, ProvHandler
+	if len(ans.Header) > 0 {
+		a.header = ans.Header
+	}
+	if ans.Changed && st != nil {
+		st.MarkAttachment()
+	}
+	return true
+}
+
+// answered tells the dialect's Handler of a write the engine answered
+// itself with a 2xx, so that its attachment follows the session's
+// entities.
+func (e *Engine) answered(st *session.State, req *request, a *answer) {
+	if a.status < 200 || a.status > 299 || a.replayed {
+		return
+	}
+	c := e.call(st, req, req.match.Value.Route[0], nil)
+	c.Attach = st.Attach
+	e.handler.Answered(c, a.status, a.body)
+	st.MarkAttachment()
+}
+
+func (e *Engine) call(r session.Reader, req *request, route string, p map[string]any) *dialect.Call {
+	m := req.match
+	return &dialect.Call{
+		Ctx:        req.ctx,
+		Method:     req.method,
+		Route:      route,
+		Path:       m.Param,
+		Params:     p,
+		Body:       req.body,
+		Attachment: r.Attachment(),
+		Now:        req.now,
+		Here:       dialect.Here{TLS: req.tls, Host: req.host, Prefix: req.prefix, Path: req.path, Query: req.query},
+	}
+}
