@@ -37,12 +37,6 @@ func stripeError(tb testing.TB, twin string, fields map[string]string) string {
 	return compactJSON(tb, map[string]any{"error": e})
 }
 
-// githubError is the exact body of a GitHub refusal of status.
-func githubError(tb testing.TB, status, message string) string {
-	tb.Helper()
-	return compactJSON(tb, map[string]string{"documentation_url": "https://docs.github.com/rest", "message": message, "status": status})
-}
-
 // compactJSON is v as the twins write JSON: keys sorted, and <, > and &
 // as themselves (Stripe's messages show hashes as {"x"=>"y"}).
 func compactJSON(tb testing.TB, v any) string {
@@ -129,33 +123,31 @@ func TestValidationStripeRefusals(t *testing.T) {
 	}
 }
 
-// TestValidationGitHubRefusals: the github twin refuses in GitHub's
-// words, 422 "Invalid request." and the reason, for a JSON body and a
-// query alike.
+// TestValidationGitHubRefusals: the github twin refuses as GitHub does,
+// 422 Validation Failed naming the field and what is wrong with it, for
+// a JSON body and a query alike (SPEC §13).
 func TestValidationGitHubRefusals(t *testing.T) {
 	const issues = "/repos/octo/hello/issues"
 	tests := []struct {
 		name, method, path, json string
-		reason                   string
+		code, field              string
 	}{
-		{"missing required title", "POST", issues, `{"body":"It broke."}`,
-			`"title" wasn't supplied.`},
-		{"text for an integer in the query", "GET", issues + "?per_page=many", "",
-			`For 'properties/per_page', "many" is not an integer.`},
-		{"enum value not allowed in the query", "GET", issues + "?state=shut", "",
-			`For 'properties/state', "shut" is not a member of ["open", "closed", "all"].`},
-		{"string for an array", "POST", issues, `{"title":"Found a bug","labels":"bug"}`,
-			`For 'properties/labels', "bug" is not an array.`},
-		{"number for a string", "POST", issues, `{"title":"Found a bug","body":5}`,
-			`For 'properties/body', 5 is not a string.`},
-		{"number for a string in an array", "POST", issues, `{"title":"Found a bug","assignees":[1]}`,
-			`For 'properties/assignees/items', 1 is not a string.`},
+		{"missing required title", "POST", issues, `{"body":"It broke."}`, "missing_field", "title"},
+		{"text for an integer in the query", "GET", issues + "?per_page=many", "", "invalid", "per_page"},
+		{"enum value not allowed in the query", "GET", issues + "?state=shut", "", "invalid", "state"},
+		{"string for an array", "POST", issues, `{"title":"Found a bug","labels":"bug"}`, "invalid", "labels"},
+		{"number for a string", "POST", issues, `{"title":"Found a bug","body":5}`, "invalid", "body"},
+		{"number for a string in an array", "POST", issues, `{"title":"Found a bug","assignees":[1]}`, "invalid", "assignees[0]"},
 	}
 	base := startTwins(t, []string{"github"})["github"]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := do(t, base, call{method: tt.method, path: tt.path, session: "refusals", json: tt.json})
-			wantAnswer(t, resp, body, http.StatusUnprocessableEntity, githubError(t, "422", "Invalid request.\n\n"+tt.reason))
+			wantAnswer(t, resp, body, http.StatusUnprocessableEntity, compactJSON(t, map[string]any{
+				"documentation_url": "https://docs.github.com/rest",
+				"errors":            []map[string]string{{"code": tt.code, "field": tt.field, "resource": "Issue"}},
+				"message":           "Validation Failed",
+			}))
 		})
 	}
 }
@@ -185,6 +177,9 @@ func TestValidationAcceptsValid(t *testing.T) {
 					t.Errorf("want amount 1000 usd, have %d %s", c.Amount, c.Currency)
 				}
 			}, ""},
+		// Fails today: the overlay declares no expansion of a
+		// subscription item's price, so the id sent is not copied and
+		// the answer holds the skeleton's empty price (id "").
 		{"a price's id for an expandable price", "/v1/subscription_items", "subscription=sub_123&price=price_123",
 			func(t *testing.T, body []byte) {
 				var si stripe.SubscriptionItem
@@ -283,6 +278,9 @@ func TestValidationTypedAnswers(t *testing.T) {
 					t.Errorf("want active false, shippable true; have %v, %v", p.Active, p.Shippable)
 				}
 			}},
+		// Fails today: the request's hash is no longer copied, but no
+		// status is answered either (capabilities is {}), where Stripe
+		// answers each requested capability's status.
 		{"an account's capability is its status", []string{"stripe"}, "/v1/accounts",
 			"type=custom&country=US&capabilities[card_payments][requested]=true&capabilities[transfers][requested]=true",
 			nil, "",
@@ -357,6 +355,10 @@ func TestValidationReferences(t *testing.T) {
 		{"a payment method attached to a customer", []string{"stripe", "checkout"}, "/v1/payment_methods/pm_card_visa/attach",
 			"customer=cus_doesnotexist", "customer", "customer", "cus_doesnotexist"},
 	}
+	// Fails today on checkout and billing: their refusal of a reference
+	// lacks the request log link every other error of theirs carries
+	// (their twin.toml has no [errors.missing_reference], so the stripe
+	// dialect's default shape answers).
 	notFound := startTwins(t, stripeTwins, "--unknown-entity", "not_found")
 	synthesize := startTwins(t, stripeTwins, "--unknown-entity", "synthesize")
 	for _, tt := range tests {
@@ -438,6 +440,9 @@ func TestValidationModes(t *testing.T) {
 		// A header is one line: GitHub's blank line is two spaces.
 		{"string for an array", "github", "/repos/octo/hello/issues", "", `{"title":"Found a bug","labels":"bug"}`, 201,
 			`Invalid request.  For 'properties/labels', "bug" is not an array.`},
+		// Fails today: the engine's own check of a create's required
+		// fields (engine/create.go) refuses it under every mode, 422
+		// Validation Failed.
 		{"missing required title", "github", "/repos/octo/hello/issues", "", `{"body":"It broke."}`, 201,
 			`Invalid request.  "title" wasn't supplied.`},
 	}
@@ -483,13 +488,15 @@ func TestValidationGitHubJSONAsForm(t *testing.T) {
 			t.Errorf("want title %q and body %q, have %q and %q", "Found a bug", "It broke.", issue.Title, issue.Body)
 		}
 	})
+	// GitHub's body, in GitHub's order of keys.
+	const problems = `{"message":"Problems parsing JSON","documentation_url":"https://docs.github.com/rest"}`
 	for _, tt := range []struct{ name, ctype, body string }{
 		{"a form", "application/x-www-form-urlencoded", "title=Found+a+bug"},
 		{"broken JSON", "application/json", `{"title":`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := do(t, base, call{method: "POST", path: issues, session: "curl", json: tt.body, header: map[string]string{"Content-Type": tt.ctype}})
-			wantAnswer(t, resp, body, http.StatusBadRequest, githubError(t, "400", "Problems parsing JSON"))
+			wantAnswer(t, resp, body, http.StatusBadRequest, problems)
 		})
 	}
 }
