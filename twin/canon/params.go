@@ -22,9 +22,9 @@ const MaxDepth = 32
 //     schema tells the two apart. A list is never built by index, so a
 //     hostile a[999999999] costs what any other key costs;
 //   - a repeated plain key keeps its last value;
-//   - a key used both as a value and as an object or list (a=1&a[b]=2) is
-//     an error, as are malformed brackets, an empty name, and more than
-//     MaxDepth levels;
+//   - a key used as an object or list after a value (a=1&a[b]=2) is an
+//     error, as are malformed brackets, an empty name, and more than
+//     MaxDepth levels; a value after an object (a[b]=2&a=1) replaces it;
 //   - a JSON body must hold an object; it is decoded with json.Number for
 //     numbers, bool for true and false, nil for null. A number that no
 //     64-bit float holds (1e999) is a *NumberError naming its key: served
@@ -178,12 +178,11 @@ func set(root map[string]any, name string, segs []string, value string) error {
 		}
 		k = seg
 	}
-	switch cur := m[k].(type) {
-	case nil, string:
-		m[k] = value
-	default:
-		return conflict(name, segs, cur)
-	}
+	// A plain value replaces what an earlier key made of its name, as
+	// Stripe's parameter parser (Rack's) lets it: stripe-go sends
+	// external_account[token]=tok&external_account=tok for a token. The
+	// other way round (a=1&a[b]=2) is refused, as Rack refuses it.
+	m[k] = value
 	return nil
 }
 

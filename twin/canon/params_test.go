@@ -59,7 +59,7 @@ func TestParams(t *testing.T) {
 			want: nest(33, "v").(obj)},
 
 		{name: "conflict value then object", query: "a=1&a[b]=2", wantErr: `query key "a[b]" conflicts with an earlier key: "a" is already a value`},
-		{name: "conflict object then value", query: "a[b]=2&a=1", wantErr: `query key "a" conflicts with an earlier key: "a" is already an object`},
+		{name: "value replaces an object", query: "a[b]=2&a=1", want: map[string]any{"a": "1"}},
 		{name: "conflict list then index", query: "a[]=1&a[0]=2", wantErr: `query key "a[0]" conflicts with an earlier key: "a" is already a list`},
 		{name: "conflict deep", contentType: formType, body: "a[b][c]=1&a[b][c][d]=2", wantErr: `form key "a[b][c][d]" conflicts with an earlier key: "a[b][c]" is already a value`},
 		{name: "conflict object then append", query: "a[b]=1&a[]=2", wantErr: `query key "a[]" conflicts with an earlier key: "a" is already an object`},
