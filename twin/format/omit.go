@@ -18,20 +18,6 @@ func (r *Resource) Omits(op string) bool {
 	return false
 }
 
-// withoutOmitted drops the operations the resource omits.
-func (r *Resource) withoutOmitted(ops []Operation) []Operation {
-	if len(r.Omit) == 0 {
-		return ops
-	}
-	out := ops[:0]
-	for _, op := range ops {
-		if !r.Omits(op.Op) {
-			out = append(out, op)
-		}
-	}
-	return out
-}
-
 func validateOmit(r *Resource, at string, probs *Problems) {
 	seen := map[string]bool{}
 	for _, o := range r.Omit {

@@ -21,9 +21,16 @@ func (r *Resource) Operations() []Operation {
 	add := func(method, path, op, name string) {
 		ops = append(ops, Operation{Method: method, Path: path, Op: op, Name: name})
 	}
+	// Omit names what the collection and item paths lack; the list and
+	// create paths a resource declares beside them are its own (Stripe's
+	// sources are listed under a customer only).
 	if r.Collection != "" {
-		add("GET", r.Collection, "list", "")
-		add("POST", r.Collection, "create", "")
+		if !r.Omits("list") {
+			add("GET", r.Collection, "list", "")
+		}
+		if !r.Omits("create") {
+			add("POST", r.Collection, "create", "")
+		}
 	}
 	for _, p := range r.ListPaths {
 		add("GET", p, "list", "")
@@ -35,8 +42,10 @@ func (r *Resource) Operations() []Operation {
 	for _, p := range r.ReadPaths {
 		add("GET", p, "retrieve", "")
 	}
-	for _, m := range r.UpdateMethods() {
-		add(m, r.Item, "update", "")
+	if !r.Omits("update") {
+		for _, m := range r.UpdateMethods() {
+			add(m, r.Item, "update", "")
+		}
 	}
 	if r.DeleteMode() != "none" {
 		add("DELETE", r.Item, "delete", "")
@@ -51,7 +60,7 @@ func (r *Resource) Operations() []Operation {
 	for _, m := range r.Members {
 		add("POST", r.Item+"/"+m.Path, "member", m.Path)
 	}
-	return r.withoutOmitted(ops)
+	return ops
 }
 
 // UpdateMethods are the methods that update an item; POST by default.
