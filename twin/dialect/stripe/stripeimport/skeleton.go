@@ -17,6 +17,12 @@ func (im *importer) skeleton(r *resource) {
 	if r.object != "" {
 		r.skeleton["object"] = r.object
 	}
+	if m, ok := r.skeleton["metadata"]; ok && m == nil {
+		// Stripe answers {} for an object's metadata until it is set,
+		// though its description allows null; clients set keys on it
+		// (customer.metadata["k"] = "v") without looking.
+		r.skeleton["metadata"] = map[string]any{}
+	}
 	if ov := im.ov.Resource(r.name); ov != nil && ov.Patch != nil {
 		r.skeleton = openapi.MergePatch(r.skeleton, ov.Patch)
 		r.from += "+overlay"
