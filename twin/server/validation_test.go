@@ -85,36 +85,53 @@ func TestValidationStripeRefusals(t *testing.T) {
 	tests := []struct {
 		name           string
 		twins          []string // the Stripe twins with the route
+		method         string   // "" is POST
 		path, form     string
 		param, message string
 	}{
-		{"missing required", []string{"stripe", "checkout"}, "/v1/payment_intents", "currency=usd",
+		{"missing required", []string{"stripe", "checkout"}, "", "/v1/payment_intents", "currency=usd",
 			"amount", "Missing required param: amount."},
-		{"unknown name", stripeTwins, "/v1/customers", "favourite_colour=blue",
+		{"unknown name", stripeTwins, "", "/v1/customers", "favourite_colour=blue",
 			"favourite_colour", "Received unknown parameter: favourite_colour"},
-		{"text for an integer", []string{"stripe", "billing"}, "/v1/invoices", "customer=cus_123&collection_method=send_invoice&days_until_due=soon",
+		{"text for an integer", []string{"stripe", "billing"}, "", "/v1/invoices", "customer=cus_123&collection_method=send_invoice&days_until_due=soon",
 			"days_until_due", "Invalid integer: soon"},
-		{"text for a nested integer", []string{"stripe", "checkout"}, "/v1/checkout/sessions",
+		{"text for a nested integer", []string{"stripe", "checkout"}, "", "/v1/checkout/sessions",
 			"mode=payment&success_url=https%3A%2F%2Fexample.com%2Fdone&line_items[0][price]=price_123&line_items[0][quantity]=many",
 			"line_items[0][quantity]", "Invalid integer: many"},
-		{"enum value not allowed", []string{"stripe", "checkout"}, "/v1/payment_intents", "amount=1000&currency=usd&capture_method=later",
+		{"enum value not allowed", []string{"stripe", "checkout"}, "", "/v1/payment_intents", "amount=1000&currency=usd&capture_method=later",
 			"capture_method", "Invalid capture_method: must be one of automatic, automatic_async, or manual"},
-		{"enum value not allowed on an invoice", []string{"stripe", "billing"}, "/v1/invoices", "customer=cus_123&collection_method=by_post",
+		{"enum value not allowed on an invoice", []string{"stripe", "billing"}, "", "/v1/invoices", "customer=cus_123&collection_method=by_post",
 			"collection_method", "Invalid collection_method: must be one of charge_automatically or send_invoice"},
-		{"string past its max length", stripeTwins, "/v1/customers", "phone=" + phone,
+		{"string past its max length", stripeTwins, "", "/v1/customers", "phone=" + phone,
 			"phone", "Invalid string: 1234567890...2345678901; must be at most 20 characters"},
-		{"hash for a string", stripeTwins, "/v1/customers", "email[address]=jenny%40example.com",
+		{"hash for a string", stripeTwins, "", "/v1/customers", "email[address]=jenny%40example.com",
 			"email", `Invalid string: {"address"=>"jenny@example.com"}`},
-		{"string for a hash", stripeTwins, "/v1/customers", "address=Berlin",
+		{"string for a hash", stripeTwins, "", "/v1/customers", "address=Berlin",
 			"address", "Invalid object"},
-		{"nested unknown name", stripeTwins, "/v1/customers", "address[city]=Berlin&address[foo]=bar",
+		{"nested unknown name", stripeTwins, "", "/v1/customers", "address[city]=Berlin&address[foo]=bar",
 			"address[foo]", "Received unknown parameter: address[foo]"},
+		{"unknown names, named together", stripeTwins, "", "/v1/customers", "favourite_colour=blue&shoe_size=9",
+			"favourite_colour", "Received unknown parameters: favourite_colour, shoe_size"},
+		{"empty string for an integer", []string{"stripe", "checkout"}, "", "/v1/payment_intents", "amount=&currency=usd",
+			"amount", "You passed an empty string for 'amount'. We assume empty values are an attempt to unset a parameter; however 'amount' cannot be unset. You should remove 'amount' from your request or supply a non-empty value."},
+		{"text for a boolean", []string{"stripe", "checkout"}, "", "/v1/payment_intents", "amount=1000&currency=usd&confirm=maybe",
+			"confirm", "Invalid boolean: maybe"},
+		{"string for an array", stripeTwins, "", "/v1/customers", "preferred_locales=en",
+			"preferred_locales", "Invalid array"},
+		{"text for an integer in the query", stripeTwins, "GET", "/v1/customers?limit=many", "",
+			"limit", "Invalid integer: many"},
+		{"unknown name in the query", stripeTwins, "GET", "/v1/customers?foo=bar", "",
+			"foo", "Received unknown parameter: foo"},
 	}
 	urls := startTwins(t, stripeTwins)
 	for _, tt := range tests {
 		for _, twin := range tt.twins {
 			t.Run(tt.name+"/"+twin, func(t *testing.T) {
-				resp, body := do(t, urls[twin], call{method: "POST", path: tt.path, session: "refusals", form: tt.form})
+				method := tt.method
+				if method == "" {
+					method = "POST"
+				}
+				resp, body := do(t, urls[twin], call{method: method, path: tt.path, session: "refusals", form: tt.form})
 				wantAnswer(t, resp, body, http.StatusBadRequest, stripeError(t, twin, map[string]string{
 					"type": "invalid_request_error", "param": tt.param, "message": tt.message,
 				}))
@@ -435,6 +452,10 @@ func TestValidationModes(t *testing.T) {
 			"Received unknown parameter: favourite_colour"},
 		{"text for an integer", "stripe", "/v1/invoices", "customer=cus_123&days_until_due=soon", "", 200,
 			"Invalid integer: soon"},
+		// A header is bounded: the sentence naming a 3,000-byte name is
+		// cut at 512 bytes.
+		{"long unknown name", "stripe", "/v1/customers", strings.Repeat("x", 3000) + "=1", "", 200,
+			("Received unknown parameter: " + strings.Repeat("x", 3000))[:512]},
 		{"unknown name on a recorded twin", "checkout", "/v1/customers", "favourite_colour=blue", "", 200,
 			"Received unknown parameter: favourite_colour"},
 		// A header is one line: GitHub's blank line is two spaces.
