@@ -63,7 +63,7 @@ func TestGitHubFlow(t *testing.T) {
 		t.Run(sess, func(t *testing.T) {
 			gh := gitHubClient(t, srv, sess)
 			repoName := "hello-" + sess
-			repo, resp, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr(repoName)})
+			repo, resp, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr(repoName), AutoInit: github.Ptr(true)})
 			if err != nil || resp.StatusCode != 201 {
 				t.Fatalf("create repository: %v (status %v)", err, resp)
 			}
@@ -132,11 +132,21 @@ func TestGitHubFlow(t *testing.T) {
 				t.Fatalf("merge pull request: %v %#v", res, err)
 			}
 
-			ref, _, err := gh.Git.CreateRef(ctx, owner, repoName, github.CreateRef{Ref: "refs/heads/feature/x", SHA: "aa218f56b14c9653891f9e74264a383fa43fefbd"})
+			// A ref names a commit of the repository's git (auto_init made one);
+			// a sha that names nothing is GitHub's 422.
+			if _, resp, _ := gh.Git.CreateRef(ctx, owner, repoName, github.CreateRef{Ref: "refs/heads/nowhere", SHA: "aa218f56b14c9653891f9e74264a383fa43fefbd"}); resp == nil || resp.StatusCode != 422 {
+				t.Fatalf("create a ref to no object: want 422, have %v", resp)
+			}
+			main, _, err := gh.Git.GetRef(ctx, owner, repoName, "heads/main")
+			if err != nil {
+				t.Fatalf("get main: %v", err)
+			}
+			head := main.GetObject().GetSHA()
+			ref, _, err := gh.Git.CreateRef(ctx, owner, repoName, github.CreateRef{Ref: "refs/heads/feature/x", SHA: head})
 			if err != nil || ref.GetRef() != "refs/heads/feature/x" {
 				t.Fatalf("create ref: %v %v", ref, err)
 			}
-			if got, _, err := gh.Git.GetRef(ctx, owner, repoName, "heads/feature/x"); err != nil || got.GetObject().GetSHA() != "aa218f56b14c9653891f9e74264a383fa43fefbd" {
+			if got, _, err := gh.Git.GetRef(ctx, owner, repoName, "heads/feature/x"); err != nil || got.GetObject().GetSHA() != head {
 				t.Fatalf("get ref (multi-segment): %v %v", got, err)
 			}
 			if resp, err := gh.Git.DeleteRef(ctx, owner, repoName, "heads/feature/x"); err != nil || resp.StatusCode != 204 {

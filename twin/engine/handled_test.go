@@ -35,8 +35,12 @@ func (t *tallies) Fork() dialect.Attachment {
 	defer t.mu.Unlock()
 	return &tallies{n: maps.Clone(t.n)}
 }
-func (t *tallies) Snapshot() ([]byte, error) { t.mu.Lock(); defer t.mu.Unlock(); return json.Marshal(t.n) }
-func (t *tallies) Size() int64               { return int64(16 * len(t.n)) }
+func (t *tallies) Snapshot() ([]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return json.Marshal(t.n)
+}
+func (t *tallies) Size() int64 { return int64(16 * len(t.n)) }
 
 func (tally) NewAttachment() dialect.Attachment { return &tallies{n: map[string]int{}} }
 func (tally) RestoreAttachment(b []byte) (dialect.Attachment, error) {

@@ -1,0 +1,213 @@
+package github
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/gitworld"
+)
+
+// A session of a GitHub twin holds real git repositories
+// (twin/gitworld), as its dialect.Attachment, and the REST routes that are
+// git (contents, git data, refs, commits, compare, branches) answer from
+// them. A repository's git world is made when the engine creates the
+// repository entity (Answered): the entity stays the engine's, its git
+// is the dialect's. A request about a repository that has no git world
+// (one of a fixture, say) is declined, and the engine answers it as it
+// would without one.
+
+// Login is the twin's one user: the owner of what POST /user/repos makes
+// (the overlay's parent_defaults), and the author and committer of the
+// commits a request does not name one for.
+const Login = "wraith-user"
+
+// identity is the session's git identity at unix time now.
+func identity(now int64) gitworld.Signature {
+	return gitworld.Signature{Name: Login, Email: Login + "@users.noreply.github.com", When: time.Unix(now, 0).UTC()}
+}
+
+// repos is a session's git world as its attachment.
+type repos struct{ *gitworld.World }
+
+func (r repos) Fork() dialect.Attachment { return repos{r.World.Fork()} }
+
+// NewAttachment is a session's empty git world.
+func (Dialect) NewAttachment() dialect.Attachment { return repos{gitworld.New(gitworld.Limits{})} }
+
+// RestoreAttachment reads a git world a snapshot carries.
+func (Dialect) RestoreAttachment(data []byte) (dialect.Attachment, error) {
+	w, err := gitworld.Restore(data, gitworld.Limits{})
+	if err != nil {
+		return nil, err
+	}
+	return repos{w}, nil
+}
+
+// World returns the git world of a session's attachment, nil for none.
+func World(a dialect.Attachment) *gitworld.World {
+	if r, ok := a.(repos); ok {
+		return r.World
+	}
+	return nil
+}
+
+// gitCall is one request to a git route, with its repository.
+type gitCall struct {
+	*dialect.Call
+	repo *gitworld.Repo
+	base string // the API's origin, where the answer's URLs lead: "http://host[/__s/name]"
+	full string // the repository's "owner/name" as created
+}
+
+type gitHandler func(g *gitCall) dialect.Answer
+
+// gitRoute is the handler of a git route, nil for another route.
+func gitRoute(route string) gitHandler {
+	const r = "/repos/{owner}/{repo}"
+	switch route {
+	case "GET " + r + "/contents/{path...}":
+		return getContents
+	case "PUT " + r + "/contents/{path...}":
+		return putContents
+	case "DELETE " + r + "/contents/{path...}":
+		return deleteContents
+	case "GET " + r + "/git/ref/{ref...}", "GET " + r + "/git/refs/{ref...}":
+		return getRef
+	case "GET " + r + "/git/refs", "GET " + r + "/git/matching-refs/{ref...}":
+		return listRefs
+	case "POST " + r + "/git/refs":
+		return createRef
+	case "PATCH " + r + "/git/refs/{ref...}":
+		return updateRef
+	case "DELETE " + r + "/git/refs/{ref...}":
+		return deleteRef
+	case "POST " + r + "/git/blobs":
+		return createBlob
+	case "GET " + r + "/git/blobs/{file_sha}":
+		return getBlob
+	case "POST " + r + "/git/trees":
+		return createTree
+	case "GET " + r + "/git/trees/{tree_sha...}":
+		return getTree
+	case "POST " + r + "/git/commits":
+		return createCommit
+	case "GET " + r + "/git/commits/{commit_sha...}":
+		return getGitCommit
+	case "GET " + r + "/commits":
+		return listCommits
+	case "GET " + r + "/commits/{ref...}":
+		return getCommit
+	case "GET " + r + "/compare/{basehead...}", "GET " + r + "/compare/{base_head}":
+		return compare
+	case "GET " + r + "/branches":
+		return listBranches
+	case "GET " + r + "/branches/{branch...}":
+		return getBranch
+	}
+	return nil
+}
+
+// Handles reports whether route is one the session's git answers.
+func (Dialect) Handles(route string) bool { return gitRoute(route) != nil }
+
+// Handle answers a git route from the session's git world, or declines
+// when the repository has none.
+func (Dialect) Handle(c *dialect.Call) (dialect.Answer, bool) {
+	h := gitRoute(c.Route)
+	w := World(c.Attachment)
+	if h == nil || w == nil {
+		return dialect.Answer{}, false
+	}
+	full := c.Path("owner") + "/" + c.Path("repo")
+	repo, err := w.Repo(full)
+	if err != nil {
+		return dialect.Answer{}, false
+	}
+	g := &gitCall{Call: c, repo: repo, base: c.Here.Origin(), full: repo.Name()}
+	a := h(g)
+	a.Changed = c.Method != http.MethodGet && a.Status < 300
+	return a, true
+}
+
+// Answered makes or removes a repository's git world as the engine
+// creates or deletes the repository entity.
+func (Dialect) Answered(c *dialect.Call, status int, body []byte) {
+	switch c.Route {
+	case "POST /user/repos", "POST /orgs/{org}/repos":
+		var made struct {
+			FullName      string `json:"full_name"`
+			DefaultBranch string `json:"default_branch"`
+		}
+		if json.Unmarshal(body, &made) != nil || made.FullName == "" {
+			return
+		}
+		var sent struct {
+			AutoInit bool `json:"auto_init"`
+		}
+		_ = json.Unmarshal(c.Body, &sent) // a form or no body: no auto_init
+		w := World(c.Attach())
+		if w == nil {
+			return
+		}
+		// A name taken already (a repository deleted and made again in
+		// the session) starts over, as GitHub's does.
+		_ = w.DeleteRepo(made.FullName)
+		_, _ = w.CreateRepo(made.FullName, gitworld.RepoOptions{DefaultBranch: made.DefaultBranch, AutoInit: sent.AutoInit, Author: identity(c.Now)})
+	case "DELETE /repos/{owner}/{repo}":
+		if w := World(c.Attachment); w != nil {
+			_ = w.DeleteRepo(c.Path("owner") + "/" + c.Path("repo"))
+		}
+	}
+}
+
+// gitError is a gitworld error as GitHub answers it.
+func gitError(err error) dialect.Answer {
+	status, msg := http.StatusInternalServerError, err.Error()
+	switch {
+	case errors.Is(err, gitworld.ErrNotFound):
+		status, msg = http.StatusNotFound, "Not Found"
+	case errors.Is(err, gitworld.ErrEmpty):
+		status, msg = http.StatusConflict, "Git Repository is empty."
+	case errors.Is(err, gitworld.ErrExists):
+		status, msg = http.StatusUnprocessableEntity, "Reference already exists"
+	case errors.Is(err, gitworld.ErrNotFastForward):
+		status, msg = http.StatusUnprocessableEntity, "Update is not a fast forward"
+	case errors.Is(err, gitworld.ErrStaleSHA):
+		status = http.StatusConflict
+		msg = strings.TrimPrefix(msg, "gitworld: ")
+	case errors.Is(err, gitworld.ErrSHARequired):
+		status, msg = http.StatusUnprocessableEntity, "Invalid request.\n\n\"sha\" wasn't supplied."
+	case errors.Is(err, gitworld.ErrConflict):
+		status, msg = http.StatusConflict, "Merge conflict"
+	case errors.Is(err, gitworld.ErrInvalid), errors.Is(err, gitworld.ErrBlobTooLarge):
+		status, msg = http.StatusUnprocessableEntity, strings.TrimPrefix(msg, "gitworld: ")
+	case errors.Is(err, gitworld.ErrTooManyObjects):
+		status, msg = http.StatusInsufficientStorage, strings.TrimPrefix(msg, "gitworld: ")
+	}
+	return message(status, msg)
+}
+
+// message is GitHub's error body.
+func message(status int, msg string) dialect.Answer {
+	b, _ := json.Marshal(map[string]string{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+	return dialect.Answer{Status: status, Body: b}
+}
+
+// answer is v as JSON with status.
+func answer(status int, v any) dialect.Answer {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return message(http.StatusInternalServerError, "encode the answer: "+err.Error())
+	}
+	return dialect.Answer{Status: status, Body: b}
+}
+
+// str is the string parameter name, "" when absent or not a string.
+func (g *gitCall) str(name string) string {
+	s, _ := g.Params[name].(string)
+	return s
+}

@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v84/github"
+
+	"github.com/wraithdev/wraith/twin/embedded"
+	"github.com/wraithdev/wraith/twin/resolve"
+	"github.com/wraithdev/wraith/twin/scrub"
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// newGitHub serves the embedded github twin as wraith serve does: names
+// kept verbatim as its [pii] says, unknown entities not found, a
+// deterministic clock.
+func newGitHub(tb testing.TB) *Engine {
+	tb.Helper()
+	src, err := resolve.New(tb.TempDir(), "", embedded.FS()).Resolve("github")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tw, err := src.Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e, err := New(tw, Options{
+		UnknownEntity: NotFound,
+		Scrubber:      scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Verbatim: tw.Manifest.PII.Verbatim}),
+		Defaults:      session.Settings{Seed: 7, Clock: session.Clock{Mode: session.ClockDeterministic, BaseEpoch: 1700000000, Step: time.Second}},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// gitDay is a coding agent's day on the embedded github twin, through
+// go-github, in session sess: a repository made with auto_init, its
+// README read, a branch made by ref, two files committed through the
+// contents API and one through git data, the commits listed and the
+// branch compared with main. It returns the shas it saw, in order.
+func gitDay(t *testing.T, url, sess string) []string {
+	t.Helper()
+	ctx := context.Background()
+	c := gitHubClient(t, &httptest.Server{URL: url}, sess)
+	var shas []string
+	check := func(step string, resp *github.Response, err error, status int) {
+		t.Helper()
+		if err != nil && (resp == nil || resp.StatusCode != status) {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if resp.StatusCode != status {
+			t.Fatalf("%s: want status %d, have %d", step, status, resp.StatusCode)
+		}
+		if p := resp.Header.Get("X-Wraith-Provenance"); p != ProvHandler {
+			t.Errorf("%s: want provenance %s, have %q", step, ProvHandler, p)
+		}
+	}
+
+	repo, resp, err := c.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("demo"), AutoInit: github.Ptr(true)})
+	check("create repository", resp, err, 201)
+	owner := repo.GetOwner().GetLogin()
+	if want, have := "wraith-user/demo", repo.GetFullName(); want != have {
+		t.Fatalf("full_name: want %s, have %s", want, have)
+	}
+
+	readme, _, resp, err := c.Repositories.GetContents(ctx, owner, "demo", "README.md", nil)
+	check("read README", resp, err, 200)
+	text, err := readme.GetContent()
+	if err != nil || text != "# demo" {
+		t.Errorf("README: want %q, have %q (%v)", "# demo", text, err)
+	}
+	if want, have := "file", readme.GetType(); want != have {
+		t.Errorf("README type: want %s, have %s", want, have)
+	}
+	if !strings.HasPrefix(readme.GetURL(), url+"/repos/wraith-user/demo/contents/README.md") {
+		t.Errorf("README url: want it under the twin's own %s/repos/wraith-user/demo, have %s", url, readme.GetURL())
+	}
+
+	main, resp, err := c.Git.GetRef(ctx, owner, "demo", "heads/main")
+	check("get main", resp, err, 200)
+	shas = append(shas, main.GetObject().GetSHA())
+	if _, resp, err := c.Git.CreateRef(ctx, owner, "demo", github.CreateRef{Ref: "refs/heads/feature", SHA: main.GetObject().GetSHA()}); true {
+		check("create branch", resp, err, 201)
+	}
+	_, resp, err = c.Git.CreateRef(ctx, owner, "demo", github.CreateRef{Ref: "refs/heads/feature", SHA: main.GetObject().GetSHA()})
+	if resp == nil || resp.StatusCode != 422 {
+		t.Errorf("create the branch again: want 422, have %v", err)
+	}
+
+	put := func(path, content, sha string, status int) *github.RepositoryContentResponse {
+		t.Helper()
+		opt := &github.RepositoryContentFileOptions{Message: github.Ptr("add " + path), Content: []byte(content), Branch: github.Ptr("feature")}
+		if sha != "" {
+			opt.SHA = github.Ptr(sha)
+		}
+		var r *github.RepositoryContentResponse
+		var resp *github.Response
+		var err error
+		if sha == "" {
+			r, resp, err = c.Repositories.CreateFile(ctx, owner, "demo", path, opt)
+		} else {
+			r, resp, err = c.Repositories.UpdateFile(ctx, owner, "demo", path, opt)
+		}
+		check("put "+path, resp, err, status)
+		return r
+	}
+	a := put("docs/a.md", "alpha\n", "", 201)
+	shas = append(shas, a.GetSHA())
+	if want, have := "docs/a.md", a.Content.GetPath(); want != have {
+		t.Errorf("created file's path: want %s, have %s", want, have)
+	}
+	b := put("b.txt", "bravo\n", "", 201)
+	shas = append(shas, b.GetSHA())
+	if want, have := a.GetSHA(), b.Parents[0].GetSHA(); want != have {
+		t.Errorf("second commit's parent: want %s, have %s", want, have)
+	}
+	b2 := put("b.txt", "bravo two\n", b.Content.GetSHA(), 200)
+	shas = append(shas, b2.GetSHA())
+
+	// Stale and missing shas are GitHub's 409 and 422.
+	_, resp, _ = c.Repositories.UpdateFile(ctx, owner, "demo", "b.txt", &github.RepositoryContentFileOptions{Message: github.Ptr("stale"), Content: []byte("x"), SHA: b.Content.SHA, Branch: github.Ptr("feature")})
+	if resp == nil || resp.StatusCode != 409 {
+		t.Errorf("update with a stale sha: want 409, have %v", resp)
+	}
+	_, resp, _ = c.Repositories.CreateFile(ctx, owner, "demo", "b.txt", &github.RepositoryContentFileOptions{Message: github.Ptr("no sha"), Content: []byte("x"), Branch: github.Ptr("feature")})
+	if resp == nil || resp.StatusCode != 422 {
+		t.Errorf("update without a sha: want 422, have %v", resp)
+	}
+
+	// One file through git data: blob, tree on the branch's tree, commit, ref.
+	blob, resp, err := c.Git.CreateBlob(ctx, owner, "demo", github.Blob{Content: github.Ptr(base64.StdEncoding.EncodeToString([]byte("charlie\n"))), Encoding: github.Ptr("base64")})
+	check("create blob", resp, err, 201)
+	tree, resp, err := c.Git.CreateTree(ctx, owner, "demo", b2.Tree.GetSHA(), []*github.TreeEntry{{Path: github.Ptr("src/c.go"), Mode: github.Ptr("100644"), Type: github.Ptr("blob"), SHA: blob.SHA}})
+	check("create tree", resp, err, 201)
+	if want, have := 4, len(tree.Entries); want != have {
+		t.Errorf("tree entries at the top (README.md, b.txt, docs, src): want %d, have %d", want, have)
+	}
+	commit, resp, err := c.Git.CreateCommit(ctx, owner, "demo", github.Commit{Message: github.Ptr("add c"), Tree: tree, Parents: []*github.Commit{{SHA: b2.SHA}}}, nil)
+	check("create commit", resp, err, 201)
+	shas = append(shas, commit.GetSHA())
+	if want, have := "wraith-user", commit.GetAuthor().GetName(); want != have {
+		t.Errorf("commit author: want %s, have %s", want, have)
+	}
+	_, resp, err = c.Git.UpdateRef(ctx, owner, "demo", "heads/feature", github.UpdateRef{SHA: commit.GetSHA()})
+	check("move the branch", resp, err, 200)
+	_, resp, err = c.Git.UpdateRef(ctx, owner, "demo", "heads/feature", github.UpdateRef{SHA: main.GetObject().GetSHA()})
+	var ge *github.ErrorResponse
+	if resp == nil || resp.StatusCode != 422 || !errors.As(err, &ge) || ge.Message != "Update is not a fast forward" {
+		t.Errorf("move the branch back without force: want 422 Update is not a fast forward, have %v", err)
+	}
+
+	list, resp, err := c.Repositories.ListCommits(ctx, owner, "demo", &github.CommitsListOptions{SHA: "feature", ListOptions: github.ListOptions{PerPage: 2}})
+	check("list commits", resp, err, 200)
+	if len(list) != 2 || list[0].GetSHA() != commit.GetSHA() || list[1].GetSHA() != b2.GetSHA() {
+		t.Errorf("first page of feature's commits: want %s, %s; have %d commits", commit.GetSHA(), b2.GetSHA(), len(list))
+	}
+	if resp.NextPage != 2 {
+		t.Errorf("Link: want a next page 2, have %d", resp.NextPage)
+	}
+	onlyA, resp, err := c.Repositories.ListCommits(ctx, owner, "demo", &github.CommitsListOptions{SHA: "feature", Path: "docs"})
+	check("list commits of docs", resp, err, 200)
+	if len(onlyA) != 1 || onlyA[0].GetSHA() != a.GetSHA() {
+		t.Errorf("commits touching docs: want only %s, have %d", a.GetSHA(), len(onlyA))
+	}
+
+	cmp, resp, err := c.Repositories.CompareCommits(ctx, owner, "demo", "main", "feature", nil)
+	check("compare", resp, err, 200)
+	if cmp.GetStatus() != "ahead" || cmp.GetAheadBy() != 4 || cmp.GetBehindBy() != 0 || len(cmp.Files) != 3 {
+		t.Errorf("compare main...feature: want ahead by 4 with 3 files, have %s by %d/%d with %d files", cmp.GetStatus(), cmp.GetAheadBy(), cmp.GetBehindBy(), len(cmp.Files))
+	}
+
+	branches, resp, err := c.Repositories.ListBranches(ctx, owner, "demo", nil)
+	check("list branches", resp, err, 200)
+	if len(branches) != 2 || branches[0].GetName() != "feature" || branches[1].GetName() != "main" {
+		t.Errorf("branches: want feature and main, have %d", len(branches))
+	}
+	one, resp, err := c.Repositories.GetCommit(ctx, owner, "demo", a.GetSHA(), nil)
+	check("get commit", resp, err, 200)
+	if len(one.Files) != 1 || one.Files[0].GetFilename() != "docs/a.md" || one.GetStats().GetAdditions() != 1 {
+		t.Errorf("commit %s: want one file docs/a.md with one line added, have %d files", a.GetSHA(), len(one.Files))
+	}
+	return shas
+}
+
+// TestGitHubGitDay runs the coding day twice, in two sessions of one
+// twin: the same steps make the same commits, sha for sha; and a fork
+// taken after the day diverges only on its own side.
+func TestGitHubGitDay(t *testing.T) {
+	e := newGitHub(t)
+	url := httpTwin(t, e)
+	first := gitDay(t, url, "day-1")
+	second := gitDay(t, url, "day-2")
+	if strings.Join(first, ",") != strings.Join(second, ",") {
+		t.Errorf("two sessions doing the same day: want the same shas, have\n%v\n%v", first, second)
+	}
+
+	src, err := e.Session("day-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Store().Fork(context.Background(), src, "day-1-fork"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	fork := gitHubClient(t, &httptest.Server{URL: url}, "day-1-fork")
+	orig := gitHubClient(t, &httptest.Server{URL: url}, "day-1")
+	r, resp, err := fork.Repositories.CreateFile(ctx, "wraith-user", "demo", "fork-only.txt", &github.RepositoryContentFileOptions{Message: github.Ptr("fork"), Content: []byte("f")})
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("a write in the fork: %v", err)
+	}
+	if _, _, resp, _ := orig.Repositories.GetContents(ctx, "wraith-user", "demo", "fork-only.txt", nil); resp == nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the source session sees the fork's file: want 404, have %v", resp)
+	}
+	if _, _, resp, err := fork.Repositories.GetContents(ctx, "wraith-user", "demo", "docs/a.md", &github.RepositoryContentGetOptions{Ref: "feature"}); err != nil || resp.StatusCode != 200 {
+		t.Errorf("the fork sees what its source made before the fork: %v", err)
+	}
+	main, _, err := orig.Git.GetRef(ctx, "wraith-user", "demo", "heads/main")
+	if err != nil || main.GetObject().GetSHA() == r.GetSHA() || main.GetObject().GetSHA() != first[0] {
+		t.Errorf("the source's main moved with the fork's commit: have %v (%v)", main.GetObject().GetSHA(), err)
+	}
+}
