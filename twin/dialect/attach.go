@@ -87,3 +87,19 @@ type Answer struct {
 	// a persister or a snapshot knows the session changed.
 	Changed bool
 }
+
+// Protocol is what a dialect implements when some of its paths speak a
+// protocol other than its API, served from the session's attachment
+// (git's smart HTTP, on GitHub's /OWNER/REPO.git/...). The engine asserts
+// it once and asks it about every request before routing, once the
+// request's session is known.
+type Protocol interface {
+	// Protocol reports whether a request for path is the protocol's,
+	// and whether serving it may change the session's attachment (a
+	// push), which then takes the session's exclusive lock to make it.
+	Protocol(method, path string) (ok, writes bool)
+	// ServeProtocol answers the request from a, the session's
+	// attachment (nil when it has none). The session's lock is not held:
+	// a is safe for concurrent use, and a slow client holds up nobody.
+	ServeProtocol(w http.ResponseWriter, r *http.Request, a Attachment)
+}

@@ -121,9 +121,10 @@ type Engine struct {
 	twin     *compiled.Twin // read-only: see package compiled
 	opts     Options
 	dialect  dialect.Dialect
-	decoder  dialect.Decoder // the dialect's own parameter decoding; nil: package canon's
-	namer    namer           // the dialect's objects for what writes name by name; nil: none
-	handler  dialect.Handler // the dialect's own answers for some routes (handled.go); nil: none
+	decoder  dialect.Decoder  // the dialect's own parameter decoding; nil: package canon's
+	namer    namer            // the dialect's objects for what writes name by name; nil: none
+	handler  dialect.Handler  // the dialect's own answers for some routes (handled.go); nil: none
+	protocol dialect.Protocol // the dialect's own protocol beside its API (protocol.go); nil: none
 	now      func() time.Time
 	log      hclog.Logger
 	scrub    *scrub.Scrubber
@@ -178,6 +179,7 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	e.decoder, _ = opts.Dialect.(dialect.Decoder)
 	e.namer, _ = opts.Dialect.(namer)
 	e.handler, _ = opts.Dialect.(dialect.Handler)
+	e.protocol, _ = opts.Dialect.(dialect.Protocol)
 	if e.store == nil {
 		e.store = session.NewStore(opts.MaxSessions)
 	}

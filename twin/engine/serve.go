@@ -64,6 +64,9 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		prefix = PathPrefix + name
 		r = withPath(r, path)
 	}
+	if e.protocol != nil && e.serveProtocol(w, r, name, start) {
+		return
+	}
 	m, ok := e.twin.Router.Match(r.Method, r.URL.Path)
 	if !ok {
 		served, body := e.writeMiss(w, name, r)

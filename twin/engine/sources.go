@@ -141,6 +141,11 @@ func (e *Engine) credentialSession(auth string) (name string, ok, colon bool) {
 	if c.Basic {
 		cred = c.User
 		colon = strings.Contains(cred, credentialMarker) && strings.IndexByte(c.Password, ':') >= 0
+		if !strings.Contains(cred, credentialMarker) {
+			// git sends a token as the password (https://x:TOKEN@host):
+			// the suffix is read there, where a ':' is the password's own.
+			cred = c.Password
+		}
 	}
 	i := strings.Index(cred, credentialMarker)
 	if i < 0 {

@@ -32,7 +32,7 @@ func (g *gitCall) gitCommitJSON(c gitworld.Commit) map[string]any {
 	}
 	return map[string]any{
 		"sha": c.SHA, "node_id": "C_" + c.SHA, "url": g.api("/git/commits/" + c.SHA), "html_url": g.html("/commit/" + c.SHA),
-		"author": sigJSON(c.Author), "committer": sigJSON(c.Committer), "message": c.Message,
+		"author": sigJSON(c.Author), "committer": sigJSON(c.Committer), "message": strings.TrimSuffix(c.Message, "\n"),
 		"tree":    map[string]any{"sha": c.Tree, "url": g.api("/git/trees/" + c.Tree)},
 		"parents": parents, "verification": unsigned(),
 	}

@@ -27,7 +27,7 @@ func (g *gitCall) commitJSON(c gitworld.Commit) map[string]any {
 		"comments_url": g.api("/commits/" + c.SHA + "/comments"),
 		"commit": map[string]any{
 			"url": g.api("/git/commits/" + c.SHA), "author": sigJSON(c.Author), "committer": sigJSON(c.Committer),
-			"message": c.Message, "tree": map[string]any{"sha": c.Tree, "url": g.api("/git/trees/" + c.Tree)},
+			"message": strings.TrimSuffix(c.Message, "\n"), "tree": map[string]any{"sha": c.Tree, "url": g.api("/git/trees/" + c.Tree)},
 			"comment_count": 0, "verification": unsigned(),
 		},
 		"author": nil, "committer": nil, "parents": parents,

@@ -1,0 +1,51 @@
+package engine
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/wraithdev/wraith/twin/apierr"
+	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/session"
+)
+
+// serveProtocol answers a request the dialect says is its own protocol
+// (dialect.Protocol: git's smart HTTP on a GitHub twin), from the
+// session's attachment, and reports whether it did. The session's lock is
+// held only to find (or, for a write, make) the attachment: the protocol
+// streams outside it.
+func (e *Engine) serveProtocol(w http.ResponseWriter, r *http.Request, name string, start time.Time) bool {
+	ok, writes := e.protocol.Protocol(r.Method, r.URL.Path)
+	if !ok {
+		return false
+	}
+	sess, err := e.Session(name)
+	if err != nil {
+		e.refused(name, r, nil, e.writeSessionError(w, err), ProvFault, start)
+		return true
+	}
+	var a dialect.Attachment
+	if writes {
+		err = sess.DoContext(r.Context(), func(st *session.State) {
+			st.Begin(e.now)
+			a = st.Attach()
+			st.MarkAttachment()
+		})
+	} else {
+		err = sess.ReadContext(r.Context(), func(st session.Reader) {
+			st.Begin(e.now)
+			a = st.Attachment()
+		})
+	}
+	if err != nil {
+		fail := e.unserved(err)
+		apierr.Write(w, fail)
+		e.refused(name, r, nil, fail.Status(), ProvFault, start)
+		return true
+	}
+	if !e.opts.NoControlHeaders {
+		w.Header()[SessionHeader] = sess.HeaderValue()
+	}
+	e.protocol.ServeProtocol(w, r, a)
+	return true
+}
