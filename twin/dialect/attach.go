@@ -78,11 +78,12 @@ type Call struct {
 }
 
 // Answer is a Handler's answer: a status, a JSON body (nil for none) and
-// headers beside the engine's own.
+// a Link header for a list's pages ("" for none); the engine sets the
+// rest of the headers, as for its own answers.
 type Answer struct {
 	Status int
 	Body   []byte
-	Header http.Header
+	Link   string
 	// Changed says the answer changed the session's attachment, so that
 	// a persister or a snapshot knows the session changed.
 	Changed bool

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -47,12 +48,16 @@ func newGitHub(tb testing.TB) *Engine {
 // README read, a branch made by ref, two files committed through the
 // contents API and one through git data, the commits listed and the
 // branch compared with main. It returns the shas it saw, in order.
-func gitDay(t *testing.T, url, sess string) []string {
+func gitDay(t *testing.T, url, sess string, check http.RoundTripper) []string {
 	t.Helper()
 	ctx := context.Background()
 	c := gitHubClient(t, &httptest.Server{URL: url}, sess)
+	if check != nil {
+		c = github.NewClient(&http.Client{Transport: check})
+		c.BaseURL = mustURL(t, url+"/")
+	}
 	var shas []string
-	check := func(step string, resp *github.Response, err error, status int) {
+	checkStep := func(step string, resp *github.Response, err error, status int) {
 		t.Helper()
 		if err != nil && (resp == nil || resp.StatusCode != status) {
 			t.Fatalf("%s: %v", step, err)
@@ -66,14 +71,14 @@ func gitDay(t *testing.T, url, sess string) []string {
 	}
 
 	repo, resp, err := c.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("demo"), AutoInit: github.Ptr(true)})
-	check("create repository", resp, err, 201)
+	checkStep("create repository", resp, err, 201)
 	owner := repo.GetOwner().GetLogin()
 	if want, have := "wraith-user/demo", repo.GetFullName(); want != have {
 		t.Fatalf("full_name: want %s, have %s", want, have)
 	}
 
 	readme, _, resp, err := c.Repositories.GetContents(ctx, owner, "demo", "README.md", nil)
-	check("read README", resp, err, 200)
+	checkStep("read README", resp, err, 200)
 	text, err := readme.GetContent()
 	if err != nil || text != "# demo" {
 		t.Errorf("README: want %q, have %q (%v)", "# demo", text, err)
@@ -86,10 +91,10 @@ func gitDay(t *testing.T, url, sess string) []string {
 	}
 
 	main, resp, err := c.Git.GetRef(ctx, owner, "demo", "heads/main")
-	check("get main", resp, err, 200)
+	checkStep("get main", resp, err, 200)
 	shas = append(shas, main.GetObject().GetSHA())
 	if _, resp, err := c.Git.CreateRef(ctx, owner, "demo", github.CreateRef{Ref: "refs/heads/feature", SHA: main.GetObject().GetSHA()}); true {
-		check("create branch", resp, err, 201)
+		checkStep("create branch", resp, err, 201)
 	}
 	_, resp, err = c.Git.CreateRef(ctx, owner, "demo", github.CreateRef{Ref: "refs/heads/feature", SHA: main.GetObject().GetSHA()})
 	if resp == nil || resp.StatusCode != 422 {
@@ -110,7 +115,7 @@ func gitDay(t *testing.T, url, sess string) []string {
 		} else {
 			r, resp, err = c.Repositories.UpdateFile(ctx, owner, "demo", path, opt)
 		}
-		check("put "+path, resp, err, status)
+		checkStep("put "+path, resp, err, status)
 		return r
 	}
 	a := put("docs/a.md", "alpha\n", "", 201)
@@ -138,20 +143,20 @@ func gitDay(t *testing.T, url, sess string) []string {
 
 	// One file through git data: blob, tree on the branch's tree, commit, ref.
 	blob, resp, err := c.Git.CreateBlob(ctx, owner, "demo", github.Blob{Content: github.Ptr(base64.StdEncoding.EncodeToString([]byte("charlie\n"))), Encoding: github.Ptr("base64")})
-	check("create blob", resp, err, 201)
+	checkStep("create blob", resp, err, 201)
 	tree, resp, err := c.Git.CreateTree(ctx, owner, "demo", b2.Tree.GetSHA(), []*github.TreeEntry{{Path: github.Ptr("src/c.go"), Mode: github.Ptr("100644"), Type: github.Ptr("blob"), SHA: blob.SHA}})
-	check("create tree", resp, err, 201)
+	checkStep("create tree", resp, err, 201)
 	if want, have := 4, len(tree.Entries); want != have {
 		t.Errorf("tree entries at the top (README.md, b.txt, docs, src): want %d, have %d", want, have)
 	}
 	commit, resp, err := c.Git.CreateCommit(ctx, owner, "demo", github.Commit{Message: github.Ptr("add c"), Tree: tree, Parents: []*github.Commit{{SHA: b2.SHA}}}, nil)
-	check("create commit", resp, err, 201)
+	checkStep("create commit", resp, err, 201)
 	shas = append(shas, commit.GetSHA())
 	if want, have := "wraith-user", commit.GetAuthor().GetName(); want != have {
 		t.Errorf("commit author: want %s, have %s", want, have)
 	}
 	_, resp, err = c.Git.UpdateRef(ctx, owner, "demo", "heads/feature", github.UpdateRef{SHA: commit.GetSHA()})
-	check("move the branch", resp, err, 200)
+	checkStep("move the branch", resp, err, 200)
 	_, resp, err = c.Git.UpdateRef(ctx, owner, "demo", "heads/feature", github.UpdateRef{SHA: main.GetObject().GetSHA()})
 	var ge *github.ErrorResponse
 	if resp == nil || resp.StatusCode != 422 || !errors.As(err, &ge) || ge.Message != "Update is not a fast forward" {
@@ -159,7 +164,7 @@ func gitDay(t *testing.T, url, sess string) []string {
 	}
 
 	list, resp, err := c.Repositories.ListCommits(ctx, owner, "demo", &github.CommitsListOptions{SHA: "feature", ListOptions: github.ListOptions{PerPage: 2}})
-	check("list commits", resp, err, 200)
+	checkStep("list commits", resp, err, 200)
 	if len(list) != 2 || list[0].GetSHA() != commit.GetSHA() || list[1].GetSHA() != b2.GetSHA() {
 		t.Errorf("first page of feature's commits: want %s, %s; have %d commits", commit.GetSHA(), b2.GetSHA(), len(list))
 	}
@@ -167,38 +172,55 @@ func gitDay(t *testing.T, url, sess string) []string {
 		t.Errorf("Link: want a next page 2, have %d", resp.NextPage)
 	}
 	onlyA, resp, err := c.Repositories.ListCommits(ctx, owner, "demo", &github.CommitsListOptions{SHA: "feature", Path: "docs"})
-	check("list commits of docs", resp, err, 200)
+	checkStep("list commits of docs", resp, err, 200)
 	if len(onlyA) != 1 || onlyA[0].GetSHA() != a.GetSHA() {
 		t.Errorf("commits touching docs: want only %s, have %d", a.GetSHA(), len(onlyA))
 	}
 
 	cmp, resp, err := c.Repositories.CompareCommits(ctx, owner, "demo", "main", "feature", nil)
-	check("compare", resp, err, 200)
+	checkStep("compare", resp, err, 200)
 	if cmp.GetStatus() != "ahead" || cmp.GetAheadBy() != 4 || cmp.GetBehindBy() != 0 || len(cmp.Files) != 3 {
 		t.Errorf("compare main...feature: want ahead by 4 with 3 files, have %s by %d/%d with %d files", cmp.GetStatus(), cmp.GetAheadBy(), cmp.GetBehindBy(), len(cmp.Files))
 	}
 
 	branches, resp, err := c.Repositories.ListBranches(ctx, owner, "demo", nil)
-	check("list branches", resp, err, 200)
+	checkStep("list branches", resp, err, 200)
 	if len(branches) != 2 || branches[0].GetName() != "feature" || branches[1].GetName() != "main" {
 		t.Errorf("branches: want feature and main, have %d", len(branches))
 	}
 	one, resp, err := c.Repositories.GetCommit(ctx, owner, "demo", a.GetSHA(), nil)
-	check("get commit", resp, err, 200)
+	checkStep("get commit", resp, err, 200)
 	if len(one.Files) != 1 || one.Files[0].GetFilename() != "docs/a.md" || one.GetStats().GetAdditions() != 1 {
 		t.Errorf("commit %s: want one file docs/a.md with one line added, have %d files", a.GetSHA(), len(one.Files))
 	}
 	return shas
 }
 
+func mustURL(tb testing.TB, s string) *url.URL {
+	tb.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return u
+}
+
 // TestGitHubGitDay runs the coding day twice, in two sessions of one
 // twin: the same steps make the same commits, sha for sha; and a fork
-// taken after the day diverges only on its own side.
+// taken after the day diverges only on its own side. Every answer of the
+// first day is checked against GitHub's description.
 func TestGitHubGitDay(t *testing.T) {
 	e := newGitHub(t)
 	url := httpTwin(t, e)
-	first := gitDay(t, url, "day-1")
-	second := gitDay(t, url, "day-2")
+	schema := &conforming{next: sessionTransport{"day-1"}, doc: githubDescription(t)}
+	first := gitDay(t, url, "day-1", schema)
+	second := gitDay(t, url, "day-2", nil)
+	for _, bad := range schema.bad {
+		t.Errorf("not as GitHub's description says: %s", bad)
+	}
+	if schema.seen < 20 {
+		t.Errorf("answers checked against GitHub's description: want every one of the day's, at least 20, have %d", schema.seen)
+	}
 	if strings.Join(first, ",") != strings.Join(second, ",") {
 		t.Errorf("two sessions doing the same day: want the same shas, have\n%v\n%v", first, second)
 	}

@@ -39,8 +39,8 @@ func (e *Engine) handle(r session.Reader, st *session.State, req *request, a *an
 		return false
 	}
 	a.status, a.body, a.prov = ans.Status, ans.Body, ProvHandler
-	if len(ans.Header) > 0 {
-		a.header = ans.Header
+	if ans.Link != "" {
+		a.link = []string{ans.Link}
 	}
 	if ans.Changed && st != nil {
 		st.MarkAttachment()

@@ -47,7 +47,7 @@ func (g *gitCall) page() (perPage, page int) {
 }
 
 // link is GitHub's Link header for page of a list with more after it.
-func (g *gitCall) link(page int, more bool) http.Header {
+func (g *gitCall) link(page int, more bool) string {
 	q, _ := url.ParseQuery(g.Here.Query)
 	at := func(n int) string {
 		q.Set("page", strconv.Itoa(n))
@@ -60,10 +60,7 @@ func (g *gitCall) link(page int, more bool) http.Header {
 	if more {
 		rels = append(rels, "<"+at(page+1)+`>; rel="next"`)
 	}
-	if len(rels) == 0 {
-		return nil
-	}
-	return http.Header{"Link": {strings.Join(rels, ", ")}}
+	return strings.Join(rels, ", ")
 }
 
 func listCommits(g *gitCall) dialect.Answer {
@@ -87,7 +84,7 @@ func listCommits(g *gitCall) dialect.Answer {
 		out[i] = g.commitJSON(c)
 	}
 	a := answer(http.StatusOK, out)
-	a.Header = g.link(page, more)
+	a.Link = g.link(page, more)
 	return a
 }
 
@@ -182,7 +179,7 @@ func listBranches(g *gitCall) dialect.Answer {
 		})
 	}
 	a := answer(http.StatusOK, out)
-	a.Header = g.link(page, end < len(refs))
+	a.Link = g.link(page, end < len(refs))
 	return a
 }
 
