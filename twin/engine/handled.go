@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"net/http"
+
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -32,6 +34,11 @@ func (e *Engine) handle(r session.Reader, st *session.State, req *request, a *an
 	}
 	c := e.call(r, req, route, p)
 	if st != nil {
+		// A write grows the attachment as a create grows the entities:
+		// past --max-memory it is refused the same way.
+		if req.method != http.MethodGet && req.method != http.MethodHead && e.memoryFull(a) {
+			return true
+		}
 		c.Attach = st.Attach
 	}
 	ans, ok := e.handler.Handle(c)

@@ -177,3 +177,39 @@ func TestDialectHandler(t *testing.T) {
 	}
 	run([]step{{"a", "GET", "/tallies/x", "", 404, `{"toy":{"missing":"x"}}`, "handler"}})
 }
+
+// TestDialectHandlerMemoryLimit: past --max-memory a write the dialect
+// would answer is refused as the engine's own writes are, and reads go on.
+func TestDialectHandlerMemoryLimit(t *testing.T) {
+	tw, err := format.Load(fstest.MapFS{"twin.toml": {Data: []byte(tallyTwin)}}, "toys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(tw, engine.Options{
+		Dialect:   tally{},
+		MaxMemory: 1, // every heap is past one byte
+		Scrubber:  scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e)
+	defer srv.Close()
+	for _, tc := range []struct {
+		method string
+		status int
+	}{{"POST", engine.StatusMemoryFull}, {"GET", http.StatusNotFound}} {
+		req, err := http.NewRequest(tc.method, srv.URL+"/tallies/x", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s /tallies/x past --max-memory: want %d, have %d", tc.method, tc.status, resp.StatusCode)
+		}
+	}
+}
