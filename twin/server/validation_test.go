@@ -74,13 +74,27 @@ func wantAnswer(tb testing.TB, resp *http.Response, body []byte, status int, wan
 
 var stripeTwins = []string{"stripe", "checkout", "billing"}
 
-// TestValidationStripeRefusals: each kind of bad request of issue 22 is
+// TestValidation runs the tests of request validation under the default
+// flags (--validate strict, --unknown-entity synthesize) against one
+// server of each twin, each test in sessions of its own: opening a twin
+// costs more than all the requests a test sends it.
+func TestValidation(t *testing.T) {
+	urls := startTwins(t, []string{"stripe", "checkout", "billing", "github"})
+	t.Run("StripeRefusals", func(t *testing.T) { testStripeRefusals(t, urls) })
+	t.Run("GitHubRefusals", func(t *testing.T) { testGitHubRefusals(t, urls) })
+	t.Run("AcceptsValid", func(t *testing.T) { testAcceptsValid(t, urls) })
+	t.Run("TypedAnswers", func(t *testing.T) { testTypedAnswers(t, urls) })
+	t.Run("References", func(t *testing.T) { testReferences(t, urls) })
+	t.Run("GitHubJSONAsForm", func(t *testing.T) { testGitHubJSONAsForm(t, urls) })
+}
+
+// testStripeRefusals: each kind of bad request of issue 22 is
 // refused as Stripe refuses it, with its type, param and message, on
 // every Stripe twin that has the route. The recorded twins are checked
 // against Stripe's description too: checkout has payment intents,
 // checkout sessions and customers but no invoices; billing has customers
 // and invoices but no payment intents or checkout sessions.
-func TestValidationStripeRefusals(t *testing.T) {
+func testStripeRefusals(t *testing.T, urls map[string]string) {
 	phone := "123456789012345678901" // 21 characters; a customer's phone takes 20
 	tests := []struct {
 		name           string
@@ -123,7 +137,6 @@ func TestValidationStripeRefusals(t *testing.T) {
 		{"unknown name in the query", stripeTwins, "GET", "/v1/customers?foo=bar", "",
 			"foo", "Received unknown parameter: foo"},
 	}
-	urls := startTwins(t, stripeTwins)
 	for _, tt := range tests {
 		for _, twin := range tt.twins {
 			t.Run(tt.name+"/"+twin, func(t *testing.T) {
@@ -140,10 +153,10 @@ func TestValidationStripeRefusals(t *testing.T) {
 	}
 }
 
-// TestValidationGitHubRefusals: the github twin refuses as GitHub does,
+// testGitHubRefusals: the github twin refuses as GitHub does,
 // 422 Validation Failed naming the field and what is wrong with it, for
 // a JSON body and a query alike (SPEC §13).
-func TestValidationGitHubRefusals(t *testing.T) {
+func testGitHubRefusals(t *testing.T, urls map[string]string) {
 	const issues = "/repos/octo/hello/issues"
 	tests := []struct {
 		name, method, path, json string
@@ -156,7 +169,7 @@ func TestValidationGitHubRefusals(t *testing.T) {
 		{"number for a string", "POST", issues, `{"title":"Found a bug","body":5}`, "invalid", "body"},
 		{"number for a string in an array", "POST", issues, `{"title":"Found a bug","assignees":[1]}`, "invalid", "assignees[0]"},
 	}
-	base := startTwins(t, []string{"github"})["github"]
+	base := urls["github"]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := do(t, base, call{method: tt.method, path: tt.path, session: "refusals", json: tt.json})
@@ -169,10 +182,10 @@ func TestValidationGitHubRefusals(t *testing.T) {
 	}
 }
 
-// TestValidationAcceptsValid: the valid requests issue 22 found refused
+// testAcceptsValid: the valid requests issue 22 found refused
 // are served on the stripe twin, the only one with their routes: a
 // decimal for a number, an id for an expandable field, a coupon's own id.
-func TestValidationAcceptsValid(t *testing.T) {
+func testAcceptsValid(t *testing.T, urls map[string]string) {
 	tests := []struct {
 		name, path, form string
 		check            func(t *testing.T, body []byte)
@@ -214,7 +227,7 @@ func TestValidationAcceptsValid(t *testing.T) {
 				}
 			}, "/v1/coupons/25OFF"},
 	}
-	base := startTwins(t, []string{"stripe"})["stripe"]
+	base := urls["stripe"]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := do(t, base, call{method: "POST", path: tt.path, session: "valid", form: tt.form})
@@ -242,10 +255,10 @@ func decode(tb testing.TB, body []byte, v any) {
 	}
 }
 
-// TestValidationTypedAnswers: values sent as form text are answered in
+// testTypedAnswers: values sent as form text are answered in
 // the schema's types (a number as a number, a boolean as a boolean, a
 // capability's status as its status string), and stripe-go decodes them.
-func TestValidationTypedAnswers(t *testing.T) {
+func testTypedAnswers(t *testing.T, urls map[string]string) {
 	tests := []struct {
 		name       string
 		twins      []string
@@ -316,7 +329,6 @@ func TestValidationTypedAnswers(t *testing.T) {
 				}
 			}},
 	}
-	urls := startTwins(t, stripeTwins)
 	for _, tt := range tests {
 		for _, twin := range tt.twins {
 			t.Run(tt.name+"/"+twin, func(t *testing.T) {
@@ -353,11 +365,11 @@ func rawField(tb testing.TB, body []byte, path ...string) string {
 	return string(raw)
 }
 
-// TestValidationReferences: under --unknown-entity not_found a parameter
+// testReferences: under --unknown-entity not_found a parameter
 // naming an entity the session lacks is Stripe's resource_missing, an
 // entity created first is taken, and under synthesize the unknown id is
 // taken as before.
-func TestValidationReferences(t *testing.T) {
+func testReferences(t *testing.T, urls map[string]string) {
 	tests := []struct {
 		name       string
 		twins      []string
@@ -377,7 +389,7 @@ func TestValidationReferences(t *testing.T) {
 	// (their twin.toml has no [errors.missing_reference], so the stripe
 	// dialect's default shape answers).
 	notFound := startTwins(t, stripeTwins, "--unknown-entity", "not_found")
-	synthesize := startTwins(t, stripeTwins, "--unknown-entity", "synthesize")
+	synthesize := urls // the default
 	for _, tt := range tests {
 		for _, twin := range tt.twins {
 			t.Run(tt.name+"/"+twin+"/not_found", func(t *testing.T) {
@@ -491,12 +503,12 @@ func TestValidationModes(t *testing.T) {
 	}
 }
 
-// TestValidationGitHubJSONAsForm: GitHub reads a JSON body whatever its
+// testGitHubJSONAsForm: GitHub reads a JSON body whatever its
 // Content-Type says (curl -d '{…}' says form-encoded, as GitHub's own
 // examples send it), and answers a body that is no JSON with 400
 // "Problems parsing JSON".
-func TestValidationGitHubJSONAsForm(t *testing.T) {
-	base := startTwins(t, []string{"github"})["github"]
+func testGitHubJSONAsForm(t *testing.T, urls map[string]string) {
+	base := urls["github"]
 	const issues = "/repos/octo/hello/issues"
 	t.Run("JSON sent as a form", func(t *testing.T) {
 		resp, body := do(t, base, call{method: "POST", path: issues, session: "curl", form: `{"title":"Found a bug","body":"It broke."}`})
