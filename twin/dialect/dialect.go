@@ -135,6 +135,10 @@ type ListQuery struct {
 	URL string
 	// Here is where the list was asked for, for links to its pages.
 	Here Here
+	// Search says the request is a search of the collection (a route of
+	// the resource's search_paths): the dialect reads its query from
+	// Params and answers the matches in its search shape.
+	Search bool
 }
 
 // Envelope is a list's page put in one member of an object (list_key

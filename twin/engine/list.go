@@ -43,6 +43,9 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 	}
 	all := visible(st, res.Name)
 	url := res.ListURL
+	if req.match.Value.Search {
+		url = req.path // a search names its own path
+	}
 	if len(x.Parents) > 0 {
 		want := scopeOf(x, req.match)
 		scoped := make([]*world.Entity, 0, len(all))
@@ -65,6 +68,7 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 		Envelope: x.Envelope,
 		URL:      url,
 		Here:     req.here(),
+		Search:   req.match.Value.Search,
 	})
 	if refused != nil {
 		e.invalid(a, refused.Param, refused.Message)

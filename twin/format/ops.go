@@ -6,8 +6,8 @@ import "strings"
 type Operation struct {
 	Method string
 	Path   string
-	// Op is "list", "create", "retrieve", "update", "delete", "action" or
-	// "member".
+	// Op is "list", "search", "create", "retrieve", "update", "delete",
+	// "action" or "member".
 	Op string
 	// Name is the action's or member's name.
 	Name string
@@ -37,6 +37,9 @@ func (r *Resource) Operations() []Operation {
 	}
 	for _, p := range r.CreatePaths {
 		add("POST", p, "create", "")
+	}
+	for _, p := range r.SearchPaths {
+		add("GET", p, "search", "")
 	}
 	add("GET", r.Item, "retrieve", "")
 	for _, p := range r.ReadPaths {

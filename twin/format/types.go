@@ -218,6 +218,9 @@ type Keys struct {
 	CreatePaths []string `toml:"create_paths,omitzero"`
 	ListPaths   []string `toml:"list_paths,omitzero"`
 	ReadPaths   []string `toml:"read_paths,omitzero"`
+	// SearchPaths are GET paths that search the resource's entities with
+	// a query its dialect reads (Stripe's /v1/charges/search?query=...).
+	SearchPaths []string `toml:"search_paths,omitzero"`
 	// List is the list answer: "stripe" (the object:list envelope, the
 	// default), "array" (a bare JSON array paged by page/per_page with
 	// a Link header) or "envelope" (that page in the ListKey member of

@@ -53,7 +53,7 @@ func (Dialect) ListField(cur *object.Object) (string, string, bool) {
 
 // listParams page or shape a list; page and per_page page the lists a
 // twin declares bare arrays.
-var listParams = map[string]bool{"limit": true, "starting_after": true, "ending_before": true, "expand": true, "page": true, "per_page": true}
+var listParams = map[string]bool{"limit": true, "starting_after": true, "ending_before": true, "expand": true, "page": true, "per_page": true, "query": true}
 
 // ListParam reports whether p pages or shapes a list.
 func (Dialect) ListParam(p string) bool { return listParams[p] }
@@ -70,6 +70,9 @@ const (
 func (d Dialect) List(q dialect.ListQuery) (dialect.ListAnswer, *dialect.Refusal) {
 	if q.Array {
 		return dialect.LinkPages{PerPage: 30, MaxPerPage: 100}.List(q), nil
+	}
+	if q.Search {
+		return search(q)
 	}
 	limit := defaultLimit
 	if v, ok := q.Params["limit"]; ok {

@@ -33,6 +33,8 @@ type Endpoint struct {
 	Template *Recorded // the route's response shape, from its first 2xx recording
 	NotFound *Recorded // a recorded 404 on this route, the provider's not-found shape
 	Honest   *Honest   // a declared route's answer under the not_found policy (honest.go)
+	// Search says a list endpoint searches (a resource's search_paths).
+	Search bool
 	// Params is what the provider accepts in this route's requests (its
 	// query, or its body), from the twin's requests.json; nil: unchecked.
 	Params *reqschema.Schema

@@ -115,6 +115,8 @@ func (r *Resource) endpointFor(op format.Operation) *Endpoint {
 	switch op.Op {
 	case "list":
 		return &Endpoint{Kind: KindList}
+	case "search":
+		return &Endpoint{Kind: KindList, Search: true}
 	case "create":
 		return &Endpoint{Kind: KindCreate}
 	case "retrieve":

@@ -33,6 +33,7 @@ type resource struct {
 	nested                            bool
 	parents                           []string
 	createPaths, listPaths, readPaths []string
+	searchPaths                       []string // GET {collection}/search
 }
 
 // infer finds the resources and what serves each operation.
@@ -127,6 +128,12 @@ func (im *importer) resourceAt(coll, item string, byPath map[string]map[string]*
 	im.claim("GET", item, r)
 	im.claimPresent(r, "POST", item, it["POST"])
 	im.claimDelete(r, item, it["DELETE"])
+	if byPath[coll+"/search"]["GET"] != nil {
+		// Stripe's search of the collection (query=...): the dialect
+		// reads the query, the engine lists what it searches.
+		r.searchPaths = []string{coll + "/search"}
+		im.claim("GET", coll+"/search", r)
+	}
 	r.actions = im.itemActions(r, item, name, byPath)
 	return r
 }

@@ -165,7 +165,7 @@ func (im *importer) nestedFields(r *resource, fr *format.Resource) {
 	if r.nested {
 		fr.Item = r.collection + "/{" + r.itemParam + "}"
 	}
-	fr.Parents, fr.CreatePaths, fr.ListPaths, fr.ReadPaths = r.parents, r.createPaths, r.listPaths, r.readPaths
+	fr.Parents, fr.CreatePaths, fr.ListPaths, fr.ReadPaths, fr.SearchPaths = r.parents, r.createPaths, r.listPaths, r.readPaths, r.searchPaths
 	if !r.nested && len(r.parents) > 0 {
 		fr.ParentDefaults = map[string]string{}
 		for _, p := range r.parents {
