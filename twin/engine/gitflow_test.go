@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/base64"
 	"errors"
 	"net/http"
@@ -183,6 +184,21 @@ func gitDay(t *testing.T, url, sess string, check http.RoundTripper) []string {
 		t.Errorf("compare main...feature: want ahead by 4 with 3 files, have %s by %d/%d with %d files", cmp.GetStatus(), cmp.GetAheadBy(), cmp.GetBehindBy(), len(cmp.Files))
 	}
 
+	for _, dir := range []struct {
+		path  string
+		names []string
+	}{{"docs", []string{"a.md"}}, {"src", []string{"c.go"}}} {
+		_, list, resp, err := c.Repositories.GetContents(ctx, owner, "demo", dir.path, &github.RepositoryContentGetOptions{Ref: "feature"})
+		checkStep("list "+dir.path+"/", resp, err, 200)
+		var names []string
+		for _, e := range list {
+			names = append(names, e.GetName())
+		}
+		if want, have := strings.Join(dir.names, ","), strings.Join(names, ","); want != have {
+			t.Errorf("contents of %q on feature: want %s, have %s", dir.path, want, have)
+		}
+	}
+
 	branches, resp, err := c.Repositories.ListBranches(ctx, owner, "demo", nil)
 	checkStep("list branches", resp, err, 200)
 	if len(branches) != 2 || branches[0].GetName() != "feature" || branches[1].GetName() != "main" {
@@ -245,6 +261,30 @@ func TestGitHubGitDay(t *testing.T) {
 	if _, _, resp, err := fork.Repositories.GetContents(ctx, "wraith-user", "demo", "docs/a.md", &github.RepositoryContentGetOptions{Ref: "feature"}); err != nil || resp.StatusCode != 200 {
 		t.Errorf("the fork sees what its source made before the fork: %v", err)
 	}
+	// A snapshot carries the session's git, through its JSON, into a
+	// restored session.
+	snap, err := session.SnapshotOf(src, "github", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back session.Snapshot
+	if err := json.Unmarshal(doc, &back); err != nil {
+		t.Fatal(err)
+	}
+	set, _ := src.Settings()
+	if _, err := e.Restore("day-1-restored", set, &back.StateDoc); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	restored := gitHubClient(t, &httptest.Server{URL: url}, "day-1-restored")
+	feature, _, err := restored.Git.GetRef(ctx, "wraith-user", "demo", "heads/feature")
+	if err != nil || feature.GetObject().GetSHA() != first[len(first)-1] {
+		t.Errorf("the restored session's feature: want %s, have %v (%v)", first[len(first)-1], feature.GetObject().GetSHA(), err)
+	}
+
 	main, _, err := orig.Git.GetRef(ctx, "wraith-user", "demo", "heads/main")
 	if err != nil || main.GetObject().GetSHA() == r.GetSHA() || main.GetObject().GetSHA() != first[0] {
 		t.Errorf("the source's main moved with the fork's commit: have %v (%v)", main.GetObject().GetSHA(), err)
