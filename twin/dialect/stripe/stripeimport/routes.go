@@ -14,12 +14,23 @@ var literalPattern = regexp.MustCompile(`^\^(/[A-Za-z0-9_./-]*)$`)
 // templateBody is an operation's template answer: a list envelope with no
 // items, else an instance of its schema.
 func (im *importer) templateBody(s *openapi3.SchemaRef, path string) any {
-	if kind, _ := isList(s.Value); kind != "" {
+	if kind, items := isList(s.Value); kind != "" {
 		env, _ := im.Sample(s).(map[string]any)
 		if env == nil {
 			env = map[string]any{}
 		}
-		env["object"], env["data"], env["has_more"] = kind, []any{}, false
+		// A list the twin cannot model holds one instance of its items,
+		// as stripe-mock's does: a template answer is sample data, under
+		// --unknown-entity synthesize only; not_found answers the
+		// session's (empty) contents instead (SPEC §13).
+		data := []any{}
+		if ref := openapi.Pick(items, ""); ref != nil {
+			if name := openapi.ObjectEnum(schemaOf(ref)); name != "" {
+				o, _ := im.instance(ref, name)
+				data = append(data, o)
+			}
+		}
+		env["object"], env["data"], env["has_more"] = kind, data, false
 		url := path
 		if u := s.Value.Properties["url"]; u != nil && u.Value != nil {
 			if m := literalPattern.FindStringSubmatch(u.Value.Pattern); m != nil {
