@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -164,6 +164,18 @@ func gitDay(t *testing.T, url, sess string, check http.RoundTripper) []string {
 		t.Errorf("move the branch back without force: want 422 Update is not a fast forward, have %v", err)
 	}
 
+	tag, resp, err := c.Git.CreateTag(ctx, owner, "demo", github.CreateTag{Tag: "v0.1.0", Message: "first", Object: commit.GetSHA(), Type: "commit"})
+	checkStep("create tag", resp, err, 201)
+	shas = append(shas, tag.GetSHA())
+	if _, resp, err := c.Git.CreateRef(ctx, owner, "demo", github.CreateRef{Ref: "refs/tags/v0.1.0", SHA: tag.GetSHA()}); true {
+		checkStep("create the tag's ref", resp, err, 201)
+	}
+	got, resp, err := c.Git.GetTag(ctx, owner, "demo", tag.GetSHA())
+	checkStep("get tag", resp, err, 200)
+	if got.GetObject().GetSHA() != commit.GetSHA() || got.GetTag() != "v0.1.0" || got.GetTagger().GetName() != "wraith-user" {
+		t.Errorf("tag: want v0.1.0 of %s by wraith-user, have %s of %s by %s", commit.GetSHA(), got.GetTag(), got.GetObject().GetSHA(), got.GetTagger().GetName())
+	}
+
 	list, resp, err := c.Repositories.ListCommits(ctx, owner, "demo", &github.CommitsListOptions{SHA: "feature", ListOptions: github.ListOptions{PerPage: 2}})
 	checkStep("list commits", resp, err, 200)
 	if len(list) != 2 || list[0].GetSHA() != commit.GetSHA() || list[1].GetSHA() != b2.GetSHA() {
@@ -281,8 +293,10 @@ func TestGitHubGitDay(t *testing.T) {
 	}
 	restored := gitHubClient(t, &httptest.Server{URL: url}, "day-1-restored")
 	feature, _, err := restored.Git.GetRef(ctx, "wraith-user", "demo", "heads/feature")
-	if err != nil || feature.GetObject().GetSHA() != first[len(first)-1] {
-		t.Errorf("the restored session's feature: want %s, have %v (%v)", first[len(first)-1], feature.GetObject().GetSHA(), err)
+	// first is main, the two contents commits, the update, the git data
+	// commit (feature's head) and the tag.
+	if err != nil || feature.GetObject().GetSHA() != first[4] {
+		t.Errorf("the restored session's feature: want %s, have %v (%v)", first[4], feature.GetObject().GetSHA(), err)
 	}
 
 	main, _, err := orig.Git.GetRef(ctx, "wraith-user", "demo", "heads/main")

@@ -89,6 +89,10 @@ func gitRoute(route string) gitHandler {
 		return createBlob
 	case "GET " + r + "/git/blobs/{file_sha}":
 		return getBlob
+	case "POST " + r + "/git/tags":
+		return createTag
+	case "GET " + r + "/git/tags/{tag_sha}":
+		return getTag
 	case "POST " + r + "/git/trees":
 		return createTree
 	case "GET " + r + "/git/trees/{tree_sha...}":

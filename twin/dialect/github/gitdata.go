@@ -237,3 +237,30 @@ func getGitCommit(g *gitCall) dialect.Answer {
 	}
 	return answer(http.StatusOK, g.gitCommitJSON(c))
 }
+
+func (g *gitCall) tagJSON(t gitworld.Tag) map[string]any {
+	return map[string]any{
+		"node_id": "TAG_" + t.SHA, "tag": t.Name, "sha": t.SHA, "url": g.api("/git/tags/" + t.SHA),
+		"message": strings.TrimSuffix(t.Message, "\n"), "tagger": sigJSON(t.Tagger),
+		"object":       map[string]any{"type": t.Type, "sha": t.Object, "url": g.api("/git/" + t.Type + "s/" + t.Object)},
+		"verification": unsigned(),
+	}
+}
+
+// createTag makes an annotated tag object; like GitHub, it makes no
+// reference: POST git/refs names it refs/tags/NAME.
+func createTag(g *gitCall) dialect.Answer {
+	t, err := g.repo.WriteTag(gitworld.NewTag{Name: g.str("tag"), Message: g.str("message"), Object: g.str("object"), Tagger: g.signature("tagger")})
+	if err != nil {
+		return refError(err)
+	}
+	return answer(http.StatusCreated, g.tagJSON(t))
+}
+
+func getTag(g *gitCall) dialect.Answer {
+	t, err := g.repo.Tag(g.Path("tag_sha"))
+	if err != nil {
+		return gitError(err)
+	}
+	return answer(http.StatusOK, g.tagJSON(t))
+}
