@@ -48,8 +48,11 @@ type Handler interface {
 	Handle(c *Call) (a Answer, ok bool)
 	// Answered tells the dialect of a write the engine answered itself
 	// with a 2xx, so that the dialect's state follows the entity's (a
-	// repository created with auto_init gets its first commit).
-	Answered(c *Call, status int, body []byte)
+	// repository created with auto_init gets its first commit, a merged
+	// pull request's commits reach its base). It returns the answer's body
+	// completed with what the dialect's state made (the merge commit's
+	// sha), or nil to keep the engine's.
+	Answered(c *Call, status int, body []byte) []byte
 }
 
 // Call is a request as a Handler sees it, once validated.
@@ -71,6 +74,11 @@ type Call struct {
 	// Attach returns the session's attachment, making it when it has none;
 	// nil on a read, which may not change the session.
 	Attach func() Attachment
+	// Entity returns the body of the session's entity of the named
+	// resource that the route's path parameters address (a pull request
+	// by {owner}, {repo} and {pull_number}); nil when the session holds
+	// none.
+	Entity func(resource string) []byte
 	// Now is the session's time for the request, in unix seconds.
 	Now int64
 	// Here is where the request was sent, for URLs in the answer.

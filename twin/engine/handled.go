@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
+	"github.com/wraithdev/wraith/twin/route"
 	"github.com/wraithdev/wraith/twin/session"
 )
 
@@ -64,7 +66,9 @@ func (e *Engine) answered(st *session.State, req *request, a *answer) {
 	}
 	c := e.call(st, req, req.match.Value.Route[0], nil)
 	c.Attach = st.Attach
-	e.handler.Answered(c, a.status, a.body)
+	if body := e.handler.Answered(c, a.status, a.body); body != nil {
+		a.body = body
+	}
 	st.MarkAttachment()
 }
 
@@ -78,7 +82,22 @@ func (e *Engine) call(r session.Reader, req *request, route string, p map[string
 		Params:     p,
 		Body:       req.body,
 		Attachment: r.Attachment(),
+		Entity:     func(resource string) []byte { return e.entityBody(r, resource, m) },
 		Now:        req.now,
 		Here:       dialect.Here{TLS: req.tls, Host: req.host, Prefix: req.prefix, Path: req.path, Query: req.query},
 	}
+}
+
+// entityBody is dialect.Call's Entity: the session's entity of resource
+// at the address the route's parameters give, nil for none.
+func (e *Engine) entityBody(r session.Reader, resource string, m *route.Match[*compiled.Endpoint]) []byte {
+	res := e.twin.Resource(resource)
+	if res == nil {
+		return nil
+	}
+	ent := r.Get(addressBy(res, m.Param))
+	if ent == nil || ent.Deleted || ent.Resource != resource {
+		return nil
+	}
+	return ent.Body()
 }

@@ -75,14 +75,19 @@ func (tally) Handle(c *dialect.Call) (dialect.Answer, bool) {
 	return dialect.Answer{Status: http.StatusOK, Body: fmt.Appendf(nil, `{"name":%q,"count":%d}`, name, t.n[name]), Changed: true}, true
 }
 
-func (tally) Answered(c *dialect.Call, status int, body []byte) {
-	if c.Route != "POST /widgets" || status != http.StatusCreated {
-		return
+func (tally) Answered(c *dialect.Call, status int, body []byte) []byte {
+	if c.Route != "POST /widgets/{id}" || status != http.StatusOK {
+		if c.Route == "POST /widgets" && status == http.StatusCreated {
+			t := c.Attach().(*tallies)
+			t.mu.Lock()
+			t.n["widgets"]++
+			t.mu.Unlock()
+		}
+		return nil
 	}
-	t := c.Attach().(*tallies)
-	t.mu.Lock()
-	t.n["widgets"]++
-	t.mu.Unlock()
+	// An update's answer is completed with the widget as the session
+	// holds it, read through Entity: the same body, marked.
+	return append(append([]byte(`{"stored":`), c.Entity("widget")...), '}')
 }
 
 const tallyTwin = toyTwin + `
@@ -157,6 +162,7 @@ func TestDialectHandler(t *testing.T) {
 		{"a", "GET", "/tallies/declined", "", 200, `{"name":"","count":0}`, "template"},
 		{"a", "POST", "/widgets", "label=cog", 201, `{"id":"wid-0001","label":"cog","size":0}`, "handler"},
 		{"a", "GET", "/tallies/widgets", "", 200, `{"name":"widgets","count":1}`, "handler"},
+		{"a", "POST", "/widgets/wid-0001", "size=3", 200, `{"stored":{"id":"wid-0001","label":"cog","size":3}}`, "handler"},
 		{"b", "GET", "/tallies/x", "", 404, `{"toy":{"missing":"x"}}`, "handler"},
 	})
 

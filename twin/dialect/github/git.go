@@ -139,7 +139,7 @@ func (Dialect) Handle(c *dialect.Call) (dialect.Answer, bool) {
 
 // Answered makes or removes a repository's git world as the engine
 // creates or deletes the repository entity.
-func (Dialect) Answered(c *dialect.Call, status int, body []byte) {
+func (Dialect) Answered(c *dialect.Call, status int, body []byte) []byte {
 	switch c.Route {
 	case "POST /user/repos", "POST /orgs/{org}/repos":
 		var made struct {
@@ -147,7 +147,7 @@ func (Dialect) Answered(c *dialect.Call, status int, body []byte) {
 			DefaultBranch string `json:"default_branch"`
 		}
 		if json.Unmarshal(body, &made) != nil || made.FullName == "" {
-			return
+			return nil
 		}
 		var sent struct {
 			AutoInit bool `json:"auto_init"`
@@ -155,7 +155,7 @@ func (Dialect) Answered(c *dialect.Call, status int, body []byte) {
 		_ = json.Unmarshal(c.Body, &sent) // a form or no body: no auto_init
 		w := World(c.Attach())
 		if w == nil {
-			return
+			return nil
 		}
 		// A name taken already (a repository deleted and made again in
 		// the session) starts over, as GitHub's does.
@@ -166,6 +166,7 @@ func (Dialect) Answered(c *dialect.Call, status int, body []byte) {
 			_ = w.DeleteRepo(c.Path("owner") + "/" + c.Path("repo"))
 		}
 	}
+	return nil
 }
 
 // gitError is a gitworld error as GitHub answers it.
