@@ -216,6 +216,46 @@ func gitDay(t *testing.T, url, sess string, check http.RoundTripper) []string {
 	if len(branches) != 2 || branches[0].GetName() != "feature" || branches[1].GetName() != "main" {
 		t.Errorf("branches: want feature and main, have %d", len(branches))
 	}
+	// A pull request of the branch: its files and commits are git's, a
+	// squash merge makes one commit on main, a second merge is 405.
+	if _, resp, _ := c.PullRequests.Create(ctx, owner, "demo", &github.NewPullRequest{Title: github.Ptr("nope"), Head: github.Ptr("nope"), Base: github.Ptr("main")}); resp == nil || resp.StatusCode != 422 {
+		t.Errorf("a pull request of a branch that is not there: want 422, have %v", resp)
+	}
+	pr, resp, err := c.PullRequests.Create(ctx, owner, "demo", &github.NewPullRequest{Title: github.Ptr("Add the files"), Head: github.Ptr("feature"), Base: github.Ptr("main")})
+	checkStep("open pull request", resp, err, 201)
+	prFiles, resp, err := c.PullRequests.ListFiles(ctx, owner, "demo", pr.GetNumber(), nil)
+	checkStep("pull request files", resp, err, 200)
+	var names []string
+	for _, f := range prFiles {
+		names = append(names, f.GetFilename())
+		if f.GetPatch() == "" {
+			t.Errorf("pull request file %s: want a patch, have none", f.GetFilename())
+		}
+	}
+	if want, have := "b.txt,docs/a.md,src/c.go", strings.Join(names, ","); want != have {
+		t.Errorf("pull request files: want %s, have %s", want, have)
+	}
+	prCommits, resp, err := c.PullRequests.ListCommits(ctx, owner, "demo", pr.GetNumber(), nil)
+	checkStep("pull request commits", resp, err, 200)
+	if len(prCommits) != 4 || prCommits[3].GetSHA() != commit.GetSHA() {
+		t.Errorf("pull request commits: want 4 ending with %s, have %d", commit.GetSHA(), len(prCommits))
+	}
+	merged, resp, err := c.PullRequests.Merge(ctx, owner, "demo", pr.GetNumber(), "", &github.PullRequestOptions{MergeMethod: "squash"})
+	if err != nil || resp.StatusCode != 200 || !merged.GetMerged() || len(merged.GetSHA()) != 40 {
+		t.Fatalf("squash merge: want merged with a commit sha, have %v (%v)", merged, err)
+	}
+	shas = append(shas, merged.GetSHA())
+	onMain, _, err := c.Repositories.ListCommits(ctx, owner, "demo", &github.CommitsListOptions{SHA: "main"})
+	if err != nil || len(onMain) != 2 || onMain[0].GetSHA() != merged.GetSHA() || len(onMain[0].Parents) != 1 {
+		t.Errorf("main after the squash: want the squash commit %s over the initial one, have %d commits (%v)", merged.GetSHA(), len(onMain), err)
+	}
+	if _, resp, _ := c.PullRequests.Merge(ctx, owner, "demo", pr.GetNumber(), "", nil); resp == nil || resp.StatusCode != 405 {
+		t.Errorf("a second merge: want 405, have %v", resp)
+	}
+	if readme, _, _, err := c.Repositories.GetContents(ctx, owner, "demo", "src/c.go", nil); err != nil || readme.GetSHA() != blob.GetSHA() {
+		t.Errorf("src/c.go on main after the merge: want blob %s, have %v", blob.GetSHA(), err)
+	}
+
 	one, resp, err := c.Repositories.GetCommit(ctx, owner, "demo", a.GetSHA(), nil)
 	checkStep("get commit", resp, err, 200)
 	if len(one.Files) != 1 || one.Files[0].GetFilename() != "docs/a.md" || one.GetStats().GetAdditions() != 1 {
@@ -294,13 +334,13 @@ func TestGitHubGitDay(t *testing.T) {
 	restored := gitHubClient(t, &httptest.Server{URL: url}, "day-1-restored")
 	feature, _, err := restored.Git.GetRef(ctx, "wraith-user", "demo", "heads/feature")
 	// first is main, the two contents commits, the update, the git data
-	// commit (feature's head) and the tag.
+	// commit (feature's head), the tag and the squash merge on main.
 	if err != nil || feature.GetObject().GetSHA() != first[4] {
 		t.Errorf("the restored session's feature: want %s, have %v (%v)", first[4], feature.GetObject().GetSHA(), err)
 	}
 
 	main, _, err := orig.Git.GetRef(ctx, "wraith-user", "demo", "heads/main")
-	if err != nil || main.GetObject().GetSHA() == r.GetSHA() || main.GetObject().GetSHA() != first[0] {
+	if err != nil || main.GetObject().GetSHA() == r.GetSHA() || main.GetObject().GetSHA() != first[len(first)-1] {
 		t.Errorf("the source's main moved with the fork's commit: have %v (%v)", main.GetObject().GetSHA(), err)
 	}
 }

@@ -121,6 +121,15 @@ func TestGitHubFlow(t *testing.T) {
 				t.Errorf("issue labels: want 1, have %v", withLabel.Labels)
 			}
 
+			// A pull request's branches are the repository's git: make
+			// feature (this mini twin has no contents route to commit on it).
+			start, _, err := gh.Git.GetRef(ctx, owner, repoName, "heads/main")
+			if err != nil {
+				t.Fatalf("get main: %v", err)
+			}
+			if _, _, err := gh.Git.CreateRef(ctx, owner, repoName, github.CreateRef{Ref: "refs/heads/feature", SHA: start.GetObject().GetSHA()}); err != nil {
+				t.Fatalf("create feature: %v", err)
+			}
 			pr, _, err := gh.PullRequests.Create(ctx, owner, repoName, &github.NewPullRequest{Title: github.Ptr("feature"), Head: github.Ptr("feature"), Base: github.Ptr("main")})
 			if err != nil || pr.GetNumber() != 2 {
 				t.Fatalf("create pull request: want number 2 (after issue 1), have %v %v", pr.GetNumber(), err)

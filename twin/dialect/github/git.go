@@ -115,23 +115,54 @@ func gitRoute(route string) gitHandler {
 	return nil
 }
 
+// pullHandler answers a pull request route from git, or declines for
+// the engine to answer it (ok false).
+type pullHandler func(g *gitCall) (a dialect.Answer, ok bool)
+
+// pullRoute is the handler of a pull request route git has a say in.
+func pullRoute(route string) pullHandler {
+	const r = "/repos/{owner}/{repo}/pulls"
+	switch route {
+	case "POST " + r:
+		return createPull
+	case "GET " + r + "/{pull_number}/files":
+		return pullFiles
+	case "GET " + r + "/{pull_number}/commits":
+		return pullCommits
+	case "PUT " + r + "/{pull_number}/merge":
+		return checkMerge
+	}
+	return nil
+}
+
 // Handles reports whether route is one the session's git answers.
-func (Dialect) Handles(route string) bool { return gitRoute(route) != nil }
+func (Dialect) Handles(route string) bool { return gitRoute(route) != nil || pullRoute(route) != nil }
 
 // Handle answers a git route from the session's git world, or declines
 // when the repository has none.
 func (Dialect) Handle(c *dialect.Call) (dialect.Answer, bool) {
-	h := gitRoute(c.Route)
 	w := World(c.Attachment)
-	if h == nil || w == nil {
+	if w == nil {
 		return dialect.Answer{}, false
 	}
-	full := c.Path("owner") + "/" + c.Path("repo")
-	repo, err := w.Repo(full)
+	repo, err := w.Repo(c.Path("owner") + "/" + c.Path("repo"))
 	if err != nil {
 		return dialect.Answer{}, false
 	}
 	g := &gitCall{Call: c, repo: repo, base: c.Here.Origin(), full: repo.Name()}
+	if p := pullRoute(c.Route); p != nil {
+		// A repository whose git has no branch yet (made without
+		// auto_init, nothing pushed) has nothing to say of its pull
+		// requests: they stay the engine's alone, as before it had git.
+		if heads, err := repo.Refs("refs/heads/"); err != nil || len(heads) == 0 {
+			return dialect.Answer{}, false
+		}
+		return p(g)
+	}
+	h := gitRoute(c.Route)
+	if h == nil {
+		return dialect.Answer{}, false
+	}
 	a := h(g)
 	a.Changed = c.Method != http.MethodGet && a.Status < 300
 	return a, true
@@ -161,6 +192,8 @@ func (Dialect) Answered(c *dialect.Call, status int, body []byte) []byte {
 		// the session) starts over, as GitHub's does.
 		_ = w.DeleteRepo(made.FullName)
 		_, _ = w.CreateRepo(made.FullName, gitworld.RepoOptions{DefaultBranch: made.DefaultBranch, AutoInit: sent.AutoInit, Author: identity(c.Now)})
+	case "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge":
+		return mergePull(c, body)
 	case "DELETE /repos/{owner}/{repo}":
 		if w := World(c.Attachment); w != nil {
 			_ = w.DeleteRepo(c.Path("owner") + "/" + c.Path("repo"))

@@ -1,0 +1,192 @@
+package github
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/gitworld"
+)
+
+// Pull requests stay the engine's entities; their git is the session's
+// world: a create is refused when a branch it names is not there, files
+// and commits are the comparison of base and head, and a merge makes its
+// commit on base.
+
+// pullSides reads a pull request's base and head branches from its
+// entity, nil when the session holds none.
+func (g *gitCall) pullSides() (base, head string, merged, ok bool) {
+	body := g.Entity("pull_request")
+	if body == nil {
+		return "", "", false, false
+	}
+	var pr struct {
+		Merged bool
+		Base   struct{ Ref string }
+		Head   struct{ Ref string }
+	}
+	if json.Unmarshal(body, &pr) != nil || pr.Base.Ref == "" || pr.Head.Ref == "" {
+		return "", "", false, false
+	}
+	return pr.Base.Ref, branchOf(pr.Head.Ref), pr.Merged, true
+}
+
+// branchOf is a head as GitHub takes it, "branch" or "owner:branch".
+func branchOf(head string) string {
+	if _, b, ok := strings.Cut(head, ":"); ok {
+		return b
+	}
+	return head
+}
+
+// createPull refuses a pull request whose branches the repository does
+// not have, as GitHub does; otherwise it declines, and the engine makes
+// the pull request.
+func createPull(g *gitCall) (dialect.Answer, bool) {
+	for _, field := range []string{"base", "head"} {
+		name := branchOf(g.str(field))
+		if name == "" {
+			continue // the request's validation names a missing field
+		}
+		if _, err := g.repo.Ref("refs/heads/" + name); err != nil {
+			return answer(http.StatusUnprocessableEntity, map[string]any{
+				"message": "Validation Failed", "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+				"errors": []map[string]string{{"resource": "PullRequest", "field": field, "code": "invalid"}},
+			}), true
+		}
+	}
+	return dialect.Answer{}, false
+}
+
+func pullFiles(g *gitCall) (dialect.Answer, bool) {
+	base, head, _, ok := g.pullSides()
+	if !ok {
+		return dialect.Answer{}, false
+	}
+	cmp, err := g.repo.Compare(g.Ctx, base, head)
+	if err != nil {
+		return gitError(err), true
+	}
+	perPage, page := g.page()
+	start := min((page-1)*perPage, len(cmp.Files))
+	end := min(start+perPage, len(cmp.Files))
+	out := make([]map[string]any, 0, end-start)
+	for _, f := range cmp.Files[start:end] {
+		out = append(out, g.fileJSON(f, cmp.Head.SHA))
+	}
+	a := answer(http.StatusOK, out)
+	a.Link = g.link(page, end < len(cmp.Files))
+	return a, true
+}
+
+func pullCommits(g *gitCall) (dialect.Answer, bool) {
+	base, head, _, ok := g.pullSides()
+	if !ok {
+		return dialect.Answer{}, false
+	}
+	cmp, err := g.repo.Compare(g.Ctx, base, head)
+	if err != nil {
+		return gitError(err), true
+	}
+	out := make([]map[string]any, len(cmp.Commits))
+	for i, c := range cmp.Commits {
+		out[i] = g.commitJSON(c)
+	}
+	return answer(http.StatusOK, out), true
+}
+
+// checkMerge refuses a merge GitHub refuses: of a pull request merged
+// already, or whose branches conflict (405); otherwise it declines, the
+// engine marks the pull request merged, and mergePull makes the commit.
+func checkMerge(g *gitCall) (dialect.Answer, bool) {
+	base, head, merged, ok := g.pullSides()
+	if !ok {
+		return dialect.Answer{}, false
+	}
+	if merged {
+		return message(http.StatusMethodNotAllowed, "Pull Request is not mergeable"), true
+	}
+	check, err := g.repo.Mergeable(base, head)
+	if err != nil {
+		return gitError(err), true
+	}
+	if !check.Clean {
+		return message(http.StatusMethodNotAllowed, "Merge conflict"), true
+	}
+	switch m := g.str("merge_method"); m {
+	case "", "merge", "squash", "rebase":
+	default:
+		return validationFailed("merge_method", "invalid"), true
+	}
+	return dialect.Answer{}, false
+}
+
+// mergePull merges the pull request's head into its base in git, once
+// the engine has marked it merged, and puts the commit's sha in the
+// answer.
+func mergePull(c *dialect.Call, body []byte) []byte {
+	w := World(c.Attachment)
+	if w == nil {
+		return nil
+	}
+	repo, err := w.Repo(c.Path("owner") + "/" + c.Path("repo"))
+	if err != nil {
+		return nil
+	}
+	g := &gitCall{Call: c, repo: repo, base: c.Here.Origin(), full: repo.Name()}
+	if p, err := decodeJSON(c.Body); err == nil {
+		g.Params = p
+	}
+	base, head, _, ok := g.pullSides()
+	if !ok {
+		return nil
+	}
+	method := gitworld.MergeMethod(g.str("merge_method"))
+	if method == "" {
+		method = gitworld.MergeCommit
+	}
+	var pr struct {
+		Number int
+		Title  string
+	}
+	_ = json.Unmarshal(body, &pr)
+	msg := g.str("commit_title")
+	if msg == "" {
+		msg = pr.Title
+		if method == gitworld.MergeCommit {
+			msg = "Merge pull request from " + head
+		}
+	}
+	if m := g.str("commit_message"); m != "" {
+		msg += "\n\n" + m
+	}
+	who := identity(c.Now)
+	commit, err := repo.Merge(gitworld.MergeRequest{Base: base, Head: head, Method: method, Message: msg, Author: who, Committer: who})
+	if err != nil && !errors.Is(err, gitworld.ErrNothingToMerge) {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(body, &m) != nil {
+		return nil
+	}
+	m["sha"] = commit.SHA
+	if _, ok := m["merge_commit_sha"]; ok {
+		m["merge_commit_sha"] = commit.SHA
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+func decodeJSON(b []byte) (map[string]any, error) {
+	var m map[string]any
+	if len(b) == 0 {
+		return nil, nil
+	}
+	err := json.Unmarshal(b, &m)
+	return m, err
+}
