@@ -23,7 +23,7 @@ func (e *Engine) plain(req *request, a *answer) {
 		return
 	}
 	if t := req.match.Value.Template; t != nil {
-		a.status, a.body, a.prov = t.Status, t.Body, ProvTemplate
+		a.status, a.header, a.body, a.prov = t.Status, t.Header, t.Body, ProvTemplate
 		return
 	}
 	a.missf(apierr.RouteMiss, "no recorded answer matches %s %s and the route has no recorded response shape to synthesize from", req.method, req.path)

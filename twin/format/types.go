@@ -128,6 +128,10 @@ type Route struct {
 	// answer for requests no recording matches. Twins imported from an API
 	// description have no recordings to take a shape from. Optional.
 	Body string `toml:"body,omitzero"`
+	// ContentType is the media type of a Body that is not JSON (Stripe's
+	// quote PDF, application/pdf): the body is then served as written.
+	// Optional; JSON by default.
+	ContentType string `toml:"content_type,omitzero"`
 	// ListKey names the member of Body that holds a page of entries,
 	// when the route lists a collection in an object of its own
 	// ({"total_count": 1, "workflow_runs": [...]}): under the not_found

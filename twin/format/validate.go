@@ -201,8 +201,8 @@ func validateRouteBody(r Route, at string, probs *Problems) {
 	if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
 		probs.addf("%s: status %d is not an HTTP status", at, r.Status)
 	}
-	if r.Body != "" && !json.Valid([]byte(r.Body)) {
-		probs.addf("%s: body is not valid JSON (it is the route's response shape)", at)
+	if r.Body != "" && r.ContentType == "" && !json.Valid([]byte(r.Body)) {
+		probs.addf("%s: body is not valid JSON (it is the route's response shape; a body of another media type needs content_type)", at)
 	}
 }
 

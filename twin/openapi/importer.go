@@ -136,6 +136,8 @@ func (im *Importer) TemplateRoutes(ops []Operation, rename func(Operation) (stri
 			markList(&rt, s)
 		case status == 204:
 			rt.Status = 204
+		case binarySuccess(o.Op, "application/pdf"):
+			rt.ContentType, rt.Body = "application/pdf", minimalPDF
 		}
 		rt.Safe = im.safeOp(o, safe)
 		out = append(out, rt)
@@ -218,3 +220,25 @@ func (im *Importer) count(m *format.Manifest, unclaimed int) {
 	}
 	c.Unserved = unclaimed - c.Skipped - c.Template
 }
+
+// binarySuccess reports whether op's first success answers media type mt
+// (and no JSON), as Stripe's quote PDF does.
+func binarySuccess(op *openapi3.Operation, mt string) bool {
+	if op.Responses == nil {
+		return false
+	}
+	for _, c := range op.Responses.Keys() {
+		if r := op.Responses.Value(c); len(c) == 3 && c[0] == '2' && r != nil && r.Value != nil {
+			return r.Value.Content.Get(mt) != nil && JSONMedia(r.Value.Content) == nil
+		}
+	}
+	return false
+}
+
+// minimalPDF is the template of an answer in PDF: one empty page, which
+// PDF readers open (the SDKs read it as bytes).
+const minimalPDF = "%PDF-1.4\n" +
+	"1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n" +
+	"2 0 obj <</Type /Pages /Kids [3 0 R] /Count 1>> endobj\n" +
+	"3 0 obj <</Type /Page /Parent 2 0 R /MediaBox [0 0 612 792]>> endobj\n" +
+	"trailer <</Root 1 0 R>>\n%%EOF\n"

@@ -62,6 +62,11 @@ func routeTemplate(rt format.Route) *Recorded {
 	if status == 0 {
 		status = http.StatusOK
 	}
+	if rt.ContentType != "" {
+		h := http.Header{"Content-Type": {rt.ContentType}}
+		SetLength(h, len(rt.Body))
+		return &Recorded{Status: status, Header: h, Body: []byte(rt.Body)}
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(rt.Body)); err != nil {
 		return nil // the loader has rejected such a body already
