@@ -20,10 +20,15 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	if !ok {
 		return
 	}
-	for _, f := range x.Required {
-		if !p.has(f) {
-			e.validation(a, res, f, "missing_field")
-			return
+	// The twin's own required fields (twin.toml required) are refused
+	// when empty too (GitHub's title ""), under strict validation, or
+	// where no request schema is checked; warn and off serve them.
+	if e.opts.Validate == Strict || req.match.Value.Params == nil {
+		for _, f := range x.Required {
+			if !p.has(f) {
+				e.validation(a, res, f, "missing_field")
+				return
+			}
 		}
 	}
 	o := e.startCreate(res)

@@ -443,7 +443,10 @@ func (w *setter) merge(name string, s *reqschema.Schema, cur *object.Object, t m
 			continue
 		}
 		if text, ok := v.(string); (ok && text == "") || s.At(k).IsUnanswered() {
-			if !ok || text != "" {
+			switch {
+			case s.At(k).Answered() != "":
+				merged.Set(k, s.At(k).Answered())
+			case !ok || text != "":
 				merged.Set(k, object.CloneValue(vals[i]))
 			}
 			continue
@@ -456,13 +459,17 @@ func (w *setter) merge(name string, s *reqschema.Schema, cur *object.Object, t m
 	}
 	added := make([]string, 0, 8) // on the stack for the few keys a request usually adds
 	for k := range t {
-		if !cur.Has(k) && !s.At(k).IsUnanswered() {
+		if !cur.Has(k) && (!s.At(k).IsUnanswered() || s.At(k).Answered() != "") {
 			added = append(added, k)
 		}
 	}
 	slices.Sort(added)
 	for _, k := range added {
 		v := t[k]
+		if ans := s.At(k).Answered(); ans != "" {
+			merged.Set(k, ans)
+			continue
+		}
 		if text, isString := v.(string); isString {
 			if text == "" { // what convert makes of "" for a field cur lacks
 				continue

@@ -43,8 +43,7 @@ func (e *Engine) checkTree(st session.Reader, req *request, a *answer, p map[str
 	if s == nil || e.opts.Validate == Off || e.unread(req) {
 		return true
 	}
-	_, prob := reqschema.Check(s, p, e.formSent(req), e.refsFor(st))
-	return e.checked(req, a, prob)
+	return e.checked(req, a, reqschema.Validate(s, p, e.formSent(req), e.refsFor(st)))
 }
 
 // checkRead checks a read that the handler does not decode parameters

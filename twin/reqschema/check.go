@@ -36,6 +36,19 @@ func Check(s *Schema, params map[string]any, form bool, refs Lookup) (map[string
 	return map[string]any{}, nil // unreachable: an object schema answers a map
 }
 
+// Validate is Check without the typed tree, for parameters used as they
+// were sent (a list's query): the same problems, and no copy made.
+func Validate(s *Schema, params map[string]any, form bool, refs Lookup) *dialect.Problem {
+	c := checker{form: form, refs: refs}
+	if params == nil {
+		params = map[string]any{}
+	}
+	if _, ok := c.value(s, nil, params); !ok {
+		return c.problem
+	}
+	return nil
+}
+
 // checker is one check: how values are read, and the first problem.
 type checker struct {
 	form  bool

@@ -146,6 +146,9 @@ func TestCheckForm(t *testing.T) {
 				t.Errorf("Check changed its params: want %v, have %v", before, params)
 			}
 			checkAnswer(t, tc.want, tc.problem, typed, prob)
+			if v := Validate(s, params, true, testRefs()); !reflect.DeepEqual(v, prob) {
+				t.Errorf("Validate: want Check's problem %+v, have %+v", prob, v)
+			}
 			flat, ok := canon.FlatParams(nil, "application/x-www-form-urlencoded", []byte(tc.body), "")
 			if !ok {
 				return
@@ -226,6 +229,9 @@ func TestCheckJSON(t *testing.T) {
 			}
 			typed, prob := Check(s, params, false, testRefs())
 			checkAnswer(t, tc.want, tc.problem, typed, prob)
+			if v := Validate(s, params, false, testRefs()); !reflect.DeepEqual(v, prob) {
+				t.Errorf("Validate: want Check's problem %+v, have %+v", prob, v)
+			}
 		})
 	}
 }

@@ -37,3 +37,11 @@ func (s *Schema) ItemsOf() *Schema {
 
 // IsUnanswered reports Unanswered of a schema that may be nil.
 func (s *Schema) IsUnanswered() bool { return s != nil && s.Unanswered }
+
+// Answered is the Answer of an Unanswered schema that may be nil.
+func (s *Schema) Answered() string {
+	if s == nil || !s.Unanswered {
+		return ""
+	}
+	return s.Answer
+}

@@ -121,4 +121,8 @@ type Schema struct {
 	// items; entitlement_feature=feat_x answers the feature object), so a
 	// twin does not copy the value into the entity it answers with.
 	Unanswered bool `json:"unanswered,omitempty"`
+	// Answer, for an Unanswered field, is the value the provider answers
+	// once a request sends one (Stripe answers a requested capability
+	// "inactive" until the account's requirements are met); "" for none.
+	Answer string `json:"answer,omitempty"`
 }

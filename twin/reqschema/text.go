@@ -76,7 +76,7 @@ func (c *checker) text(s *Schema, p *path, v string) (any, bool) {
 // in characters, a decimal's format, and the entity it names.
 func (c *checker) stringValue(s *Schema, p *path, v string) (any, bool) {
 	if len(s.Enum) > 0 && !slices.Contains(s.Enum, v) {
-		return c.fail(dialect.Problem{Kind: dialect.InvalidEnum, Value: v, Sent: v, Allowed: s.Enum}, p)
+		return c.fail(dialect.Problem{Kind: dialect.InvalidEnum, Value: v, Sent: v, Allowed: shown(s.Enum)}, p)
 	}
 	if s.MaxLength > 0 && len(v) > s.MaxLength { // bytes bound characters from above
 		if n := utf8.RuneCountInString(v); n > s.MaxLength {
@@ -114,7 +114,7 @@ func (c *checker) integer(s *Schema, p *path, text string, fromJSON bool) (any, 
 // enum checks the text of a number against s's enum, and answers out.
 func (c *checker) enum(s *Schema, p *path, text string, out any) (any, bool) {
 	if len(s.Enum) > 0 && !slices.Contains(s.Enum, text) {
-		return c.fail(dialect.Problem{Kind: dialect.InvalidEnum, Value: text, Sent: text, Allowed: s.Enum}, p)
+		return c.fail(dialect.Problem{Kind: dialect.InvalidEnum, Value: text, Sent: text, Allowed: shown(s.Enum)}, p)
 	}
 	return out, true
 }
@@ -154,4 +154,17 @@ func isDecimal(v string) bool {
 		}
 	}
 	return digits > 0
+}
+
+// shown is an enum's values as a refusal lists them: without "", which
+// stands for clearing the field, not for a value (Stripe lists exempt,
+// none, or reverse, not ", exempt, none, or reverse").
+func shown(enum []string) []string {
+	out := make([]string, 0, len(enum))
+	for _, e := range enum {
+		if e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

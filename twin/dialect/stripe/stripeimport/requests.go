@@ -27,6 +27,9 @@ func (im *importer) Requests(f *reqschema.File) {
 			markRefs(op.Params, refs, 0)
 			if r := im.byName[im.ClaimedBy(op.Method, op.Path)]; r != nil {
 				markUnanswered(op.Params, r.ref, im.modelled(r))
+				if r.name == "account" {
+					capabilitiesAnswer(op.Params)
+				}
 			}
 		}
 	}
@@ -249,4 +252,20 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// capabilitiesAnswer says what Stripe answers for a capability an account
+// write requests (capabilities[card_payments][requested]=true): the
+// capability's status, "inactive" until the account's requirements are
+// met, where the request sent a hash.
+func capabilitiesAnswer(params *reqschema.Schema) {
+	caps := params.At("capabilities")
+	if caps == nil {
+		return
+	}
+	for _, c := range caps.Properties {
+		if c.Unanswered {
+			c.Answer = "inactive"
+		}
+	}
 }
