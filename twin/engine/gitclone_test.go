@@ -97,6 +97,24 @@ func TestGitHubGitCLI(t *testing.T) {
 		t.Errorf("the REST commit after a pull: %v", err)
 	}
 
+	// A pull request of the pushed branch, merged through the REST API, is
+	// in the next fetch.
+	pr, _, err := gh.PullRequests.Create(ctx, "wraith-user", "demo", &github.NewPullRequest{Title: github.Ptr("topic"), Head: github.Ptr("topic"), Base: github.Ptr("main")})
+	if err != nil {
+		t.Fatalf("open a pull request of topic: %v", err)
+	}
+	merged, _, err := gh.PullRequests.Merge(ctx, "wraith-user", "demo", pr.GetNumber(), "", nil)
+	if err != nil || len(merged.GetSHA()) != 40 {
+		t.Fatalf("merge: want a merge commit, have %v (%v)", merged, err)
+	}
+	gitRun(t, home, work, false, "fetch", "-q", "origin")
+	if have, _ := gitRun(t, home, work, false, "rev-parse", "origin/main"); have != merged.GetSHA() {
+		t.Errorf("origin/main after the fetch: want the merge %s, have %s", merged.GetSHA(), have)
+	}
+	if parents, _ := gitRun(t, home, work, false, "log", "-1", "--format=%P", "origin/main"); len(strings.Fields(parents)) != 2 {
+		t.Errorf("the merge commit's parents: want main and topic, have %q", parents)
+	}
+
 	other := "http://x:ghp_token.wraith.agent-18@" + host + "/wraith-user/demo.git"
 	if out, err := gitRun(t, home, home, true, "ls-remote", other); err == nil {
 		t.Errorf("another session's credential reaches agent-17's repository: %s", out)
