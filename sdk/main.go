@@ -8,15 +8,17 @@
 // Each test process talks to a session of its own: stripe-go's test
 // binaries, one per package, are started by `go test -exec` through this
 // program's exec-wrap mode, which starts a wraith of its own for each on
-// a free port (and runs the binary's tests one process each against it,
-// so that the twin's log tells their requests apart); stripe-python's tests, all in one pytest process, get one
-// session per test function through the /__s/{session}/ path prefix,
-// set by a pytest plugin (pytest_wraith_session.py) around each test's
-// call. stripe-mock is stateless and is shared.
+// a free port and runs the binary's tests one process each against it,
+// the twin's sessions reset before each (-go-session test, the default;
+// the twin's log then tells their requests apart); stripe-python's
+// tests, all in one pytest process, get one session per test function
+// through the /__s/{session}/ path prefix, set by a pytest plugin
+// (pytest_wraith_session.py) around each test's call. stripe-mock is
+// stateless and is shared.
 //
 // Usage:
 //
-//	sdk [-suite all|stripe-go|stripe-python] [-pkg ./customer] [-k EXPR] [-go-session package|test] [-report-only] [-dir .sdk]
+//	sdk [-suite all|stripe-go|stripe-python] [-pkg ./customer] [-k EXPR] [-go-session test|package] [-report-only] [-dir .sdk]
 //	sdk exec-wrap -wraith BIN -logs DIR TESTBINARY ARGS...   (go test -exec)
 package main
 
@@ -66,7 +68,8 @@ type options struct {
 	dir     string // work folder: sources, binaries, raw outputs
 	repo    string // the Wraith repository to build wraith from
 	// goSession is what shares a session on Wraith in stripe-go's suite:
-	// "package" (a test binary's tests, one after another) or "test".
+	// "test" (each test its own; the default) or "package" (a test
+	// binary's tests, one after another).
 	goSession string
 	// reportOnly makes the report from the last run's raw outputs in
 	// dir, running nothing: for a change of the classifier.
@@ -77,7 +80,7 @@ type options struct {
 // than as the committed report measures it: its figures then go to the
 // work folder only.
 func (o options) partial() bool {
-	return o.pkgs != "./..." || o.keyword != "" || o.goSession != "package"
+	return o.pkgs != "./..." || o.keyword != "" || o.goSession != "test"
 }
 
 func run(ctx context.Context, args []string, stderr io.Writer) error {
@@ -89,7 +92,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&o.keyword, "k", "", "stripe-python tests to run, a pytest -k `EXPR`; a partial run is reported under -dir only")
 	fs.StringVar(&o.dir, "dir", ".sdk", "work `DIR` for sources, binaries and raw outputs (git-ignored)")
 	fs.StringVar(&o.repo, "repo", ".", "the Wraith repository `DIR` whose wraith is measured")
-	fs.StringVar(&o.goSession, "go-session", "package", "what shares a session in stripe-go's suite on Wraith: `package` (a test binary's tests, as go test runs them) or test (reset before each test)")
+	fs.StringVar(&o.goSession, "go-session", "test", "what shares a session in stripe-go's suite on Wraith: `test` (each test process its own, the sessions reset before it; the committed figure) or package (a test binary's tests, as go test runs them; reported under -dir only)")
 	fs.BoolVar(&o.reportOnly, "report-only", false, "run nothing: make the report again from the last run's raw outputs under -dir")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
