@@ -297,6 +297,19 @@ func TestGitHubGitDay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	digest := func(name string) string {
+		t.Helper()
+		s, err := e.Session(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d string
+		s.Do(func(st *session.State) { d, _ = st.Digest() })
+		return d
+	}
+	if d1, d2 := digest("day-1"), digest("day-2"); d1 != d2 {
+		t.Errorf("two sessions doing the same day: want the same digest, git included, have %s and %s", d1, d2)
+	}
 	if _, err := e.Store().Fork(context.Background(), src, "day-1-fork"); err != nil {
 		t.Fatal(err)
 	}
@@ -339,6 +352,12 @@ func TestGitHubGitDay(t *testing.T) {
 		t.Errorf("the restored session's feature: want %s, have %v (%v)", first[4], feature.GetObject().GetSHA(), err)
 	}
 
+	if d1, df := digest("day-1"), digest("day-1-fork"); d1 == df {
+		t.Errorf("a fork with a commit of its own has its source's digest %s", d1)
+	}
+	if d1, dr := digest("day-1"), digest("day-1-restored"); d1 != dr {
+		t.Errorf("a restored session's digest: want its source's %s, have %s", d1, dr)
+	}
 	main, _, err := orig.Git.GetRef(ctx, "wraith-user", "demo", "heads/main")
 	if err != nil || main.GetObject().GetSHA() == r.GetSHA() || main.GetObject().GetSHA() != first[len(first)-1] {
 		t.Errorf("the source's main moved with the fork's commit: have %v (%v)", main.GetObject().GetSHA(), err)

@@ -1,7 +1,9 @@
 package session
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"hash"
 
 	"github.com/wraithdev/wraith/twin/dialect"
 )
@@ -47,6 +49,26 @@ func (st *State) AttachmentSize() int64 {
 // MarkAttachment records that the locked section changed the session's
 // attachment, as Put records an entity.
 func (st *State) MarkAttachment() { st.mark(Wrote) }
+
+// digestAttachment adds the session's attachment to a digest, after its
+// entities: a line naming it and the sha256 of its snapshot, which is the
+// same bytes for the same state. A session without one adds nothing, so
+// its digest is what it was before attachments. An attachment that cannot
+// be snapshotted adds a line saying so, which no state's sum matches.
+func (st *State) digestAttachment(h hash.Hash) {
+	if st.ext == nil {
+		return
+	}
+	b, err := st.ext.Snapshot()
+	if err != nil {
+		h.Write([]byte("attachment\x00unreadable\n"))
+		return
+	}
+	sum := sha256.Sum256(b)
+	h.Write([]byte("attachment\x00"))
+	h.Write(sum[:])
+	h.Write([]byte("\n"))
+}
 
 // snapshotAttachment is the attachment as a snapshot carries it: nil
 // for none, so a snapshot of a session without one reads as before.

@@ -84,6 +84,8 @@ func TestAttachmentLifecycle(t *testing.T) {
 	}
 	s.Do(func(st *State) { note(st, "one") })
 
+	var before string
+	s.Do(func(st *State) { before, _ = st.Digest() })
 	f, err := store.Fork(context.Background(), s, "b")
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +97,12 @@ func TestAttachmentLifecycle(t *testing.T) {
 	}
 	if want, have := "one;b-only;", notesOf(t, f); want != have {
 		t.Errorf("fork: want %q, have %q", want, have)
+	}
+	var after, forked string
+	s.Do(func(st *State) { after, _ = st.Digest() })
+	f.Do(func(st *State) { forked, _ = st.Digest() })
+	if before == after || after == forked {
+		t.Errorf("digests: want the attachment's changes in them, have %s before, %s after, %s in the fork", before, after, forked)
 	}
 	var size int64
 	s.Do(func(st *State) { size = st.AttachmentSize() })

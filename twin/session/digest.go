@@ -59,6 +59,7 @@ func (st *State) Digest() (string, int) {
 		buf = append(buf, '\n')
 		h.Write(buf)
 	}
+	st.digestAttachment(h)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), len(ents)
 }
 
