@@ -264,13 +264,14 @@ func imported(sp *sampler, doc *openapi3.T, opts Options) (*Result, error) {
 		return nil, sp.err
 	}
 
+	requests := im.requests(hooks) // before the report is counted and written: it reports what it could not add
 	im.count(&m, len(unclaimed))
 	var buf bytes.Buffer
 	if err := format.WriteManifest(&buf, &m); err != nil {
 		return nil, err
 	}
 	files := map[string][]byte{"twin.toml": buf.Bytes(), "import-report.json": im.report.encode()}
-	if f := im.requests(hooks); f != nil {
+	if f := requests; f != nil {
 		b, err := f.Marshal()
 		if err != nil {
 			return nil, err

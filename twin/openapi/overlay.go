@@ -41,6 +41,21 @@ type Overlay struct {
 	// true whatever is sent and the session holds (format.Route's safe;
 	// see safeOp).
 	SafeOps []string `toml:"safe_ops"`
+	// Accept are request parameters the provider takes that its
+	// description leaves out (Stripe's deprecated items[0][plan], which
+	// its own SDKs still send): added to requests.json, each reviewed.
+	Accept []AcceptParam `toml:"accept"`
+}
+
+// AcceptParam is one parameter an operation takes beyond its
+// description: Param is its path in the schema, a "[]" segment an
+// array's elements (items[].plan), and Type its JSON Schema type.
+type AcceptParam struct {
+	Op    string `toml:"op"` // "POST /v1/subscriptions", as the description writes the path
+	Param string `toml:"param"`
+	Type  string `toml:"type"`
+	// Why says where the provider is seen to take it.
+	Why string `toml:"why"`
 }
 
 // Source is a description pinned to a package version: a Go module's

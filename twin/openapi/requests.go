@@ -67,6 +67,7 @@ func (im *Importer) requests(hooks Hooks) *reqschema.File {
 	if len(f.Operations) == 0 {
 		return nil
 	}
+	im.accept(f)
 	if rh != nil {
 		rh.Requests(f)
 	}
@@ -292,4 +293,45 @@ func enumText(e any) (string, bool) {
 		return strconv.FormatBool(t), true
 	}
 	return "", false
+}
+
+// accept adds the overlay's accepted parameters to f, reporting each
+// that names no operation or no place in its schema.
+func (im *Importer) accept(f *reqschema.File) {
+	for _, a := range im.ov.Accept {
+		method, path, _ := strings.Cut(a.Op, " ")
+		var op *reqschema.Operation
+		for i := range f.Operations {
+			if f.Operations[i].Method == method && f.Operations[i].Path == path {
+				op = &f.Operations[i]
+			}
+		}
+		if op == nil || !acceptAt(op.Params, strings.Split(a.Param, "."), a.Type) {
+			im.report.AddUnresolved(a.Op, "overlay accept "+a.Param+": no such operation or place in its request schema: not added", "high")
+		}
+	}
+}
+
+// acceptAt adds the property at path (a segment ending in "[]" is an
+// array's elements) to s; false when the path does not lead to an object.
+func acceptAt(s *reqschema.Schema, path []string, typ string) bool {
+	for _, seg := range path[:len(path)-1] {
+		name, elems := strings.CutSuffix(seg, "[]")
+		next := s.At(name)
+		if elems {
+			next = next.ItemsOf()
+		}
+		if next == nil {
+			return false
+		}
+		s = next
+	}
+	if s.Type != "object" {
+		return false
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]*reqschema.Schema{}
+	}
+	s.Properties[path[len(path)-1]] = &reqschema.Schema{Type: typ}
+	return true
 }
