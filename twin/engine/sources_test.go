@@ -17,6 +17,9 @@ func TestSessionSources(t *testing.T) {
 	basic := func(user string) string {
 		return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"))
 	}
+	basicPass := func(user, pass string) string {
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+	}
 	for _, tc := range []struct {
 		name, path, header, auth string
 		status                   int
@@ -35,6 +38,11 @@ func TestSessionSources(t *testing.T) {
 		{name: "token scheme naming no session", path: "/v1/customers/cus_123", auth: "token ghp_x", status: 200, session: "default"},
 		{name: "basic user suffix", path: "/v1/customers/cus_123", auth: basic("sk_test_x.wraith.b-1"), status: 200, session: "b-1"},
 		{name: "plain bearer", path: "/v1/customers/cus_123", auth: "Bearer sk_test_x", status: 200, session: "default"},
+		// git sends a token as the Basic password (https://x:TOKEN@host).
+		{name: "basic password suffix", path: "/v1/customers/cus_123", auth: basicPass("x", "ghp_x.wraith.p-1"), status: 200, session: "p-1"},
+		{name: "basic password suffix with a colon before it", path: "/v1/customers/cus_123", auth: basicPass("x", "a:b.wraith.p-2"), status: 200, session: "p-2"},
+		{name: "basic user suffix wins over the password", path: "/v1/customers/cus_123", auth: basicPass("k.wraith.u-1", "t"), status: 200, session: "u-1"},
+		{name: "basic password suffix beside another header", path: "/v1/customers/cus_123", header: "h3", auth: basicPass("x", "t.wraith.p-3"), status: 400, code: "session-conflict"},
 		{name: "header and path agree", path: "/__s/a/v1/customers/cus_123", header: "a", status: 200, session: "a"},
 		{name: "header and path differ", path: "/__s/a/v1/customers/cus_123", header: "b", status: 400, code: "session-conflict"},
 		{name: "header and credential differ", path: "/v1/customers/cus_123", header: "b", auth: "Bearer k.wraith.c", status: 400, code: "session-conflict"},
