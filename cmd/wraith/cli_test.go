@@ -24,6 +24,7 @@ import (
 )
 
 func TestBuildVersion(t *testing.T) {
+	t.Parallel()
 	vcs := []debug.BuildSetting{
 		{Key: "vcs", Value: "git"},
 		{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"},
@@ -61,6 +62,7 @@ func TestBuildVersion(t *testing.T) {
 // TestVersionBinary builds wraith as a release would (VCS stamping on, a
 // version set with -ldflags) and asks it what it is.
 func TestVersionBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}
@@ -104,6 +106,7 @@ func TestVersionBinary(t *testing.T) {
 }
 
 func TestSuggestions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args      []string
 		want      []string
@@ -137,6 +140,7 @@ func TestSuggestions(t *testing.T) {
 }
 
 func TestLevenshtein(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		a, b string
 		d    int
@@ -156,6 +160,7 @@ func TestLevenshtein(t *testing.T) {
 var goTypeWord = regexp.MustCompile(`^(\*|\[\])|\.|^[a-z]+[A-Z]\w*$|^(u?int(8|16|32|64)|float(32|64)|func|value|interface.*|map\[.*)$`)
 
 func TestHelpShowsNoGoTypeNames(t *testing.T) {
+	t.Parallel()
 	flagLine := regexp.MustCompile(`^\s+(?:-\w, )?--([\w-]+) (\S+)\s{2,}`)
 	f, _, _ := testFactory(t.TempDir(), nil)
 	var walk func(cmd *cobra.Command)
@@ -207,6 +212,7 @@ func TestHelpShowsNoGoTypeNames(t *testing.T) {
 }
 
 func TestTwinsJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	f, _, stderr := testFactory(dir, nil)
 	if code := run([]string{"pack", "checkout", "-o", "checkout.twin"}, f); code != exitOK {
@@ -249,6 +255,7 @@ func TestTwinsJSON(t *testing.T) {
 }
 
 func TestShadowWarning(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	f, _, stderr := testFactory(dir, nil)
 	if code := run([]string{"pack", "checkout", "-o", "checkout.twin"}, f); code != exitOK {
@@ -354,6 +361,7 @@ func completeOut(tb testing.TB, dir string, env []string, args ...string) ([]str
 }
 
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	dir, search := t.TempDir(), t.TempDir()
 	f, _, stderr := testFactory(dir, nil)
 	if code := run([]string{"pack", "billing", "-o", "local.twin"}, f); code != exitOK {
@@ -468,6 +476,7 @@ func faultyTwin(tb testing.TB, dir, profiles string) {
 // NO_COLOR holds. Code that turns colour on must consult NO_COLOR, and what
 // the commands print carries no escape sequence even for a colour terminal.
 func TestNoColor(t *testing.T) {
+	t.Parallel()
 	colour := regexp.MustCompile(`hclog\.(AutoColor|ForceColor)|fatih/color|\\x1b\[|\\033\[|\\u001b\[`)
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -478,7 +487,10 @@ func TestNoColor(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+		// Hidden folders (.git, and the git-ignored downloads: .specs,
+		// .sdk, .panel) and node_modules hold no code of Wraith's; walking
+		// them took most of this test's time.
+		if d.IsDir() && path != root && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "cli_test.go") {

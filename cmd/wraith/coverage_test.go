@@ -33,6 +33,7 @@ func serveCheckout(tb testing.TB) string {
 }
 
 func TestCoverageCommand(t *testing.T) {
+	t.Parallel()
 	url := serveCheckout(t)
 	for _, c := range []struct{ method, path, session string }{
 		{"GET", "/v1/customers/cus_123", "a"},
@@ -74,6 +75,7 @@ func TestCoverageCommand(t *testing.T) {
 }
 
 func TestCoverageFlags(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

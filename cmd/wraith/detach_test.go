@@ -16,6 +16,7 @@ import (
 // in the foreground, each with the end of its log and nothing left
 // running.
 func TestServeDetachErrors(t *testing.T) {
+	t.Parallel()
 	needTools(t, "bash")
 	dir := t.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

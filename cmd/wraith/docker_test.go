@@ -63,6 +63,7 @@ func parseDockerfile(tb testing.TB, path string) []dockerStage {
 // binary, a run stage without the toolchain, a non-root user, and serve on
 // all interfaces only with a control token.
 func TestDockerfile(t *testing.T) {
+	t.Parallel()
 	stages := parseDockerfile(t, filepath.Join("..", "..", "Dockerfile"))
 	if len(stages) < 2 {
 		t.Fatalf("want a multi-stage build, have %d stage(s)", len(stages))

@@ -74,6 +74,7 @@ func repoRoot(tb testing.TB) string {
 // binaries first on PATH. Blocks marked `# doc-test: skip` are left out;
 // there must be few.
 func TestDocsRun(t *testing.T) {
+	t.Parallel()
 	needTools(t, "bash", "jq", "curl", "openssl")
 	root := repoRoot(t)
 	for _, doc := range []string{"docs/guide.md", "README.md"} {
@@ -191,6 +192,7 @@ func docSnippets(tb testing.TB, path string) []docBlock {
 // the command they give it to does not have, a command that does not
 // exist, or a control path the control plane does not serve.
 func TestDocsFlagsExist(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	files = append(files, filepath.Join(root, "README.md"))

@@ -21,6 +21,7 @@ import (
 // script's trap 'wraith down' EXIT does not turn a run that never came up,
 // or came down already, into a failure. Run as a real trap in bash.
 func TestDownNothingUp(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	f, stdout, stderr := testFactory(dir, nil)
 	if code := run([]string{"down"}, f); code != 0 {
@@ -38,6 +39,7 @@ func TestDownNothingUp(t *testing.T) {
 }
 
 func TestDownRemovesStaleState(t *testing.T) {
+	t.Parallel()
 	dir := fakeProject(t, false, readyTwin("billing", "http://127.0.0.1:1", 1, 1))
 	f, stdout, stderr := testFactory(dir, nil)
 	if code := run([]string{"down"}, f); code != 0 {
@@ -110,6 +112,7 @@ func rewriteState(tb testing.TB, dir string, pid int) {
 // TestDownSparesUnrelatedProcess names a live sleep in up.json, with no
 // project up: down must not signal it, and must say so.
 func TestDownSparesUnrelatedProcess(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, oneTwin)
 	sleep := sleeper(t)
 	st := supervisor.State{Version: supervisor.StateVersion, Project: "shop", Dir: p.dir, Phase: supervisor.StatusReady, SupervisorPID: sleep.Process.Pid, StartedAt: time.Now().UTC()}
@@ -135,6 +138,7 @@ func TestDownSparesUnrelatedProcess(t *testing.T) {
 // as its supervisor's pid: down signals nothing, neither the named pid nor
 // the project, and exits 1 naming the process that does hold the lock.
 func TestDownRefusesPIDAtMostOne(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, oneTwin)
 	u := p.startUp(t)
 	st := p.state(t, "ready", func(st supervisor.State) bool { return st.Twins[0].Status == supervisor.StatusReady })
@@ -164,6 +168,7 @@ func TestDownRefusesPIDAtMostOne(t *testing.T) {
 // wraith up runs: down still finds the project through its lock, stops
 // it, and no child is left.
 func TestDownStopsProjectWithTruncatedState(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, twoTwins)
 	u := p.startUp(t)
 	st := p.state(t, "ready", func(st supervisor.State) bool {
@@ -207,6 +212,7 @@ func TestDownStopsProjectWithTruncatedState(t *testing.T) {
 // in the default run (the old code failed within 8 to 32 rounds, a few
 // seconds), WRAITH_DOWN_SECONDS for a longer hunt.
 func TestDownConcurrent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("brings a project up and down many times")
 	}

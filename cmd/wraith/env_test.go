@@ -51,6 +51,7 @@ func readyTwin(name, url string, port, pid int) supervisor.TwinState {
 }
 
 func TestEnvFormats(t *testing.T) {
+	t.Parallel()
 	billing := readyTwin("billing", "http://127.0.0.1:8081", 8081, 101)
 	billing.ControlTokenEnv = "WRAITH_CONTROL_TOKEN"
 	dir := fakeProject(t, true, billing, readyTwin("checkout-api", "http://127.0.0.1:9000", 9000, 102))
@@ -160,6 +161,7 @@ WRAITH_CHECKOUT_API_DIGEST=sha256:ab12
 }
 
 func TestEnvQuoting(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, shell, dotenv string }{
 		{"http://127.0.0.1:8081", "http://127.0.0.1:8081", "http://127.0.0.1:8081"},
 		{"", "''", ""},
@@ -185,6 +187,7 @@ func TestEnvQuoting(t *testing.T) {
 }
 
 func TestEnvNoProject(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		dir  string
@@ -211,6 +214,7 @@ func TestEnvNoProject(t *testing.T) {
 
 // TestUpTwoTwinsEnvNamesBoth runs a real project of two twins.
 func TestUpTwoTwinsEnvNamesBoth(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, twoTwins)
 	ready := filepath.Join(t.TempDir(), "ready.json")
 	u := p.startUp(t, "--ready-json", ready)
@@ -288,6 +292,7 @@ func TestUpTwoTwinsEnvNamesBoth(t *testing.T) {
 // says so and never prints the dead run's port; once ready, env prints
 // the new one.
 func TestUpReplacesStaleState(t *testing.T) {
+	t.Parallel()
 	twinBin := bins.Path(t, "./cmd/wraith-twin")
 	tmp := t.TempDir()
 	gate, started := filepath.Join(tmp, "gate"), filepath.Join(tmp, "started")

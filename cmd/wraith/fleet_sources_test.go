@@ -165,6 +165,7 @@ func checkSourceCases(t *testing.T, base string, viaNginx bool) {
 // TestSessionSources runs the table directly against a real twin; the
 // fleet test runs it through nginx.
 func TestSessionSources(t *testing.T) {
+	t.Parallel()
 	srv := startServe(t, "checkout")
 	checkSourceCases(t, srv.ready.Serve.URL, false)
 }

@@ -14,6 +14,7 @@ import (
 )
 
 func TestFleetFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args     []string
 		env      map[string]string
@@ -114,6 +115,7 @@ func runFleetCmd(tb testing.TB, args ...string) (code int, stdout, stderr string
 }
 
 func TestFleetCoverageMerges(t *testing.T) {
+	t.Parallel()
 	a := replicaStub(t, "/__wraith/coverage", 200, `{"routes":[{"method":"GET","route":"/v1/customers/{id}","hits":{"recorded":2,"handler":1}}],
 		"misses":[{"method":"GET","path":"/v1/nope","count":3,"sessions":["a","b"],"first_at":"2026-01-01T00:00:05Z","last_at":"2026-01-01T00:00:09Z"}],
 		"misses_dropped":2,"misses_limit":1000}`)
@@ -151,6 +153,7 @@ func TestFleetCoverageMerges(t *testing.T) {
 }
 
 func TestFleetMetricsLabelsReplicas(t *testing.T) {
+	t.Parallel()
 	text := "# HELP wraith_requests_total Requests.\n# TYPE wraith_requests_total counter\nwraith_requests_total{provenance=\"recorded\"} 3\n" +
 		"# HELP wraith_sessions Sessions alive.\n# TYPE wraith_sessions gauge\nwraith_sessions 2\n"
 	a := replicaStub(t, "/__wraith/metrics", 200, text)
@@ -173,6 +176,7 @@ func TestFleetMetricsLabelsReplicas(t *testing.T) {
 // TestFleetPartialFailure: unreachable replicas, and replicas without the
 // endpoint, are errors on stderr and exit 1; the others' answers print.
 func TestFleetPartialFailure(t *testing.T) {
+	t.Parallel()
 	ok := replicaStub(t, "/__wraith/reset", 200, `{"reset":true,"sessions":4}`)
 	old := replicaStub(t, "/__wraith/session", 200, `{"sessions":[]}`)
 	dead := httptest.NewServer(http.NotFoundHandler())
@@ -205,6 +209,7 @@ func TestFleetPartialFailure(t *testing.T) {
 // coverage` ask the twins of the project that wraith up runs, each with
 // the token its own control_token_env names.
 func TestFleetProjectTokens(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs wraith up; skipped with -short")
 	}

@@ -11,6 +11,7 @@ import (
 // TestPackFormatJSON: pack --format json prints one document naming the
 // twin, the digest text output prints, and the file it wrote.
 func TestPackFormatJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestPackFormatJSON(t *testing.T) {
 // TestImportFormatJSON: import openapi --format json prints the digest,
 // the folder and the counts import-report.json holds.
 func TestImportFormatJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec, err := os.ReadFile("../../twin/openapi/testdata/shop.json")
 	if err != nil {
@@ -79,6 +81,7 @@ func TestImportFormatJSON(t *testing.T) {
 }
 
 func TestPackImportFormatUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"pack", "checkout", "-o", "c.twin", "--format", "yaml"},
 		{"import", "openapi", "shop.json", "-o", "x", "--format", "xml"},

@@ -51,6 +51,7 @@ func fanOutSpec(levels, width, ops int, self bool) string {
 // serve SPEC.json (exit 2, a file serve cannot serve), each naming the
 // schema; import writes nothing. It took both past 3 GiB.
 func TestImportFanOutRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "fan.json"), []byte(fanOutSpec(1, 6, 1, true)), 0o644)
 	const want = "components.schemas.A0: a sample of it would pass 100000 nodes: the schema fans out (6 references to itself)"
@@ -76,6 +77,7 @@ func TestImportFanOutRefused(t *testing.T) {
 // and leaves no output folder. The import used to ignore the signal and
 // finish.
 func TestImportInterrupted(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
@@ -140,6 +142,7 @@ const badPathSpec = `{"openapi":"3.0.3","info":{"title":"Files","version":"2026-
 // route, which serve then refused, and imported twins said they were
 // recorded at the zero time.
 func TestImportServeAgree(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "files.json")
 	os.WriteFile(spec, []byte(badPathSpec), 0o644)
@@ -211,6 +214,7 @@ const childMemoryKiB = 2_000_000
 // decodes a description one struct at a time, each with a fresh go-yaml
 // alias budget.
 func TestImportAliasBombRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "bomb.yaml"), []byte(aliasBombYAML()), 0o644)
 	bin := bins.Path(t, "./cmd/wraith")

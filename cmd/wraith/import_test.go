@@ -8,6 +8,7 @@ import (
 )
 
 func TestImportOpenAPI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec, err := os.ReadFile("../../twin/openapi/testdata/shop.json")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestInspectCommand(t *testing.T) {
+	t.Parallel()
 	f, stdout, stderr := testFactory(t.TempDir(), nil)
 	if code := run([]string{"inspect", "checkout"}, f); code != exitOK {
 		t.Fatalf("inspect checkout: exit %d: %s", code, stderr)
@@ -60,6 +61,7 @@ func TestInspectCommand(t *testing.T) {
 }
 
 func TestInspectUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -84,6 +86,7 @@ func TestInspectUsageErrors(t *testing.T) {
 }
 
 func TestDiffCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// The embedded checkout, packed: the same twin in another container.
 	f, _, stderr := testFactory(dir, nil)

@@ -20,6 +20,7 @@ import (
 // background; each twin's log is in .wraith/logs/NAME.log; `wraith logs`
 // shows them; `wraith logs -f` ends when `wraith down` stops the project.
 func TestUpDaemonLogs(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, twoTwins)
 	out, errOut, code := p.wraith(t, "up")
 	if code != 0 {
@@ -75,6 +76,7 @@ func TestUpDaemonLogs(t *testing.T) {
 // TestUpChildErrorKeepsItsLevel: a twin that cannot bind its port fails
 // at ERROR in its log and in up's error, not at INFO.
 func TestUpChildErrorKeepsItsLevel(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +100,7 @@ func TestUpChildErrorKeepsItsLevel(t *testing.T) {
 // reached the old file before it turned over, then the new file's, each
 // once.
 func TestLogsReadsTurnedOverFiles(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, oneTwin)
 	logs := filepath.Join(p.dir, ".wraith", "logs")
 	if err := os.MkdirAll(logs, 0o755); err != nil {
@@ -180,6 +183,7 @@ func TestLogsReadsTurnedOverFiles(t *testing.T) {
 // gone once up starts, and up.log has this run's lines, its own and the
 // twins' it re-logs.
 func TestUpLogIsTurnedOver(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, oneTwin)
 	upLog := filepath.Join(p.dir, supervisor.StateDir, "up.log")
 	if err := os.MkdirAll(filepath.Dir(upLog), 0o755); err != nil {

@@ -137,6 +137,7 @@ func (c *mcpClient) tool(name string, args map[string]any) string {
 // they make to api.github.com and api.stripe.com is answered by the twins,
 // in the run's session.
 func TestRunMCPServers(t *testing.T) {
+	t.Parallel()
 	mods := mcpServers(t)
 	needNamespaces(t)
 	p := newProject(t, "[[twins]]\nname = \"github\"\n\n[[twins]]\nname = \"stripe\"\n", "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_test")

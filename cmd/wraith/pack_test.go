@@ -45,6 +45,7 @@ func embeddedDigest(tb testing.TB, name string) string {
 // TestPackCommand packs the embedded checkout twin, twice, and serves the
 // pack pinned to the digest pack printed.
 func TestPackCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	want := embeddedDigest(t, "checkout")
 	var packs [][]byte
@@ -96,6 +97,7 @@ func TestPackCommand(t *testing.T) {
 }
 
 func TestPackErrors(t *testing.T) {
+	t.Parallel()
 	twins := map[string]string{
 		"twins/good/twin.toml":  "format = 1\nname = \"good\"\n",
 		"twins/bad/twin.toml":   "format = 2\nname = \"bad\"\n",

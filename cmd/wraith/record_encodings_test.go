@@ -107,6 +107,7 @@ func roundTrip(tb testing.TB, u string) (*http.Response, string) {
 // in either process's log: each exchange was recorded scrubbed, or refused
 // with 502 record-failed and not written.
 func TestRecordNeverWritesEncodedKey(t *testing.T) {
+	t.Parallel()
 	provider := echoEncodings(t)
 	dir := t.TempDir()
 	twinDir := filepath.Join(dir, "enc")

@@ -22,6 +22,7 @@ import (
 // cross-site form POST get 403, and the provider never sees them nor the
 // live key they would have carried.
 func TestRecordProcessRefusesWebPages(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -112,6 +113,7 @@ func startRecordProcessLog(tb testing.TB, dir string, args ...string) (string, *
 
 // TestRecordIPv6Host records through a recorder bound to [::1].
 func TestRecordIPv6Host(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
 		t.Skipf("this machine has no IPv6 loopback (%v)", err)

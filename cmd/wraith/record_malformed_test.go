@@ -25,6 +25,7 @@ func malformedAnswer(path, key string) string {
 // malformed status line: Go's transport quotes the line in its error, and
 // neither the 502 the client gets nor the process's log may hold the key.
 func TestRecordMalformedLineKeepsKeyOut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	url, stderr := startRecordProcessLog(t, dir, "--upstream", scrubtest.RawProvider(t, malformedAnswer), "--auth-env", "PROVIDER_KEY", "--name", "malformed")
 	for _, path := range []string{"/header", "/status"} {

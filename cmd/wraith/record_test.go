@@ -29,6 +29,7 @@ const (
 )
 
 func TestRecordFlags(t *testing.T) {
+	t.Parallel()
 	today := func() string { return time.Now().UTC().Format("2006-01-02") }
 	def := recordOptions{Dir: "twins/pay", Host: "127.0.0.1", MaxBody: 32 << 20, Grace: 5 * time.Second} // Name: today
 	for _, tc := range []struct {
@@ -66,6 +67,7 @@ func TestRecordFlags(t *testing.T) {
 }
 
 func TestRecordUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		env  map[string]string
@@ -222,6 +224,7 @@ func (r *recordRun) do(tb testing.TB, method, path, form string) (*http.Response
 // TestRecordThenServe records a fake provider, twice into the same
 // recording, then serves the folder and its pack with the real binary.
 func TestRecordThenServe(t *testing.T) {
+	t.Parallel()
 	provider := fakeProvider(t)
 	dir := t.TempDir()
 	twinDir := filepath.Join(dir, "payments")
@@ -332,6 +335,7 @@ func compactJSON(tb testing.TB, b []byte) string {
 // TestRecordKilled kills a real recorder process: every exchange answered
 // before the kill is on disk, and the folder loads.
 func TestRecordKilled(t *testing.T) {
+	t.Parallel()
 	provider := fakeProvider(t)
 	dir := t.TempDir()
 	ready := filepath.Join(dir, "ready.json")

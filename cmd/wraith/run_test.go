@@ -19,6 +19,7 @@ import (
 )
 
 func TestRunUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -46,6 +47,7 @@ func TestRunUsage(t *testing.T) {
 
 // Flags end at the command: its own flags are its own.
 func TestRunFlags(t *testing.T) {
+	t.Parallel()
 	var have *runOptions
 	f, _, stderr := testFactory(t.TempDir(), nil)
 	root := newRootCmd(f)
@@ -131,6 +133,7 @@ func journal(tb testing.TB, twinURL, session string) []string {
 // running project (wraith up with the stripe twin and [proxy]), to keep
 // the default test run short.
 func TestSandbox(t *testing.T) {
+	t.Parallel()
 	p, twinURL := sandboxProject(t)
 	t.Run("clients", func(t *testing.T) { testRunClients(t, p, twinURL) })
 	t.Run("fails closed", func(t *testing.T) { testRunFailsClosed(t, p) })
@@ -340,6 +343,7 @@ curl -sS -u sk_test_x: https://api.stripe.com/v1/customers`
 // for the run, exits with the command's status, passes a signal on, and
 // leaves nothing running.
 func TestRunOwnTwins(t *testing.T) {
+	t.Parallel()
 	needNamespaces(t)
 	p := newProject(t, "")
 	os.Remove(filepath.Join(p.dir, "wraith-project.toml"))

@@ -87,6 +87,7 @@ func (p *serveProc) wait(d time.Duration) bool {
 // TestServeGuideCommand runs the guide's serve command verbatim and reads
 // the ready JSON the way the guide's jq lines do.
 func TestServeGuideCommand(t *testing.T) {
+	t.Parallel()
 	p := startServe(t, "checkout",
 		"--port", "0",
 		"--unknown-entity", "not_found",
@@ -135,6 +136,7 @@ func TestServeGuideCommand(t *testing.T) {
 // TestServeDeterministicAcrossProcesses provisions the same session in two
 // separate processes, sends the same requests, and wants the same bytes.
 func TestServeDeterministicAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	run := func() string {
 		p := startServe(t, "checkout", "--port", "0", "--unknown-entity", "not_found")
 		base := p.ready.Serve.URL
@@ -181,6 +183,7 @@ func TestServeDeterministicAcrossProcesses(t *testing.T) {
 }
 
 func TestServeUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -210,6 +213,7 @@ func TestServeUsageErrors(t *testing.T) {
 }
 
 func TestTwinsListsEmbedded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	f, stdout, stderr := testFactory(dir, nil)
 	if code := run([]string{"twins"}, f); code != exitOK {
@@ -223,6 +227,7 @@ func TestTwinsListsEmbedded(t *testing.T) {
 }
 
 func TestServeInProcessStopsOnContext(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	f, _, stderr := testFactory(dir, nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -253,6 +258,7 @@ func TestServeInProcessStopsOnContext(t *testing.T) {
 // TestServeHelpListsEmbeddedTwins: serve --help names every twin built in,
 // as the embedded package holds them, not a list written by hand.
 func TestServeHelpListsEmbeddedTwins(t *testing.T) {
+	t.Parallel()
 	tomls, err := fs.Glob(embedded.FS(), "*/twin.toml")
 	if err != nil || len(tomls) == 0 {
 		t.Fatalf("no embedded twins: %v", err)
@@ -273,6 +279,7 @@ func TestServeHelpListsEmbeddedTwins(t *testing.T) {
 // twin a project's `wraith up` starts (wraith-twin) refuses it as well.
 // Real processes: the old serve took the key and served on.
 func TestServeAndRecordShareTheHMACKeyRule(t *testing.T) {
+	t.Parallel()
 	for _, key := range []string{"x", "0123456789abcde"} {
 		t.Run(fmt.Sprintf("%d bytes", len(key)), func(t *testing.T) {
 			want := fmt.Sprintf("WRAITH_HMAC_KEY is %d bytes, want at least 16", len(key))

@@ -50,6 +50,7 @@ func stopDetached(tb testing.TB, pid int) {
 // wraith, a live wraith process whose output is elsewhere: a reused pid),
 // and keeps a running server's log and what it cannot judge.
 func TestServeDetachLogLifecycle(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, oneTwin)
 	logs := filepath.Join(p.dir, supervisor.StateDir)
 	logOf := func(pid int) string { return filepath.Join(logs, fmt.Sprintf("serve-%d.log", pid)) }

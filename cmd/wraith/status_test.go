@@ -15,6 +15,7 @@ import (
 )
 
 func TestStatusProbesHealth(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/__wraith/health" {
 			http.NotFound(w, r)

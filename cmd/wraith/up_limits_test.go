@@ -14,6 +14,7 @@ import (
 // child as flags, and the child keeps them: a journal of journal_limit
 // entries, a body over max_body refused.
 func TestUpForwardsLimits(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, `[defaults]
 journal_limit = 3
 max_memory = "512MiB"

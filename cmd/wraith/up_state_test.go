@@ -17,6 +17,7 @@ import (
 // customer it was answered for, and wraith status shows the session it
 // recovered.
 func TestUpRestartsOnStateDir(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, "[[twins]]\nname = \"shop\"\ntwin = \"checkout\"\nstate_dir = \".wraith/state/shop\"\n")
 	if out, errOut, code := p.wraith(t, "up", "--detach"); code != 0 {
 		t.Fatalf("up --detach: exit %d\n%s%s", code, out, errOut)

@@ -54,6 +54,7 @@ func testFactory(dir string, env map[string]string) (*factory, *bytes.Buffer, *b
 }
 
 func TestUpFlags(t *testing.T) {
+	t.Parallel()
 	def := upOptions{StartTimeout: 15 * time.Second, LogFormat: "text", LogLevel: "info", ReadyFD: -1}
 	tests := []struct {
 		args []string
@@ -84,6 +85,7 @@ func TestUpFlags(t *testing.T) {
 // TestUpUsageErrors runs the real program in-process: each bad command line
 // exits 2 with a message naming the flag, before anything starts.
 func TestUpUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -139,8 +141,11 @@ func newProject(tb testing.TB, manifest string, env ...string) *project {
 	p.env = append(testbin.Env(), "WRAITH_TEST_TAG="+tag)
 	p.env = append(p.env, env...)
 	tb.Cleanup(func() {
-		// Whatever the test did, leave nothing running.
-		exec.Command(wraith, "down", "--timeout", "10s").Run()
+		// Whatever the test did, leave nothing running: down in the
+		// project's folder, then SIGKILL for anything left with the tag.
+		down := exec.Command(wraith, "down", "--timeout", "10s")
+		down.Dir, down.Env = dir, p.env
+		down.Run()
 		for _, pid := range p.pids(tb) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
@@ -241,6 +246,10 @@ func (p *project) pids(tb testing.TB) []int {
 	return testbin.Tagged(tb, "WRAITH_TEST_TAG", p.tag)
 }
 
+// freePort returns a port that was free a moment ago. The caller hands it
+// to a child that binds it later, so another listener could take it in
+// between: tests that use it stay serial (no t.Parallel), so that at least
+// this package's own tests, which bind :0, cannot.
 func freePort(tb testing.TB) int {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -391,6 +400,7 @@ fixture = "happy-path"
 `
 
 func TestUpKilledChildComesBackOnSamePort(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, twoTwins)
 	if out, errOut, code := p.wraith(t, "up", "--detach"); code != 0 {
 		t.Fatalf("up --detach: exit %d\n%s%s", code, out, errOut)
@@ -420,6 +430,7 @@ func TestUpKilledChildComesBackOnSamePort(t *testing.T) {
 }
 
 func TestUpSupervisorKilledLeavesNoChild(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, twoTwins)
 	u := p.startUp(t)
 	st := p.state(t, "ready", func(st supervisor.State) bool { return st.Phase == supervisor.StatusReady })
@@ -427,7 +438,7 @@ func TestUpSupervisorKilledLeavesNoChild(t *testing.T) {
 	if err := u.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	testbin.WaitUntil(t, 2*time.Second, "children to die with wraith up", func() bool {
+	testbin.WaitUntil(t, 10*time.Second, "children to die with wraith up", func() bool {
 		return !testbin.Live(children[0]) && !testbin.Live(children[1])
 	})
 	u.wait(t, 5*time.Second)
@@ -467,6 +478,7 @@ func script(tb testing.TB, body string) string {
 }
 
 func TestUpChildNeverReadyFailsWithinTimeout(t *testing.T) {
+	t.Parallel()
 	twinBin := bins.Path(t, "./cmd/wraith-twin")
 	// The stuck child outlives p.wraith's 60 s guard: an up that waited
 	// for it instead of timing it out would be killed there and fail on
@@ -477,12 +489,14 @@ exec `+twinBin+` "$@"
 	p := newProject(t, "[[twins]]\nname = \"billing\"\n\n[[twins]]\nname = \"slow\"\ntwin = \"stuck\"\n",
 		"WRAITH_TWIN_BIN="+stuck, "PATH=/usr/bin:/bin")
 	p.bin = aloneWraith(t)
-	for _, args := range [][]string{{"up", "--start-timeout", "2s"}, {"up", "--detach", "--start-timeout", "2s"}} {
+	// 5 s, not less: billing, the twin that does start, must be ready
+	// within it too while other tests load the machine.
+	for _, args := range [][]string{{"up", "--start-timeout", "5s"}, {"up", "--detach", "--start-timeout", "5s"}} {
 		_, errOut, code := p.wraith(t, args...)
 		if code != 1 {
 			t.Fatalf("%v: want exit 1, have %d\n%s", args, code, errOut)
 		}
-		for _, want := range []string{"twin slow: not ready within 2s", "loading the stuck twin takes forever"} {
+		for _, want := range []string{"twin slow: not ready within 5s", "loading the stuck twin takes forever"} {
 			if !strings.Contains(errOut, want) {
 				t.Errorf("%v: stderr lacks %q:\n%s", args, want, errOut)
 			}
@@ -497,6 +511,7 @@ exec `+twinBin+` "$@"
 }
 
 func TestUpUnknownTwinShowsChildError(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, "[[twins]]\nname = \"ghost\"\ntwin = \"no-such-twin\"\n")
 	_, errOut, code := p.wraith(t, "up")
 	if code != 1 || !strings.Contains(errOut, "twin ghost: exited before it was ready (exit status 2)") || !strings.Contains(errOut, "no-such-twin") {
@@ -505,6 +520,7 @@ func TestUpUnknownTwinShowsChildError(t *testing.T) {
 }
 
 func TestUpBadManifestStartsNothing(t *testing.T) {
+	t.Parallel()
 	twinBin := bins.Path(t, "./cmd/wraith-twin")
 	marker := filepath.Join(t.TempDir(), "started")
 	spy := script(t, "touch "+marker+"\nexec "+twinBin+" \"$@\"\n")
@@ -547,6 +563,7 @@ func TestUpBadManifestStartsNothing(t *testing.T) {
 }
 
 func TestUpRefusesSecondUpInSameFolder(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, twoTwins)
 	if _, errOut, code := p.wraith(t, "up", "--detach"); code != 0 {
 		t.Fatalf("first up: %d %s", code, errOut)
