@@ -189,11 +189,13 @@ bench:
 # A bounded soak of wraith-twin (2 rounds of 15 s at 256 connections by
 # default; e.g. SOAK_FLAGS="-duration 5s -rounds 3"): bench/README.md.
 # Then the kill -9 soak of durable sessions: 64 agents, 20 SIGKILLs of a
-# twin on a state folder (docs/durable.md), about 30 s.
+# twin on a state folder (docs/durable.md), about 30 s. Then the guide's
+# serve --detach sequence 20 times (5 in make test).
 soak:
 	$(GO) run ./bench/load $(SOAK_FLAGS)
 	WRAITH_KILL_AGENTS=64 WRAITH_KILL_ROUNDS=20 $(GO) test -count=1 -run TestKillRecovers -v ./cmd/wraith-twin
 	WRAITH_FLEET_KILLS=12 $(GO) test -race -count=1 -run '^TestNginxFleetKill$$' -v ./cmd/wraith
+	WRAITH_GUIDE_RUNS=20 $(GO) test -race -count=1 -run '^TestGuideServeSequence$$' -v ./cmd/wraith
 
 # The panel of real API descriptions (panel/descriptions.tsv, pinned by
 # npm package, version and sha256) imported, served and driven through a
