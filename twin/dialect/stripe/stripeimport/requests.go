@@ -86,9 +86,19 @@ func unanswered(p *reqschema.Schema, f *openapi3.Schema, depth int) {
 				}
 			}
 		}
+	case depth > 0 && scalar(f) && !f.Type.Is("string") && acceptsText(p):
+		// A word where a nested answer holds a number:
+		// settings[payouts][schedule][delay_days]=minimum answers the
+		// days. (At the top, Stripe's now and unchanged are read by the
+		// twin's rules, or not at all; they are left to them.)
+		p.Unanswered = true
 	case objectOnly(f) && p.Type == "object":
+		props := f.Properties
+		if len(f.AnyOf) == 1 && f.AnyOf[0].Value != nil { // a nullable reference: anyOf [{$ref}]
+			props = f.AnyOf[0].Value.Properties
+		}
 		for name, sub := range p.Properties {
-			if ff := f.Properties[name]; ff != nil && ff.Value != nil {
+			if ff := props[name]; ff != nil && ff.Value != nil {
 				unanswered(sub, ff.Value, depth+1)
 			}
 		}
