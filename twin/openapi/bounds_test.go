@@ -89,6 +89,7 @@ func TestImportBoundsFanOut(t *testing.T) {
 // but together past the import's (20 samples of 56,000 nodes, past
 // 1,000,000) are refused, since all of them end up in twin.toml.
 func TestImportBoundsWholeImport(t *testing.T) {
+	t.Parallel()
 	one := string(fanOut(6, 6, false, ""))
 	var paths []string
 	for i := 0; i < 20; i++ {

@@ -38,6 +38,7 @@ var githubLast = []string{"pulls/merge", "issues/delete-comment", "issues/delete
 // session created) and validates every answer that is not a miss against
 // the description's response for that operation.
 func TestGitHubConformance(t *testing.T) {
+	t.Parallel()
 	doc := githubDoc(t)
 	srv := startTwin(t, "github", "--clock", "deterministic", "--clock-epoch", "1700000000")
 	tw, err := format.Load(mustSub(t, "github"), "embedded twin github")

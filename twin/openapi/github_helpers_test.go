@@ -24,8 +24,13 @@ var (
 	ghOnce    sync.Once
 	ghSpec    []byte
 	ghOverlay []byte
-	ghDoc     *openapi3.T
 	ghErr     error
+
+	// The parse is shared by the tests that validate against it, which
+	// may run in parallel.
+	ghDocOnce sync.Once
+	ghDoc     *openapi3.T
+	ghDocErr  error
 )
 
 func loadGitHubSpec(tb testing.TB) ([]byte, []byte) {
@@ -53,12 +58,9 @@ func loadGitHubSpec(tb testing.TB) ([]byte, []byte) {
 func githubDoc(tb testing.TB) *openapi3.T {
 	tb.Helper()
 	spec, _ := loadGitHubSpec(tb)
-	if ghDoc == nil {
-		doc, err := openapi3.NewLoader().LoadFromData(spec)
-		if err != nil {
-			tb.Fatalf("parse api.github.com.json: %v", err)
-		}
-		ghDoc = doc
+	ghDocOnce.Do(func() { ghDoc, ghDocErr = openapi3.NewLoader().LoadFromData(spec) })
+	if ghDocErr != nil {
+		tb.Fatalf("parse api.github.com.json: %v", ghDocErr)
 	}
 	return ghDoc
 }

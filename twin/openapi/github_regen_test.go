@@ -11,6 +11,7 @@ import (
 // the shipped overlay: the result must be the committed embedded twin
 // (make twins regenerates it).
 func TestGitHubRegenerates(t *testing.T) {
+	t.Parallel()
 	spec, overlay := loadGitHubSpec(t)
 	res := checkRegenerates(t, "github", spec, openapi.Options{Dialects: importers.All(), Overlay: overlay})
 	c := res.Report.Counts

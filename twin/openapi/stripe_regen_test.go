@@ -11,6 +11,7 @@ import (
 // the shipped overlay: the result must be the committed embedded twin,
 // file for file (make twins regenerates it).
 func TestStripeRegenerates(t *testing.T) {
+	t.Parallel()
 	s := loadStripeSpec(t)
 	res := checkRegenerates(t, "stripe", s.spec, openapi.Options{Dialects: importers.All(), Fixtures: s.fixtures, Overlay: s.overlay})
 	if c := res.Report.Counts; c.Resources < 90 || c.Stateful+c.Template < 590 {
