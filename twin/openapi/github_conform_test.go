@@ -16,18 +16,18 @@ import (
 // operations, in order: the creates first, so that every read, update and
 // action finds its entity, and the deletes last.
 var githubScript = []struct{ id, body string }{
-	{"repos/create-for-authenticated-user", `{"name":"conf"}`},
+	{"repos/create-for-authenticated-user", `{"name":"conf","auto_init":true}`},
+	{"git/create-ref", `{"ref":"refs/heads/feature","sha":"{main_sha}"}`}, // the pull request's head must exist
 	{"issues/create", `{"title":"first"}`},
 	{"pulls/create", `{"title":"pr","head":"feature","base":"main"}`},
 	{"issues/create-label", `{"name":"bug"}`},
 	{"issues/create-comment", `{"body":"hello"}`},
-	{"git/create-ref", `{"ref":"refs/heads/feature","sha":"aa218f56b14c9653891f9e74264a383fa43fefbd"}`},
 	{"issues/add-labels", `{"labels":["bug"]}`},
 	{"issues/update", `{"state":"closed"}`},
 	{"issues/update-label", `{"description":"a bug"}`},
 	{"issues/update-comment", `{"body":"edited"}`},
 	{"pulls/update", `{"body":"more"}`},
-	{"git/update-ref", `{"sha":"bb218f56b14c9653891f9e74264a383fa43fefbd"}`},
+	{"git/update-ref", `{"sha":"{main_sha}"}`},
 	{"repos/update", `{"description":"a repository"}`},
 }
 
@@ -104,6 +104,7 @@ func TestGitHubConformance(t *testing.T) {
 		} else if !ok && o.method != "get" && o.method != "delete" && o.method != "GET" && o.method != "DELETE" {
 			body = "{}"
 		}
+		body = strings.ReplaceAll(body, "{main_sha}", vals["main_sha"])
 		req, _ := http.NewRequest(strings.ToUpper(o.method), srv.URL()+target, strings.NewReader(body))
 		req.Header.Set("X-Wraith-Session", "conformance")
 		req.Header.Set("Content-Type", "application/json")
@@ -118,6 +119,9 @@ func TestGitHubConformance(t *testing.T) {
 			continue
 		}
 		answered++
+		if o.id == "repos/create-for-authenticated-user" {
+			vals["main_sha"] = mainSHA(t, srv.URL()+"/repos/wraith-user/conf/git/ref/heads/main")
+		}
 		if o.id == "issues/create-comment" {
 			var c struct{ ID json.Number }
 			if json.Unmarshal(raw, &c) == nil {
@@ -143,4 +147,22 @@ func TestGitHubConformance(t *testing.T) {
 	if valid != answered {
 		t.Errorf("want every answer valid, have %d of %d", valid, answered)
 	}
+}
+
+// mainSHA is the commit a repository's main branch names, read through
+// the twin's git data API.
+func mainSHA(t *testing.T, url string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("X-Wraith-Session", "conformance")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ref struct{ Object struct{ SHA string } }
+	if err := json.NewDecoder(resp.Body).Decode(&ref); err != nil || ref.Object.SHA == "" {
+		t.Fatalf("main's sha: %s %v", resp.Status, err)
+	}
+	return ref.Object.SHA
 }

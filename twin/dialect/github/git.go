@@ -164,8 +164,26 @@ func (Dialect) Handle(c *dialect.Call) (dialect.Answer, bool) {
 		return dialect.Answer{}, false
 	}
 	a := h(g)
+	if c.Method == http.MethodGet {
+		a = readAnswer(c.Route, a)
+	}
 	a.Changed = c.Method != http.MethodGet && a.Status < 300
 	return a, true
+}
+
+// readAnswer is a read's refusal as GitHub words it: a read names what it
+// reads, so a sha or ref that names nothing, or one that is no sha at
+// all, is 404 Not Found, not a write's 422; the contents and compare of a
+// repository with no commit yet are 404 This repository is empty (the git
+// data API's 409 Git Repository is empty stays).
+func readAnswer(route string, a dialect.Answer) dialect.Answer {
+	switch {
+	case a.Status == http.StatusUnprocessableEntity && !strings.HasSuffix(route, "/commits"): // a list's since= is a query's 422
+		return message(http.StatusNotFound, "Not Found")
+	case a.Status == http.StatusConflict && (strings.Contains(route, "/contents/") || strings.Contains(route, "/compare/")):
+		return message(http.StatusNotFound, "This repository is empty.")
+	}
+	return a
 }
 
 // Answered makes or removes a repository's git world as the engine
