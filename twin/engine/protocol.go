@@ -43,9 +43,48 @@ func (e *Engine) serveProtocol(w http.ResponseWriter, r *http.Request, name stri
 		e.refused(name, r, nil, fail.Status(), ProvFault, start)
 		return true
 	}
-	if !e.opts.NoControlHeaders {
-		w.Header()[SessionHeader] = sess.HeaderValue()
+	if e.opts.NoControlHeaders {
+		e.protocol.ServeProtocol(w, r, a)
+		return true
 	}
-	e.protocol.ServeProtocol(w, r, a)
+	w.Header()[SessionHeader] = sess.HeaderValue()
+	e.protocol.ServeProtocol(&provenanceWriter{ResponseWriter: w}, r, a)
 	return true
 }
+
+// provenanceWriter says where a protocol answer came from, as every
+// answer of a twin does: the session's state (handler), or nothing the
+// session has (miss: git's 401 and 404 for a repository it lacks).
+type provenanceWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (p *provenanceWriter) WriteHeader(status int) {
+	if !p.wrote {
+		p.wrote = true
+		prov := ProvHandler
+		if status == http.StatusUnauthorized || status == http.StatusNotFound {
+			prov = ProvMiss
+		}
+		p.Header()["X-Wraith-Provenance"] = provVals[prov]
+	}
+	p.ResponseWriter.WriteHeader(status)
+}
+
+func (p *provenanceWriter) Write(b []byte) (int, error) {
+	if !p.wrote {
+		p.WriteHeader(http.StatusOK)
+	}
+	return p.ResponseWriter.Write(b)
+}
+
+// Flush passes a streaming pack's flush on; Unwrap lets
+// http.ResponseController reach the connection.
+func (p *provenanceWriter) Flush() {
+	if f, ok := p.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (p *provenanceWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }
