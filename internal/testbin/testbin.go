@@ -112,6 +112,14 @@ type Twin struct {
 // its ready line, and stops it when the test ends.
 func StartTwin(tb testing.TB, bin string, args ...string) *Twin {
 	tb.Helper()
+	return StartTwinEnv(tb, bin, nil, args...)
+}
+
+// StartTwinEnv is StartTwin with env (KEY=VALUE) added to the child's
+// environment: a test that hands the child a variable this way, not with
+// t.Setenv, can run in parallel.
+func StartTwinEnv(tb testing.TB, bin string, env []string, args ...string) *Twin {
+	tb.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -119,7 +127,7 @@ func StartTwin(tb testing.TB, bin string, args ...string) *Twin {
 	defer r.Close()
 	cmd := exec.Command(bin, append(args, "--ready-fd", "3")...)
 	cmd.ExtraFiles = []*os.File{w}
-	cmd.Env = Env()
+	cmd.Env = append(Env(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
