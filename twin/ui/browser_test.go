@@ -199,8 +199,14 @@ func artifacts(tb testing.TB) string {
 // serve runs `wraith serve` as a child process on 127.0.0.1:0.
 func serve(tb testing.TB, args ...string) *testbin.Twin {
 	tb.Helper()
-	bin := testbin.New(tb.TempDir()).Path(tb, "./cmd/wraith")
-	return testbin.StartTwin(tb, bin, append([]string{"serve", "--port", "0"}, args...)...)
+	return serveEnv(tb, nil, args...)
+}
+
+// serveEnv is serve with env (KEY=VALUE) added to the child's environment.
+func serveEnv(tb testing.TB, env []string, args ...string) *testbin.Twin {
+	tb.Helper()
+	bin := bins.Path(tb, "./cmd/wraith")
+	return testbin.StartTwinEnv(tb, bin, env, append([]string{"serve", "--port", "0"}, args...)...)
 }
 
 // client talks to a twin as an agent and as its operator.

@@ -18,6 +18,7 @@ import (
 // was POST /__wraith/reset, which reset every session, and that of "."
 // POST /__wraith/session/reset, which provisioned a session called reset.
 func TestViewerNamesCannotSteerControlPaths(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 90*time.Second)
 	tw := serve(t, "checkout")
 	c := newClient(tw.URL, "")

@@ -106,6 +106,7 @@ func pageTwin(tb testing.TB, pages []page) string {
 // still there with its journal. Before the sandbox, the HTML page got 200
 // for both and reset every session.
 func TestReplayedPageCannotReachControlPlane(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 90*time.Second)
 	ps := pages()
 	tw := serve(t, pageTwin(t, ps))
@@ -152,6 +153,7 @@ func TestReplayedPageCannotReachControlPlane(t *testing.T) {
 // twin are refused. The page cannot read any answer across origins, so the
 // refusal is read on the twin: the session is not reset.
 func TestSandboxedOriginIsRefused(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 60*time.Second)
 	tw := serve(t, "checkout")
 	c := newClient(tw.URL, "")

@@ -17,6 +17,7 @@ import (
 // coverage to-do list; then a session of 10,000 journal entries among 1,000
 // sessions, timed. The page must ask for nothing outside its own origin.
 func TestViewerInBrowser(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 90*time.Second)
 	tw := serve(t, "checkout", "--clock", "deterministic", "--journal-limit", "10000")
 	c := newClient(tw.URL, "")
@@ -210,10 +211,10 @@ func parallel(t *testing.T, workers, n int, f func(int)) {
 // have) every control call needs it. The page loads without it, asks for it in a form, keeps it in
 // memory only, and sends it with every call.
 func TestViewerAsksForToken(t *testing.T) {
+	t.Parallel()
 	const token = "viewer-test-token-5f1c2a"
-	t.Setenv("WRAITH_UI_TEST_TOKEN", token)
 	b := newBrowser(t, 60*time.Second)
-	tw := serve(t, "checkout", "--control-token-env", "WRAITH_UI_TEST_TOKEN")
+	tw := serveEnv(t, []string{"WRAITH_UI_TEST_TOKEN=" + token}, "checkout", "--control-token-env", "WRAITH_UI_TEST_TOKEN")
 	c := newClient(tw.URL, token)
 	c.control(t, "POST", "/__wraith/session", map[string]any{"session": "guarded"}, 201)
 	newClient(tw.URL, "").control(t, "GET", "/__wraith/session", nil, 401)
