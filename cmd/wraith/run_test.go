@@ -143,25 +143,37 @@ func TestSandbox(t *testing.T) {
 	t.Run("git", func(t *testing.T) { testRunGit(t, p) })
 }
 
-// testRunGit: git over smart HTTP to github.com reaches the github twin,
-// at the path git asks for. Whether the clone then succeeds is the twin's
-// part (its git server); the sandbox's is that git's requests arrive there
-// and not at a refusal.
+// testRunGit: an unmodified git clones https://github.com/OWNER/REPO
+// from the github twin, in the run's session: the repository the same
+// session created through the REST API (curl to api.github.com, with
+// auto_init), its README as committed there, and a push of a commit that
+// the REST API then sees on its branch.
 func testRunGit(t *testing.T, p *project) {
 	needNamespaces(t)
 	needProgram(t, "git")
 	needProgram(t, "curl")
-	out, stderr, code := p.wraith(t, "run", "--session", "git", "--", "sh", "-c",
-		`git clone -q https://github.com/wraith-user/sandboxed "$1" 2>&1; echo "git: $?"; curl -sS -o /dev/null -D - "https://github.com/wraith-user/sandboxed/info/refs?service=git-upload-pack"`,
-		"sh", filepath.Join(t.TempDir(), "clone"))
+	clone := filepath.Join(t.TempDir(), "clone")
+	script := `set -e
+curl -sS -o /dev/null -w 'create: %{http_code}\n' -X POST -H 'Content-Type: application/json' \
+  -d '{"name":"sandboxed","auto_init":true}' https://api.github.com/user/repos
+git clone -q https://github.com/wraith-user/sandboxed "$1"
+cat "$1/README.md"; echo
+cd "$1"
+git -c user.name=agent -c user.email=agent@example.com checkout -q -b feature
+echo hello > hello.txt
+git add hello.txt
+git -c user.name=agent -c user.email=agent@example.com commit -q -m "add hello"
+git push -q origin feature
+curl -sS -D - -o /dev/null https://github.com/wraith-user/sandboxed/info/refs?service=git-upload-pack | grep -i '^x-wraith-provenance'
+curl -sS https://api.github.com/repos/wraith-user/sandboxed/branches/feature`
+	out, stderr, code := p.wraith(t, "run", "--session", "git", "--", "sh", "-c", script, "sh", clone)
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+		t.Fatalf("exit %d: %s\n%s", code, out, stderr)
 	}
-	if !strings.Contains(out, "git: 0") && !strings.Contains(out, "The requested URL returned error") {
-		t.Errorf("git failed before it had an answer from the twin:\n%s", out)
-	}
-	if !strings.Contains(strings.ToLower(out), "x-wraith-provenance:") {
-		t.Errorf("the answer to git's first request did not come from a twin:\n%s", out)
+	for _, want := range []string{"create: 201", "# sandboxed", "x-wraith-provenance: handler", `"name":"feature"`} {
+		if !strings.Contains(strings.ToLower(out), want) { // HTTP/2 writes header names in lower case
+			t.Errorf("want %q in what the run printed:\n%s", want, out)
+		}
 	}
 }
 
