@@ -315,7 +315,7 @@ func TestFaultsAcrossProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds wraith-twin")
 	}
-	bin := testbin.New(t.TempDir()).Path(t, "./cmd/wraith-twin")
+	bin := bins.Path(t, "./cmd/wraith-twin")
 	args := []string{"checkout", "--port", "0", "--fault-profile", "flaky", "--seed", "11", "--clock", "deterministic", "--clock-epoch", "1700000000", "--no-control-headers"}
 	var runs [2][]string
 	for i := range runs {

@@ -208,7 +208,7 @@ func TestSnapshotIntoFreshProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds wraith-twin")
 	}
-	bin := testbin.New(t.TempDir()).Path(t, "./cmd/wraith-twin")
+	bin := bins.Path(t, "./cmd/wraith-twin")
 	one := testbin.StartTwin(t, bin, "checkout", "--port", "0")
 	provisionDet(t, one.URL, "s1")
 	fill(t, one.URL, "s1", 20)

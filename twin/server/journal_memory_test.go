@@ -26,7 +26,7 @@ func TestJournalBoundsBodyMemory(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("needs /proc to read resident memory")
 	}
-	bin := testbin.New(t.TempDir()).Path(t, "./cmd/wraith-twin")
+	bin := bins.Path(t, "./cmd/wraith-twin")
 	twin := testbin.StartTwin(t, bin, "github", "--port", "0", "--journal-limit", "100")
 	pid := twin.Cmd.Process.Pid
 	before := vmHWM(t, pid)

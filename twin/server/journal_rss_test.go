@@ -35,7 +35,7 @@ func TestJournalRSSDriver(t *testing.T) {
 	}
 	bin := os.Getenv("WRAITH_TWIN_BIN")
 	if bin == "" {
-		bin = testbin.New(t.TempDir()).Path(t, "./cmd/wraith-twin")
+		bin = bins.Path(t, "./cmd/wraith-twin")
 	}
 	sessions, gets := envInt("WRAITH_RSS_SESSIONS", 20), envInt("WRAITH_RSS_GETS", 1000)
 	maxMemory := envInt("WRAITH_RSS_MAX_MEMORY", 200<<20)

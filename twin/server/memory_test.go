@@ -69,8 +69,7 @@ func TestBigArrayBodiesBoundedRSS(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("needs /proc to read resident memory")
 	}
-	dir := t.TempDir()
-	bin := testbin.New(dir).Path(t, "./cmd/wraith-twin")
+	bin := bins.Path(t, "./cmd/wraith-twin")
 	twin := testbin.StartTwin(t, bin, "checkout", "--port", "0")
 	pid := twin.Cmd.Process.Pid
 	before := vmHWM(t, pid)
