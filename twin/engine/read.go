@@ -74,6 +74,7 @@ func (e *Engine) unknown(req *request, res *compiled.Resource, id string, a *ans
 	}
 	o := template(res).Clone()
 	setKey(o, res, req, e.scrubbed)
+	e.compute(res, o, scopeOf(res.Keys, req.match), req) // its lists' urls name it, as a written one's do
 	a.status, a.body, a.prov = http.StatusOK, o.AppendJSON(nil), ProvTemplate
 }
 

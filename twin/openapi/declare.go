@@ -28,6 +28,14 @@ func declareFields(dst, src reflect.Value) {
 		case f.Anonymous:
 			declareFields(dst.Field(i), src.Field(i))
 		case f.Name == "Name", f.Name == "Skeleton", f.Name == "Immutable", f.Name == "Actions":
+		case f.Name == "Computed" && !src.Field(i).IsZero():
+			// the inferred computed fields stay; the overlay's win by name
+			if dst.Field(i).IsNil() {
+				dst.Field(i).Set(reflect.MakeMap(f.Type))
+			}
+			for _, k := range src.Field(i).MapKeys() {
+				dst.Field(i).SetMapIndex(k, src.Field(i).MapIndex(k))
+			}
 		case !src.Field(i).IsZero():
 			dst.Field(i).Set(src.Field(i))
 		}

@@ -23,6 +23,7 @@ func (im *importer) manifestResource(r *resource) format.Resource {
 		ListURL:    r.listURL,
 	}
 	im.nestedFields(r, &fr)
+	fr.Computed = im.listURLs(r, fr.Item)
 	if _, ok := r.skeleton["created"].(json.Number); ok {
 		fr.Timestamps = []string{"created"}
 	}
@@ -106,4 +107,30 @@ func (im *importer) baseline() []byte {
 	}
 	b, _ := json.MarshalIndent(format.FixtureSet{Format: format.Version, Description: "one object of each stateful resource, from the description's fixtures", Entities: ents}, "", " ")
 	return append(b, '\n')
+}
+
+// listURLs are the urls of the lists an entity of r holds, where the
+// description lists them at a path of the item (an application fee's
+// refunds at /v1/application_fees/{id}/refunds): Stripe answers each list
+// with the url its client pages and creates at (fee.refunds.create(...)).
+func (im *importer) listURLs(r *resource, item string) map[string]string {
+	if r.ref == nil || r.ref.Value == nil {
+		return nil
+	}
+	var out map[string]string
+	for _, name := range sortedKeys(r.ref.Value.Properties) {
+		p := r.ref.Value.Properties[name]
+		if kind, _ := isList(schemaOf(p)); kind != "list" {
+			continue
+		}
+		path := r.collection + "/{" + r.itemParam + "}/" + name
+		if ops := im.doc.Paths.Value(path); ops == nil || ops.Get == nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name+".url"] = item + "/" + name
+	}
+	return out
 }
