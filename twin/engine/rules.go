@@ -163,10 +163,16 @@ func fillComputed(tmpl string, val func(string) string) string {
 	}
 }
 
-// setPath sets a dotted field, making the objects on its way.
+// setPath sets a dotted field, making the objects on its way, but not
+// under a field that holds null: the entity has no such object (a
+// charge's refunds list, not included), and a member of it would make
+// one that is not there.
 func setPath(o *object.Object, path []string, v any) {
 	for _, f := range path[:len(path)-1] {
-		cur, _ := o.Get(f)
+		cur, present := o.Get(f)
+		if present && cur == nil {
+			return
+		}
 		next, ok := cur.(*object.Object)
 		if !ok {
 			next = object.New(1)
