@@ -78,6 +78,9 @@ func classify(t *testResult, reqs, earlier []request) verdict {
 	if t.Outcome == missing {
 		return set(classNotRun, "the test never ran on Wraith: its test binary ended before it")
 	}
+	if k, ok := known[t.Name]; ok {
+		return set(k.Class, "read by hand: "+k.Reason)
+	}
 	if reRouteMiss.MatchString(text) {
 		return set(classRouteMissing, "the twin answered route-miss")
 	}

@@ -181,3 +181,18 @@ func TestReadJUnit(t *testing.T) {
 		t.Errorf("test_skip: want skipped, have %+v", s)
 	}
 }
+
+// TestKnownFailures: a failure read by hand gets its entry's class and
+// reason before any rule, and every entry names a class and a reason.
+func TestKnownFailures(t *testing.T) {
+	name := "tests.api_resources.test_topup.TestTopup::test_is_creatable"
+	v := classify(&testResult{Name: name, Outcome: fail, Text: "stripe.error.InvalidRequestError: Invalid string: statement descriptor; must be at most 15 characters\n"}, nil, nil)
+	if v.Class != classWraithRight || !strings.Contains(v.Reason, "maxLength 15") {
+		t.Errorf("want the entry's class and reason, have %+v", v)
+	}
+	for name, k := range known {
+		if k.Class == "" || len(k.Reason) < 40 {
+			t.Errorf("%s: want a class and a reason that says why, have %+v", name, k)
+		}
+	}
+}
