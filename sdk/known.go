@@ -5,6 +5,10 @@ package main
 // the twin right, or the work the twin needs. classify gives a test here
 // its entry before any rule.
 var known = map[string]verdict{
+	"tests.api_resources.test_application_fee_refund.TestApplicationFeeRefund::test_is_saveable": {
+		Class:  classUnclassified,
+		Reason: "work the twin needs: an application fee's refunds are template routes, and the template of GET /v1/application_fees/fee_123/refunds/fr_123 keeps its sample's id and fee (fr_1Pgc..., fee_1Pgc...) instead of the path's, so the SDK saves the refund at the sample's URL; fee refunds need to be a stateful resource under their fee, or templates to take their ids from the path",
+	},
 	"tests.api_resources.checkout.test_session.TestSession::test_is_creatable": {
 		Class:  classWraithRight,
 		Reason: "the test sends ad-hoc line items (line_items[0][amount], [currency], [name], [description], [images]), which Stripe removed from Checkout Sessions in API version 2022-08-01 (price_data replaces them); the twin speaks API 2026-08-26.dahlia, and Stripe refuses unknown nested parameters, where stripe-mock checks only top-level names",
