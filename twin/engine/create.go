@@ -21,7 +21,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		return
 	}
 	// The twin's own required fields (twin.toml required) are refused
-	// when empty too (GitHub's title ""), under strict validation, or
+	// when empty too (a title ""), under strict validation, or
 	// where no request schema is checked; warn and off serve them.
 	if e.opts.Validate == Strict || req.match.Value.Params == nil {
 		for _, f := range x.Required {

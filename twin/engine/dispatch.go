@@ -73,7 +73,7 @@ func (e *Engine) idempotent(st *session.State, req *request, a *answer) {
 		return
 	}
 	e.mutate(st, req, a)
-	// As Stripe keeps no result for a request that failed validation (it
+	// As providers keep no result for a request that failed validation (it
 	// never started), a refused request's key stays free.
 	if a.status < 500 && !a.refused {
 		st.Remember(req.idem, &session.Replay{Fingerprint: fp, Status: a.status, Body: a.body, Provenance: a.prov})

@@ -10,7 +10,7 @@ import (
 )
 
 // Routes a dialect answers itself (dialect.Handler), from the session's
-// dialect.Attachment: GitHub's contents, git data and commits, computed
+// dialect.Attachment: a repository's contents, git data and commits, computed
 // from the session's git repositories rather than from entities. The
 // request is validated as every request is; the dialect then answers it,
 // or declines and the engine serves it as it would without the dialect.

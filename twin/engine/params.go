@@ -96,7 +96,7 @@ func (e *Engine) setParams(st *session.State, req *request, o *object.Object, p 
 }
 
 // namer is a dialect whose provider answers as objects what a write
-// names by name (GitHub's labels and assignees); the engine asserts it
+// names by name (labels and assignees named by their names); the engine asserts it
 // once, in New.
 type namer interface {
 	Named(o *object.Object, member func(field, name string) *object.Object, base string)
@@ -234,7 +234,7 @@ func (w *setter) admit(o *object.Object, k string, immutable map[string]bool, on
 	}
 	if immutable[k] && w.schema.At(k) == nil {
 		// A field no write may change, unless this operation's schema
-		// takes it: Stripe's coupon and plan creates take an id.
+		// takes it: a create that takes a custom id.
 		return nil, false, immutableParam(k)
 	}
 	return cur, true, nil
@@ -282,8 +282,8 @@ func (w *setter) convertParam(name string, s *reqschema.Schema, cur any, group [
 // sent where s names a number or a boolean is stored as one; where cur
 // holds an object that s says may be named by its id (an expandable
 // field: price=price_123), the id is stored; a hash sent where cur holds
-// a scalar is a request-only shape (Stripe's
-// capabilities[card_payments][requested]=true where the answer says
+// a scalar is a request-only shape (a capability requested with
+// capabilities[card_payments][requested]=true, where the answer says
 // "active") and leaves cur as it was.
 func (w *setter) convert(name string, s *reqschema.Schema, cur, v any) (any, error) {
 	if t, ok := v.(string); ok && t != "" {

@@ -10,7 +10,7 @@ import (
 )
 
 // serveProtocol answers a request the dialect says is its own protocol
-// (dialect.Protocol: git's smart HTTP on a GitHub twin), from the
+// (dialect.Protocol: git's smart HTTP), from the
 // session's attachment, and reports whether it did. The session's lock is
 // held only to find (or, for a write, make) the attachment: the protocol
 // streams outside it.

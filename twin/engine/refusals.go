@@ -51,7 +51,7 @@ func (e *Engine) validation(a *answer, res *compiled.Resource, field, code strin
 // refuseParam answers a request the twin's request schema refuses: a
 // reference to an entity the session lacks in the twin's
 // missing_reference shape; a field the schema refuses in its validation
-// shape when it has one (GitHub's 422 Validation Failed with
+// shape when it has one (a 422 Validation Failed with
 // errors[{resource, field, code}], code missing_field or invalid, as
 // SPEC §13 has it; a rest twin's description's 4xx), else its
 // invalid-request shape, in the dialect's words. class is the resource's

@@ -51,8 +51,8 @@ func (e *Engine) afterUpdate(res *compiled.Resource, o *object.Object, ent *worl
 	x := res.Keys
 	if x.Keyed {
 		v, _ := o.Get(x.KeyField)
-		// An entity addressed by its id alone (byID: Stripe's sources,
-		// kept by id under any customer) is its key.
+		// An entity addressed by its id alone (byID: one kept by id
+		// under any parent) is its key.
 		if key := keyText(v); ent.ID != key && !strings.HasSuffix(ent.ID, "/"+key) && !strings.HasSuffix(ent.ID, ":"+key) {
 			e.refuse(a, dialect.Problem{Kind: dialect.KeyInPath, Param: x.KeyField})
 			return false

@@ -78,7 +78,7 @@ func (e *Engine) checked(req *request, a *answer, prob *dialect.Problem) bool {
 }
 
 // unread reports whether the request's body is one its parameters are not
-// read from: a multipart upload (Stripe's files), unless the dialect
+// read from: a multipart upload (a file), unless the dialect
 // reads those itself. What is not read cannot be checked: its required
 // file would be missing.
 func (e *Engine) unread(req *request) bool {
@@ -91,8 +91,8 @@ func (e *Engine) unread(req *request) bool {
 
 // formSent reports whether the request's parameters came as text (a
 // form or the query) rather than as a JSON body. It looks at the body,
-// not its Content-Type: a dialect may read JSON sent as a form (GitHub
-// does), and whatever read it, a JSON body's values are typed.
+// not its Content-Type: a dialect may read JSON sent as a form (some
+// providers do), and whatever read it, a JSON body's values are typed.
 func (e *Engine) formSent(req *request) bool {
 	for _, c := range req.body {
 		switch c {
