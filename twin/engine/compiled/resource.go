@@ -86,8 +86,8 @@ func compileResource(spec *format.Resource, errs ErrorShapes, named *format.Erro
 		Timestamps: spec.Timestamps,
 		Delete:     spec.DeleteMode(),
 		// "object" names the type where the dialect's objects do
-		// (Stripe's); elsewhere it is a field like any (Jira's remote
-		// issue link's object).
+		// (Defaults.Typed); elsewhere it is a field like any (an
+		// imported remote link's object).
 		Immutable: map[string]bool{"id": true, "object": defaults.Typed},
 		ListURL:   spec.EnvelopeURL(),
 	}
