@@ -198,7 +198,7 @@ func (b requestBuilder) schema(ref *openapi3.SchemaRef, depth int) *reqschema.Sc
 		out.Items = b.schema(v.Items, depth+1)
 	case v.Type.Is("string"), v.Type.Is("integer"), v.Type.Is("number"), v.Type.Is("boolean"):
 		out.Type = v.Type.Slice()[0]
-		out.Format = requestFormat(out.Type, v.Format)
+		out.Format = requestFormat(v.Format)
 	}
 	if v.Type.Includes("null") {
 		out.Nullable = true
@@ -264,7 +264,7 @@ func (b requestBuilder) merge(out *reqschema.Schema, parts openapi3.SchemaRefs, 
 
 // requestFormat is the format the checker reads, of those a description
 // writes; others are not checked.
-func requestFormat(typ, format string) string {
+func requestFormat(format string) string {
 	switch format {
 	case "decimal", "unix-time", "date-time", "date", "email", "uri":
 		return format
@@ -272,6 +272,8 @@ func requestFormat(typ, format string) string {
 	return ""
 }
 
+// maxLength is a string schema's maxLength, 0 for none (or one past what
+// an int holds).
 func maxLength(v *openapi3.Schema) int {
 	if v.MaxLength == nil || *v.MaxLength > 1<<31 {
 		return 0
