@@ -49,6 +49,15 @@ func (ft *fakeTwin) lastHost() string {
 	return ft.seen[len(ft.seen)-1].Host
 }
 
+func (ft *fakeTwin) lastProto() string {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	if len(ft.seen) == 0 {
+		return ""
+	}
+	return ft.seen[len(ft.seen)-1].Header.Get("X-Forwarded-Proto")
+}
+
 func (ft *fakeTwin) requests() int {
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
@@ -164,9 +173,16 @@ func TestProxyRoutesToTwin(t *testing.T) {
 			if have := resp.Header.Get("X-Wraith-Provenance"); have != "handler" {
 				t.Errorf("the twin's provenance header: want handler, have %q", have)
 			}
-			// The twin writes the Host into its answers' URLs.
+			// The twin writes the Host and scheme into its answers' URLs.
 			if have := sb.twin.lastHost(); have != "api.stripe.com" {
 				t.Errorf("the twin saw Host %q, want the provider's api.stripe.com", have)
+			}
+			wantProto := ""
+			if strings.HasPrefix(tt.url, "https:") {
+				wantProto = "https"
+			}
+			if have := sb.twin.lastProto(); have != wantProto {
+				t.Errorf("the twin saw X-Forwarded-Proto %q, want %q", have, wantProto)
 			}
 		})
 	}

@@ -255,11 +255,17 @@ func (r *Router) rewrite(pr *httputil.ProxyRequest) {
 		pr.Out.URL.Path = strings.TrimSuffix(info.target.URL.Path, "/") + pr.In.URL.Path
 		pr.Out.URL.RawPath = ""
 	}
-	// The provider's host, not the twin's address: the twin writes it into
-	// the URLs of its answers (links, pagination), which the program then
-	// follows through the sandbox, where the twin's own address is out of
-	// reach. (The twin sees plain HTTP, so those URLs are http://.)
+	// The provider's host and scheme, not the twin's address: the twin
+	// writes them into the URLs of its answers (links, pagination), which
+	// the program then follows through the sandbox, where the twin's own
+	// address is out of reach. The twin is reached over plain HTTP, so the
+	// scheme the program used goes in X-Forwarded-Proto (what the program
+	// sent of it is dropped).
 	pr.Out.Host = pr.In.Host
+	pr.Out.Header.Del("X-Forwarded-Proto")
+	if pr.In.TLS != nil {
+		pr.Out.Header.Set("X-Forwarded-Proto", "https")
+	}
 	pr.Out.Header.Del("Proxy-Authorization")
 	pr.Out.Header.Del("Proxy-Connection")
 	if info.session != "" {

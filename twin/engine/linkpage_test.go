@@ -93,3 +93,48 @@ func TestLinkKeepsPathSession(t *testing.T) {
 		t.Errorf("with the header: want a next link under %s/repos/, have %q", srv.URL, resp.Header.Get("Link"))
 	}
 }
+
+// TestLinksTakeTheForwardedScheme: behind a proxy that ended the client's
+// TLS (X-Forwarded-Proto: https, as wraith run's router sends it), the
+// URLs the twin writes (an entity's url, a Link header) are https://, as
+// the client's request was; without the header they are the twin's own.
+func TestLinksTakeTheForwardedScheme(t *testing.T) {
+	srv := startGitHub(t, NotFound)
+	for _, tc := range []struct {
+		proto, want string
+	}{
+		{"https", "https://"},
+		{"", "http://"},
+		{"ftp", "http://"},
+	} {
+		t.Run("proto="+tc.proto, func(t *testing.T) {
+			sess := "fwd" + tc.proto
+			do := func(method, path, body string) (*http.Response, []byte) {
+				req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+				req.Header.Set(ipc.SessionHeader, sess)
+				req.Header.Set("Content-Type", "application/json")
+				if tc.proto != "" {
+					req.Header.Set("X-Forwarded-Proto", tc.proto)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp, b
+			}
+			do(http.MethodPost, "/user/repos", `{"name":"r"}`)
+			do(http.MethodPost, "/repos/wraith-user/r/issues", `{"title":"a"}`)
+			resp, b := do(http.MethodPost, "/repos/wraith-user/r/issues", `{"title":"b"}`)
+			var issue struct{ URL string }
+			if err := json.Unmarshal(b, &issue); err != nil || !strings.HasPrefix(issue.URL, tc.want) {
+				t.Fatalf("issue url: want %s..., have %d %s", tc.want, resp.StatusCode, b)
+			}
+			resp, _ = do(http.MethodGet, "/repos/wraith-user/r/issues?per_page=1", "")
+			if m := nextLink.FindStringSubmatch(resp.Header.Get("Link")); m == nil || !strings.HasPrefix(m[1], tc.want) {
+				t.Errorf("Link: want the next page at %s..., have %q", tc.want, resp.Header.Get("Link"))
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wraithdev/wraith/twin/apierr"
@@ -85,7 +86,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		query:  r.URL.RawQuery,
 		host:   r.Host,
 		prefix: prefix,
-		tls:    r.TLS != nil,
+		tls:    r.TLS != nil || forwardedTLS(r.Header),
 		match:  &m,
 	}
 	if r.Body != nil && r.Body != http.NoBody {
@@ -212,4 +213,14 @@ func (e *Engine) reads(sess *session.Session, req *request) bool {
 	}
 	set, _ := sess.Settings()
 	return (set.FaultProfile == "" || set.FaultProfile == "none") && set.RateLimit.N == 0
+}
+
+// forwardedTLS reports whether the client reached the provider's API over
+// TLS that a proxy in front of the twin ended (X-Forwarded-Proto: https,
+// as wraith run's router and nginx send it), so that the URLs the twin
+// writes into its answers (links, pagination, computed urls) are https://
+// as the client's were. The header only changes those URLs' scheme.
+func forwardedTLS(h http.Header) bool {
+	v := h["X-Forwarded-Proto"]
+	return len(v) == 1 && strings.EqualFold(v[0], "https")
 }
