@@ -84,7 +84,7 @@ func (e *Engine) call(r session.Reader, req *request, route string, p map[string
 		Attachment: r.Attachment(),
 		Entity:     func(resource string) []byte { return e.entityBody(r, resource, m) },
 		Now:        req.now,
-		Here:       dialect.Here{TLS: req.tls, Host: req.host, Prefix: req.prefix, Path: req.path, Query: req.query},
+		Here:       req.here(),
 	}
 }
 
