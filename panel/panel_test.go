@@ -22,17 +22,7 @@ import (
 
 var bins *testbin.Set
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "wraith-panel-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bins = testbin.New(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &bins) }
 
 // description is one line of descriptions.tsv.
 type description struct {

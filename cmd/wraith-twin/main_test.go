@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"testing"
 
 	"github.com/wraithdev/wraith/internal/testbin"
@@ -10,13 +9,4 @@ import (
 // bins builds wraith-twin once for every test of this package.
 var bins *testbin.Set
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "wraith-twin-test-")
-	if err != nil {
-		panic(err)
-	}
-	bins = testbin.New(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &bins) }

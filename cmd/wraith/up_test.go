@@ -27,17 +27,7 @@ import (
 // folder, so that `wraith up` finds wraith-twin beside itself.
 var bins *testbin.Set
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "wraith-cmd-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bins = testbin.New(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &bins) }
 
 // testFactory runs commands in-process in dir with env as the environment.
 func testFactory(dir string, env map[string]string) (*factory, *bytes.Buffer, *bytes.Buffer) {

@@ -1,8 +1,6 @@
 package ui_test
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/wraithdev/wraith/internal/testbin"
@@ -12,14 +10,4 @@ import (
 // a twin with it, and a race-built link costs seconds.
 var bins *testbin.Set
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "wraith-ui-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bins = testbin.New(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &bins) }
