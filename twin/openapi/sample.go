@@ -188,6 +188,35 @@ func measure(v any) (nodes, bytes int) {
 	return nodes, bytes
 }
 
+// composed is the value of a schema composed of others, walked with walk
+// (the sampler's at, or blank for a skeleton): allOf's objects merged,
+// anyOf's chosen branch, oneOf's first; ok is false for a schema that is
+// not composed.
+func (sp *sampler) composed(ref *openapi3.SchemaRef, depth int, walk func(*openapi3.SchemaRef, int) any) (v any, ok bool) {
+	s := ref.Value
+	switch {
+	case len(s.AllOf) > 0:
+		if !sp.count(1, 0, ref) {
+			return nil, true
+		}
+		out := map[string]any{}
+		for _, part := range s.AllOf {
+			if m, isMap := walk(part, depth+1).(map[string]any); isMap {
+				for k, v := range m {
+					out[k] = v
+				}
+			}
+		}
+		return out, true
+	case len(s.AnyOf) > 0:
+		branch := Pick(ref, "")
+		return discriminated(walk(branch, depth+1), s, branch), true
+	case len(s.OneOf) > 0:
+		return discriminated(walk(s.OneOf[0], depth+1), s, s.OneOf[0]), true
+	}
+	return nil, false
+}
+
 // copied counts a value from the description and returns it normalized.
 func (sp *sampler) copied(v any, in *openapi3.SchemaRef) any {
 	n, b := measure(v)
@@ -210,24 +239,9 @@ func (sp *sampler) at(ref *openapi3.SchemaRef, depth int) any {
 		return nil
 	case s.Example != nil && depth > 0:
 		return sp.copied(s.Example, ref)
-	case len(s.AllOf) > 0:
-		if !sp.count(1, 0, ref) {
-			return nil
-		}
-		out := map[string]any{}
-		for _, part := range s.AllOf {
-			if m, ok := sp.at(part, depth+1).(map[string]any); ok {
-				for k, v := range m {
-					out[k] = v
-				}
-			}
-		}
-		return out
-	case len(s.AnyOf) > 0:
-		branch := Pick(ref, "")
-		return discriminated(sp.at(branch, depth+1), s, branch)
-	case len(s.OneOf) > 0:
-		return discriminated(sp.at(s.OneOf[0], depth+1), s, s.OneOf[0])
+	}
+	if v, ok := sp.composed(ref, depth, sp.at); ok {
+		return v
 	}
 	t := s.Type
 	switch {

@@ -128,24 +128,9 @@ func (sp *sampler) blank(ref *openapi3.SchemaRef, depth int) any {
 		return sp.copied(s.Default, ref)
 	case len(s.Enum) > 0:
 		return sp.copied(s.Enum[0], ref)
-	case len(s.AllOf) > 0:
-		if !sp.count(1, 0, ref) {
-			return nil
-		}
-		out := map[string]any{}
-		for _, part := range s.AllOf {
-			if m, ok := sp.blank(part, depth+1).(map[string]any); ok {
-				for k, v := range m {
-					out[k] = v
-				}
-			}
-		}
-		return out
-	case len(s.AnyOf) > 0:
-		branch := Pick(ref, "")
-		return discriminated(sp.blank(branch, depth+1), s, branch)
-	case len(s.OneOf) > 0:
-		return discriminated(sp.blank(s.OneOf[0], depth+1), s, s.OneOf[0])
+	}
+	if v, ok := sp.composed(ref, depth, sp.blank); ok {
+		return v
 	}
 	t := s.Type
 	if t == nil || t.Is("object") || (t.Permits("object") && len(s.Properties) > 0) {
