@@ -57,7 +57,7 @@ func FlatParams(dst []FlatParam, contentType string, body []byte, query string) 
 			if p.Key = segs[0]; p.Key == "" {
 				return dst[:start], false
 			}
-			if _, isIndex := index(p.Key); isIndex {
+			if _, isIndex := Index(p.Key); isIndex {
 				return dst[:start], false
 			}
 		}

@@ -214,7 +214,7 @@ func listify(v any) any {
 	dense := true
 	for k, c := range m {
 		m[k] = listify(c)
-		if i, ok := index(k); !ok || i >= len(m) {
+		if i, ok := Index(k); !ok || i >= len(m) {
 			dense = false
 		}
 	}
@@ -224,14 +224,15 @@ func listify(v any) any {
 	// n distinct indices below n: each of 0..n-1 exactly once.
 	list := make([]any, len(m))
 	for k, c := range m {
-		i, _ := index(k)
+		i, _ := Index(k)
 		list[i] = c
 	}
 	return list
 }
 
-// index reads k as a list index: decimal digits without a leading zero.
-func index(k string) (int, bool) {
+// Index reads k as a list index, as a form's a[0] names one: decimal
+// digits without a leading zero, at most nine of them.
+func Index(k string) (int, bool) {
 	if k == "" || len(k) > 9 || (k[0] == '0' && len(k) > 1) {
 		return 0, false
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/dialect"
 )
 
@@ -287,7 +288,7 @@ func indexed(m map[string]any) ([]any, bool) {
 	}
 	entries := make([]entry, 0, len(m))
 	for k, v := range m {
-		i, ok := index(k)
+		i, ok := canon.Index(k)
 		if !ok {
 			return nil, false
 		}
@@ -299,20 +300,4 @@ func indexed(m map[string]any) ([]any, bool) {
 		l[i] = e.v
 	}
 	return l, true
-}
-
-// index reads k as canon reads a list index: decimal digits without a
-// leading zero, at most nine of them.
-func index(k string) (int, bool) {
-	if k == "" || len(k) > 9 || (k[0] == '0' && len(k) > 1) {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(k); i++ {
-		if k[i] < '0' || k[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int(k[i]-'0')
-	}
-	return n, true
 }
