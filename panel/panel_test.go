@@ -22,7 +22,7 @@ import (
 
 var bins *testbin.Set
 
-func TestMain(m *testing.M) { testbin.Main(m, &bins) }
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m, &bins)) }
 
 // description is one line of descriptions.tsv.
 type description struct {

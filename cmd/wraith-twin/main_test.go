@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 
 	"github.com/wraithdev/wraith/internal/testbin"
@@ -9,4 +10,4 @@ import (
 // bins builds wraith-twin once for every test of this package.
 var bins *testbin.Set
 
-func TestMain(m *testing.M) { testbin.Main(m, &bins) }
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m, &bins)) }

@@ -27,7 +27,7 @@ import (
 // folder, so that `wraith up` finds wraith-twin beside itself.
 var bins *testbin.Set
 
-func TestMain(m *testing.M) { testbin.Main(m, &bins) }
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m, &bins)) }
 
 // testFactory runs commands in-process in dir with env as the environment.
 func testFactory(dir string, env map[string]string) (*factory, *bytes.Buffer, *bytes.Buffer) {

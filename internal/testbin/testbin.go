@@ -32,24 +32,24 @@ type build struct {
 }
 
 // New returns a set that builds into dir. The caller removes dir, usually
-// in TestMain after m.Run; Main does both.
+// in TestMain after m.Run; Run does both.
 func New(dir string) *Set {
 	return &Set{dir: dir, once: map[string]*build{}}
 }
 
-// Main is a package's TestMain for tests that share built binaries: it
-// sets *bins to a Set building into a temporary folder, runs m's tests,
-// removes the folder and exits with their code.
-func Main(m *testing.M, bins **Set) {
+// Run is the body of a package's TestMain for tests that share built
+// binaries: it sets *bins to a Set building into a temporary folder, runs
+// m's tests, removes the folder and returns their exit code, for TestMain
+// to exit with: func TestMain(m *testing.M) { os.Exit(testbin.Run(m, &bins)) }.
+func Run(m *testing.M, bins **Set) int {
 	dir, err := os.MkdirTemp("", "wraith-testbin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testbin:", err)
-		os.Exit(1)
+		return 1
 	}
+	defer os.RemoveAll(dir)
 	*bins = New(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return m.Run()
 }
 
 // Path builds the main package pkg (a path relative to the module root,

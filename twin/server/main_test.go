@@ -1,6 +1,7 @@
 package server
 
 import (
+	"os"
 	"testing"
 
 	"github.com/wraithdev/wraith/internal/testbin"
@@ -10,4 +11,4 @@ import (
 // a process boundary share it, and a race-built link costs seconds.
 var bins *testbin.Set
 
-func TestMain(m *testing.M) { testbin.Main(m, &bins) }
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m, &bins)) }
