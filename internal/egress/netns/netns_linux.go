@@ -46,16 +46,41 @@ func Start(cfg Config) (*Sandbox, error) {
 	if err := os.WriteFile(resolvFile, []byte("# written by wraith run: the sandbox answers every lookup NXDOMAIN\nnameserver 127.0.0.1\noptions attempts:1\n"), 0o644); err != nil {
 		return fail(err)
 	}
+	args := append([]string{}, cfg.Helper[1:]...)
+	args = append(args, "--hosts", hostsFile, "--resolv", resolvFile, "--")
+	args = append(args, cfg.Argv...)
+	// A helper that dies without a word did so before it reported, so
+	// before the command ran (it runs only after "ok"): starting it again
+	// repeats nothing the user asked for. Seen once in CI, under load; a
+	// second death in a row is reported with the helper's exit status.
+	var s *Sandbox
+	for attempt := 1; ; attempt++ {
+		s, err = startHelper(cfg, args, tmp)
+		if !errors.Is(err, errSilent) || attempt == helperAttempts {
+			break
+		}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return s, nil
+}
+
+// helperAttempts bounds how often Start starts a helper that died silently.
+const helperAttempts = 2
+
+// errSilent is a helper's death before it reported.
+var errSilent = errors.New("netns: the helper exited before it was set up")
+
+// startHelper starts one helper with args and waits for its report.
+func startHelper(cfg Config, args []string, tmp string) (*Sandbox, error) {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return fail(fmt.Errorf("netns: socket pair: %w", err))
+		return nil, fmt.Errorf("netns: socket pair: %w", err)
 	}
 	parentEnd, childEnd := os.NewFile(uintptr(fds[0]), "netns-parent"), os.NewFile(uintptr(fds[1]), "netns-helper")
 	defer parentEnd.Close()
 
-	args := append([]string{}, cfg.Helper[1:]...)
-	args = append(args, "--hosts", hostsFile, "--resolv", resolvFile, "--")
-	args = append(args, cfg.Argv...)
 	cmd := exec.Command(cfg.Helper[0], args...)
 	cmd.Env, cmd.Dir = cfg.Env, cfg.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
@@ -76,9 +101,9 @@ func Start(cfg Config) (*Sandbox, error) {
 	childEnd.Close()
 	if err != nil {
 		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) {
-			return fail(fmt.Errorf("%w: %v", ErrUnavailable, err))
+			return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
-		return fail(fmt.Errorf("netns: start %s: %w", cfg.Helper[0], err))
+		return nil, fmt.Errorf("netns: start %s: %w", cfg.Helper[0], err)
 	}
 	files, err := receive(parentEnd)
 	if err == nil {
@@ -87,7 +112,10 @@ func Start(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		cmd.Process.Kill()
 		<-s.done
-		return fail(err)
+		if errors.Is(err, errSilent) && s.state != nil {
+			err = fmt.Errorf("%w (%s)", err, s.state)
+		}
+		return nil, err
 	}
 	return s, nil
 }
@@ -158,8 +186,9 @@ func receive(f *os.File) ([]*os.File, error) {
 			syscall.Close(fd)
 		}
 		if msg == "" {
-			// The helper exited without a word: its stderr said why.
-			return nil, errors.New("netns: the helper exited before it was set up")
+			// The helper exited without a word: its stderr said why,
+			// if it could say anything.
+			return nil, errSilent
 		}
 		return nil, fmt.Errorf("netns: %s", strings.TrimPrefix(msg, "error: "))
 	}
