@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/wraithdev/wraith/twin/dialect"
+
 	"github.com/wraithdev/wraith/internal/rate"
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/engine"
@@ -284,6 +286,7 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) error {
 	var mode string
 	var now int64
 	tooFar := false
+	var due []dialect.Delivery
 	err = s.Do(func(st *session.State) {
 		mode = st.ClockMode()
 		if mode == session.ClockReal {
@@ -294,16 +297,21 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) error {
 			tooFar = true
 			return
 		}
+		from := now
 		if mv.AdvanceSecs != nil {
 			st.Advance(*mv.AdvanceSecs)
 		} else {
 			st.SetEpoch(*mv.SetEpoch)
 		}
 		now = st.Now(h.now)
+		// What fell due on the way runs now, in order (a clock set back
+		// runs nothing): renewals, trial ends, retries.
+		due = h.eng.Tick(st, from, now)
 	})
 	if err != nil {
 		return err
 	}
+	h.eng.Deliver(s, due)
 	if tooFar {
 		return apierr.Errorf(apierr.InvalidClock,
 			"advancing %d seconds from %d would pass %d (the end of 2199), the latest time a clock reaches", *mv.AdvanceSecs, now, session.MaxEpoch)

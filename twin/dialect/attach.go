@@ -46,6 +46,9 @@ type Handler interface {
 	// Handle answers c, or declines (ok false): the engine then serves
 	// the request as it would without the dialect.
 	Handle(c *Call) (a Answer, ok bool)
+	// Follows reports whether the dialect hears of route's writes
+	// (Answered), so that the engine builds a Call only for those.
+	Follows(route string) bool
 	// Answered tells the dialect of a write the engine answered itself
 	// with a 2xx, so that the dialect's state follows the entity's (a
 	// repository created with auto_init gets its first commit, a merged
@@ -68,6 +71,8 @@ type Call struct {
 	Params map[string]any
 	// Body is the request body as sent.
 	Body []byte
+	// Header is the request's headers (Stripe-Version, Idempotency-Key).
+	Header http.Header
 	// Attachment is the session's, nil when it has none yet: a read
 	// finds it so when nothing wrote one.
 	Attachment Attachment
@@ -79,6 +84,12 @@ type Call struct {
 	// by {owner}, {repo} and {pull_number}); nil when the session holds
 	// none.
 	Entity func(resource string) []byte
+	// World is the session's entities, for a write that changes more than
+	// its own (dialect.World); nil on a read.
+	World World
+	// Clock moves the session's clock, for a provider's own clock routes;
+	// nil on a read.
+	Clock Clock
 	// Now is the session's time for the request, in unix seconds.
 	Now int64
 	// Here is where the request was sent, for URLs in the answer.

@@ -16,13 +16,7 @@ import (
 func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 	switch req.match.Value.Kind {
 	case compiled.KindCreate, compiled.KindUpdate, compiled.KindAction, compiled.KindDelete, compiled.KindMember:
-		if e.handler != nil && e.handle(st, st, req, a) {
-			return
-		}
 		e.idempotent(st, req, a)
-		if e.handler != nil {
-			e.answered(st, req, a)
-		}
 	default:
 		e.read(st, req, a)
 	}
@@ -106,10 +100,20 @@ func (e *Engine) idempotencyConflict(a *answer, key string) {
 	a.fail(apierr.New(apierr.IdempotencyConflict, "Idempotency-Key "+strconv.Quote(key)+" was used with other parameters in this session"))
 }
 
-// mutate runs the handler of a state-changing request.
+// mutate runs the handler of a state-changing request: the dialect's
+// (handled.go), else the engine's, of which the dialect's Handler then
+// hears. Both run inside idempotent, so a repeated key replays either.
 func (e *Engine) mutate(st *session.State, req *request, a *answer) {
 	if e.full(st, req, a) || e.memoryFull(a) {
 		return
+	}
+	if e.handler != nil {
+		if e.handle(st, st, req, a) {
+			return
+		}
+		if e.handler.Follows(req.match.Value.Route[0]) {
+			defer e.answered(st, req, a)
+		}
 	}
 	switch req.match.Value.Kind {
 	case compiled.KindCreate:

@@ -78,6 +78,9 @@ type Options struct {
 	// Dialect is how the twin's provider speaks; nil is the dialect
 	// twin.toml names (dialects.Lookup).
 	Dialect dialect.Dialect
+	// Webhooks posts the webhook deliveries the dialect's behaviour
+	// queues (world.go); nil posts none.
+	Webhooks Deliverer
 	// Scrubber tokenizes PII in synthesized answers. Required.
 	Scrubber *scrub.Scrubber
 	// Import loads a twin whose fixture sets this twin imports.
@@ -125,6 +128,7 @@ type Engine struct {
 	namer    namer            // the dialect's objects for what writes name by name; nil: none
 	handler  dialect.Handler  // the dialect's own answers for some routes (handled.go); nil: none
 	protocol dialect.Protocol // the dialect's own protocol beside its API (protocol.go); nil: none
+	ticker   dialect.Ticker   // the dialect's work as a session's clock moves (world.go); nil: none
 	now      func() time.Time
 	log      hclog.Logger
 	scrub    *scrub.Scrubber
@@ -180,6 +184,7 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	e.namer, _ = opts.Dialect.(namer)
 	e.handler, _ = opts.Dialect.(dialect.Handler)
 	e.protocol, _ = opts.Dialect.(dialect.Protocol)
+	e.ticker, _ = opts.Dialect.(dialect.Ticker)
 	if e.store == nil {
 		e.store = session.NewStore(opts.MaxSessions)
 	}

@@ -35,6 +35,7 @@ func (e *Engine) handle(r session.Reader, st *session.State, req *request, a *an
 		return true
 	}
 	c := e.call(r, req, route, p)
+	var w *sessionWorld
 	if st != nil {
 		// A write grows the attachment as a create grows the entities:
 		// past --max-memory it is refused the same way.
@@ -42,8 +43,12 @@ func (e *Engine) handle(r session.Reader, st *session.State, req *request, a *an
 			return true
 		}
 		c.Attach = st.Attach
+		w = e.lend(c, st, req)
 	}
 	ans, ok := e.handler.Handle(c)
+	if w != nil {
+		req.deliveries = append(req.deliveries, w.out...)
+	}
 	if !ok {
 		return false
 	}
@@ -64,12 +69,27 @@ func (e *Engine) answered(st *session.State, req *request, a *answer) {
 	if a.status < 200 || a.status > 299 || a.replayed {
 		return
 	}
-	c := e.call(st, req, req.match.Value.Route[0], nil)
+	route := req.match.Value.Route[0]
+	var p map[string]any
+	if req.query != "" || len(req.body) > 0 {
+		var scratch answer // the write was answered: its parameters were read once already
+		p, _ = e.params(req, &scratch)
+	}
+	c := e.call(st, req, route, p)
 	c.Attach = st.Attach
+	w := e.lend(c, st, req)
 	if body := e.handler.Answered(c, a.status, a.body); body != nil {
 		a.body = body
 	}
+	req.deliveries = append(req.deliveries, w.out...)
 	st.MarkAttachment()
+}
+
+// lend gives c, a write's call, the session's world and clock.
+func (e *Engine) lend(c *dialect.Call, st *session.State, req *request) *sessionWorld {
+	w := e.world(st, req, req.now)
+	c.World, c.Clock = w, clock{w}
+	return w
 }
 
 func (e *Engine) call(r session.Reader, req *request, route string, p map[string]any) *dialect.Call {
@@ -81,6 +101,7 @@ func (e *Engine) call(r session.Reader, req *request, route string, p map[string
 		Path:       m.Param,
 		Params:     p,
 		Body:       req.body,
+		Header:     req.header,
 		Attachment: r.Attachment(),
 		Entity:     func(resource string) []byte { return e.entityBody(r, resource, m) },
 		Now:        req.now,

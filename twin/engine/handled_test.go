@@ -75,6 +75,11 @@ func (tally) Handle(c *dialect.Call) (dialect.Answer, bool) {
 	return dialect.Answer{Status: http.StatusOK, Body: fmt.Appendf(nil, `{"name":%q,"count":%d}`, name, t.n[name]), Changed: true}, true
 }
 
+// A Handler missing a method would be none, silently: the engine asserts.
+var _ dialect.Handler = tally{}
+
+func (tally) Follows(route string) bool { return route == "POST /widgets/{id}" || route == "POST /widgets" }
+
 func (tally) Answered(c *dialect.Call, status int, body []byte) []byte {
 	if c.Route != "POST /widgets/{id}" || status != http.StatusOK {
 		if c.Route == "POST /widgets" && status == http.StatusCreated {

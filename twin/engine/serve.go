@@ -11,6 +11,7 @@ import (
 
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/prov"
@@ -39,6 +40,7 @@ type request struct {
 	prefix string // "/__s/{session}" when the path named the session, so links lead back to it
 	tls    bool
 	ctype  string
+	header http.Header
 	body   []byte
 	idem   string
 	match  *route.Match[*compiled.Endpoint]
@@ -46,6 +48,9 @@ type request struct {
 	// st is the session, once its lock is held: what a declared route's
 	// honest answer looks its names up in (honest.go).
 	st session.Reader
+	// deliveries are the webhook deliveries the dialect queued (world.go),
+	// posted once the request is answered.
+	deliveries []dialect.Delivery
 }
 
 // ServeHTTP answers one application request.
@@ -87,6 +92,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		host:   r.Host,
 		prefix: prefix,
 		tls:    r.TLS != nil || forwardedTLS(r.Header),
+		header: r.Header,
 		match:  &m,
 	}
 	if r.Body != nil && r.Body != http.NoBody {
@@ -153,6 +159,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	served, answered := e.write(w, sess, m.Value, &a)
 	e.journalEnd(sess, ent, answered, served, start)
+	e.Deliver(sess, req.deliveries)
 }
 
 // unserved is the answer to a request that did not get its session: the

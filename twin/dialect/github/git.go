@@ -186,6 +186,15 @@ func readAnswer(route string, a dialect.Answer) dialect.Answer {
 	return a
 }
 
+// Follows: the writes whose answers change the session's git.
+func (Dialect) Follows(route string) bool {
+	switch route {
+	case "POST /user/repos", "POST /orgs/{org}/repos", "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", "DELETE /repos/{owner}/{repo}":
+		return true
+	}
+	return false
+}
+
 // Answered makes or removes a repository's git world as the engine
 // creates or deletes the repository entity.
 func (Dialect) Answered(c *dialect.Call, status int, body []byte) []byte {

@@ -14,12 +14,19 @@ import (
 )
 
 // Dialect is Stripe's.
-type Dialect struct{ dialect.Base }
+type Dialect struct {
+	dialect.Base
+	b behaviours // behave.go
+}
 
-var _ dialect.Dialect = Dialect{}
+var (
+	_ dialect.Dialect = Dialect{}
+	_ dialect.Handler = Dialect{}
+	_ dialect.Ticker  = Dialect{}
+)
 
 // New returns Stripe's dialect.
-func New() Dialect { return Dialect{} }
+func New() Dialect { return Dialect{b: newBehaviours()} }
 
 // Name is "stripe".
 func (Dialect) Name() string { return "stripe" }

@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/engine/compiled"
+	"github.com/wraithdev/wraith/twin/object"
+	"github.com/wraithdev/wraith/twin/session"
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// A dialect's behaviour (dialect.World, dialect.Ticker): what a write does
+// beyond its own entity, and what falls due when a session's clock moves,
+// is the dialect's; the engine only lends it the session's entities, by
+// resource and id, under the session's exclusive lock, and posts the
+// webhook deliveries it queues once the request is answered.
+
+// Deliverer posts a session's webhook deliveries (package twin/webhook):
+// after the request that queued them is answered, outside the session's
+// lock.
+type Deliverer interface {
+	Deliver(sess *session.Session, ds []dialect.Delivery)
+}
+
+// sessionWorld is dialect.World over one session's exclusive state.
+type sessionWorld struct {
+	e   *Engine
+	st  *session.State
+	req *request // nil for a clock's tick
+	now int64
+	out []dialect.Delivery
+}
+
+func (e *Engine) world(st *session.State, req *request, now int64) *sessionWorld {
+	return &sessionWorld{e: e, st: st, req: req, now: now}
+}
+
+// byIDResource returns the resource named r when its entities are kept
+// by id alone, as the ones a World reaches are.
+func (w *sessionWorld) byIDResource(r string) *compiled.Resource {
+	res := w.e.twin.Resource(r)
+	if res == nil || len(res.Keys.Parents) > 0 || res.Keys.Keyed {
+		return nil
+	}
+	return res
+}
+
+func (w *sessionWorld) Has(r string) bool { return w.byIDResource(r) != nil }
+
+func (w *sessionWorld) Now() int64 { return w.now }
+
+func (w *sessionWorld) NewID(prefix string) string {
+	id, _ := w.e.dialect.NewID(w.st, "string", prefix).(string)
+	return id
+}
+
+func (w *sessionWorld) Deliver(d dialect.Delivery) { w.out = append(w.out, d) }
+
+func (w *sessionWorld) Get(r, id string) []byte {
+	if w.byIDResource(r) == nil || id == "" {
+		return nil
+	}
+	ent := w.st.Get(id)
+	if ent == nil || ent.Deleted || ent.Resource != r {
+		return nil
+	}
+	if ent.Provenance != world.Recorded {
+		return ent.Body()
+	}
+	o, err := object.Parse(ent.Body())
+	if err != nil {
+		return nil
+	}
+	w.e.scrubObject(o) // as current scrubs a recorded entity a write takes up
+	return o.AppendJSON(nil)
+}
+
+func (w *sessionWorld) Each(r string, fn func([]byte) bool) {
+	if w.byIDResource(r) == nil {
+		return
+	}
+	for _, ent := range visible(w.st, r) {
+		if !fn(ent.Body()) {
+			return
+		}
+	}
+}
+
+func (w *sessionWorld) New(r string) ([]byte, error) {
+	res := w.byIDResource(r)
+	if res == nil {
+		return nil, fmt.Errorf("the twin declares no resource %q kept by id", r)
+	}
+	o := res.Skeleton.Clone()
+	w.e.fillIDs(w.st, res, nil, o)
+	now := timeValue(res.Keys, w.now)
+	for _, f := range res.Timestamps {
+		o.Set(f, now)
+	}
+	return o.AppendJSON(nil), nil
+}
+
+func (w *sessionWorld) Put(r string, body []byte) error {
+	res := w.byIDResource(r)
+	if res == nil {
+		return fmt.Errorf("the twin declares no resource %q kept by id", r)
+	}
+	o, err := object.Parse(body)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r, err)
+	}
+	id := o.String("id")
+	if id == "" {
+		return errors.New(r + ": the body has no string id")
+	}
+	ne := &world.Entity{ID: id, Resource: r, Created: w.now, Provenance: world.Handler}
+	if cur := w.st.Get(id); cur != nil && !cur.Deleted && cur.Resource == r {
+		ne.Created, ne.Seq = cur.Created, cur.Seq
+	} else {
+		ne.Seq = w.st.NextSeq()
+	}
+	if w.req != nil {
+		w.e.compute(res, o, nil, w.req)
+	}
+	ne.SetBody(w.e.encode(o))
+	w.st.Put(ne)
+	return nil
+}
+
+// advanceTo is dialect.Clock's AdvanceTo for a write's call.
+func (w *sessionWorld) AdvanceTo(t int64) bool {
+	if w.st.ClockMode() == session.ClockReal || t < w.now || t > session.MaxEpoch {
+		return false
+	}
+	from := w.now
+	w.st.Advance(t - from)
+	w.now = w.st.Now(w.e.now)
+	if w.e.ticker != nil {
+		w.e.ticker.Tick(w, from, w.now)
+	}
+	return true
+}
+
+// clock is the Call's dialect.Clock.
+type clock struct{ w *sessionWorld }
+
+func (c clock) AdvanceTo(t int64) bool { return c.w.AdvanceTo(t) }
+
+// Tick runs what falls due in a session whose clock moved from from to
+// to (unix seconds), as its dialect's Ticker says, under the session's
+// exclusive lock; it returns the webhook deliveries the work queued, for
+// Deliver once the lock is released.
+func (e *Engine) Tick(st *session.State, from, to int64) []dialect.Delivery {
+	if e.ticker == nil || to <= from {
+		return nil
+	}
+	w := e.world(st, nil, to)
+	e.ticker.Tick(w, from, to)
+	return w.out
+}
+
+// Deliver posts ds, which a write or a tick of sess queued, when the
+// engine has a Deliverer.
+func (e *Engine) Deliver(sess *session.Session, ds []dialect.Delivery) {
+	if len(ds) == 0 || e.opts.Webhooks == nil {
+		return
+	}
+	e.opts.Webhooks.Deliver(sess, ds)
+}
