@@ -2,6 +2,7 @@ package engine
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/engine/compiled"
@@ -80,6 +81,9 @@ func (e *Engine) answered(st *session.State, req *request, a *answer) {
 	w := e.lend(c, st, req)
 	if body := e.handler.Answered(c, a.status, a.body); body != nil {
 		a.body = body
+	}
+	if t, ok := e.handler.(dialect.Taker); ok && len(a.ignored) > 0 {
+		a.ignored = slices.DeleteFunc(a.ignored, func(p string) bool { return t.Takes(route, p) })
 	}
 	req.deliveries = append(req.deliveries, w.out...)
 	st.MarkAttachment()

@@ -2,6 +2,7 @@ package stripe
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/wraithdev/wraith/twin/dialect"
@@ -34,6 +35,10 @@ type behaviour struct {
 	// after completes the engine's 2xx answer of a write, returning the
 	// new body, or nil to keep it. nil: keeps it.
 	after func(c *dialect.Call, status int, body []byte) []byte
+	// takes are the top-level parameters before or after acts on that
+	// name no field of the entity (trial_period_days), which the answer
+	// therefore does not report ignored (dialect.Taker).
+	takes []string
 }
 
 // behaviours are the routes Stripe's behaviour covers, by route template
@@ -75,6 +80,13 @@ func (d Dialect) Answered(c *dialect.Call, status int, body []byte) []byte {
 	}
 	return b.after(c, status, body)
 }
+
+// Takes reports whether route's behaviour acts on param.
+func (d Dialect) Takes(route, param string) bool {
+	return slices.Contains(d.b[route].takes, param)
+}
+
+var _ dialect.Taker = Dialect{}
 
 // Tick runs what falls due as the session's clock moves (billing.go).
 func (d Dialect) Tick(w dialect.World, from, to int64) {
