@@ -15,6 +15,11 @@ const (
 	Miss     = "miss"
 )
 
+// Webhook marks a journal entry that is no answer of the twin's but a
+// webhook delivery it made (twin/webhook). Coverage and metrics count
+// answers only, so it is not in All.
+const Webhook = "webhook"
+
 // All lists every provenance, in the order above.
 var All = [...]string{Recorded, Template, Handler, Fixture, Fault, Miss}
 

@@ -77,6 +77,29 @@ type Extra struct {
 	IgnoredCount int    // X-Wraith-Ignored-Params-Count
 	Limit        string // X-Wraith-Limit: the code of a Wraith limit the request passed
 	Invalid      string // X-Wraith-Invalid: what --validate warn served anyway
+	// Delivery marks an entry that journals no request the twin answered
+	// but a webhook delivery attempt it made (package twin/webhook): the
+	// entry's request is the delivery, its answer the endpoint's.
+	Delivery *Delivery
+}
+
+// Delivery is what a webhook delivery attempt's entry carries beside a
+// request's fields (Method, Host, Path, Status, Latency, bodies).
+type Delivery struct {
+	URL     string // the endpoint's
+	Event   string // the id of the event delivered
+	Attempt int    // 1 for the first
+	Error   string // why no 2xx came (refused, unreachable, timed out, the status); "" for a success
+	Retry   int64  // the session time the next attempt is due, 0 for none
+}
+
+// Delivery returns what e journals of a webhook delivery attempt, nil
+// when e is a request the twin answered.
+func (e *Entry) Delivery() *Delivery {
+	if e.Extra == nil {
+		return nil
+	}
+	return e.Extra.Delivery
 }
 
 // Fault returns the fault rule that fired for the request, "" for none.
@@ -373,6 +396,9 @@ func ownCost(e *Entry) int64 {
 	}
 	if x := e.Extra; x != nil {
 		c += int64(unsafe.Sizeof(*x)) + int64(len(x.Fault)+len(x.Link)+len(x.Ignored)+len(x.Limit)+len(x.Invalid))
+		if d := x.Delivery; d != nil {
+			c += int64(unsafe.Sizeof(*d)) + int64(len(d.URL)+len(d.Event)+len(d.Error))
+		}
 	}
 	return c
 }
