@@ -208,8 +208,11 @@ soak:
 # (docs/import.md), beside Prism's mock server (pinned here, installed
 # with npm into .panel/prism) driven alike. Not in the default test run:
 # it fetches about 50 MB of packages and Prism once into .panel/
-# (git-ignored) and takes a few minutes.
+# (git-ignored) and takes a few minutes. PANEL_ONLY=petstore,slack runs
+# those descriptions only (into .panel/report.only.txt); PANEL_PRISM=false
+# leaves Prism out.
 PRISM := @stoplight/prism-cli@5.14.2
+PANEL_PRISM := true
 panel:
 	@command -v npm >/dev/null 2>&1 || { echo "panel: npm is not installed: install Node.js and npm, which fetch the panel's packages" >&2; exit 1; }
 	sh panel/fetch.sh .panel
@@ -217,7 +220,7 @@ panel:
 	  mkdir -p .panel/prism && npm install --prefix .panel/prism --no-save --no-audit --no-fund --silent '$(PRISM)' >/dev/null \
 	  && echo '$(PRISM)' > .panel/prism/installed \
 	  || echo "panel: npm could not install $(PRISM): the table will have wraith's rows only" >&2; fi
-	$(GO) test -tags panel -count=1 -v -run '^TestPanel$$' ./panel
+	$(GO) test -tags panel -count=1 -v -run '^TestPanel$$' ./panel -args -panel.only='$(PANEL_ONLY)' -panel.prism=$(PANEL_PRISM)
 
 # The official Stripe SDKs' own test suites, stripe-go's and
 # stripe-python's, each run against stripe-mock and against
