@@ -5,6 +5,7 @@ package panel_test
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -21,6 +22,15 @@ import (
 )
 
 var bins *testbin.Set
+
+// only runs the descriptions it names (comma-separated), for a run of
+// one description while its import is being worked on: the whole panel
+// takes minutes (make panel PANEL_ONLY=petstore,slack).
+var only = flag.String("panel.only", "", "run only these descriptions of descriptions.tsv (comma-separated names)")
+
+// prismToo drives Prism beside each twin when it is installed; off, a
+// run has wraith's rows only, in a fraction of the time.
+var prismToo = flag.Bool("panel.prism", true, "drive Prism beside each twin when .panel/prism has it")
 
 func TestMain(m *testing.M) { os.Exit(testbin.Run(m, &bins)) }
 
@@ -52,6 +62,28 @@ func readPanel(tb testing.TB) []description {
 	return out
 }
 
+// selected are the descriptions names lists, or all of them when names
+// is empty; a name the panel does not have fails the test.
+func selected(tb testing.TB, all []description, names string) []description {
+	tb.Helper()
+	if names == "" {
+		return all
+	}
+	by := map[string]description{}
+	for _, d := range all {
+		by[d.name] = d
+	}
+	var out []description
+	for _, n := range strings.Split(names, ",") {
+		d, ok := by[strings.TrimSpace(n)]
+		if !ok {
+			tb.Fatalf("-panel.only %q: descriptions.tsv has no description %q", names, n)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // specFile is where fetch.sh put a description.
 func specFile(d description) string {
 	return filepath.Join("..", ".panel", d.name+filepath.Ext(d.path))
@@ -78,12 +110,14 @@ type row struct {
 func TestPanel(t *testing.T) {
 	wraith := bins.Path(t, "./cmd/wraith")
 	prism := filepath.Join("..", ".panel", "prism", "node_modules", ".bin", "prism")
-	if !fileExists(prism) {
+	if !*prismToo {
+		prism = ""
+	} else if !fileExists(prism) {
 		prism = ""
 		t.Log("Prism is not installed in .panel/prism (make panel installs it): the table has wraith's rows only")
 	}
 	var rows []*row
-	for _, d := range readPanel(t) {
+	for _, d := range selected(t, readPanel(t), *only) {
 		r := &row{name: d.name}
 		rows = append(rows, r)
 		var tw *format.Twin
@@ -226,7 +260,8 @@ func rss(pid int) int64 {
 }
 
 // report prints the table, and each description's first failures; all
-// of them go to .panel/failures.txt.
+// of them go to .panel/failures.txt (failures.only.txt for a run of
+// some descriptions).
 func report(t *testing.T, rows []*row) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%-30s %8s %5s %4s %9s %8s %7s %11s %10s %11s %10s %6s\n", "description", "KB", "ops", "res", "import ms", "start ms", "RSS MiB", "flow", "answered", "valid", "undeclared", "misses")
@@ -262,12 +297,17 @@ func report(t *testing.T, rows []*row) {
 		}
 	}
 	fmt.Print(b.String())
-	os.WriteFile(filepath.Join("..", ".panel", "report.txt"), []byte(b.String()), 0o644)
+	// A run of some descriptions keeps the whole panel's report.
+	suffix := ".txt"
+	if *only != "" {
+		suffix = ".only.txt"
+	}
+	os.WriteFile(filepath.Join("..", ".panel", "report"+suffix), []byte(b.String()), 0o644)
 	var all strings.Builder
 	for _, r := range rows {
 		for _, f := range r.failures {
 			fmt.Fprintf(&all, "%s: %s\n", r.name, f)
 		}
 	}
-	os.WriteFile(filepath.Join("..", ".panel", "failures.txt"), []byte(all.String()), 0o644)
+	os.WriteFile(filepath.Join("..", ".panel", "failures"+suffix), []byte(all.String()), 0o644)
 }
