@@ -311,7 +311,7 @@ func (h *Handler) clock(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h.eng.Deliver(s, due)
+	h.eng.Advanced(s, now, due)
 	if tooFar {
 		return apierr.Errorf(apierr.InvalidClock,
 			"advancing %d seconds from %d would pass %d (the end of 2199), the latest time a clock reaches", *mv.AdvanceSecs, now, session.MaxEpoch)

@@ -51,6 +51,8 @@ type request struct {
 	// deliveries are the webhook deliveries the dialect queued (world.go),
 	// posted once the request is answered.
 	deliveries []dialect.Delivery
+	// moved says the request moved its session's clock (world.go).
+	moved bool
 }
 
 // ServeHTTP answers one application request.
@@ -159,7 +161,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	served, answered := e.write(w, sess, m.Value, &a)
 	e.journalEnd(sess, ent, answered, served, start)
-	e.Deliver(sess, req.deliveries)
+	e.deliver(sess, &req)
 }
 
 // unserved is the answer to a request that did not get its session: the

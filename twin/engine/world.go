@@ -21,7 +21,12 @@ import (
 // after the request that queued them is answered, outside the session's
 // lock.
 type Deliverer interface {
+	// Deliver queues ds, posted in order after what sess queued before.
 	Deliver(sess *session.Session, ds []dialect.Delivery)
+	// Due tells that sess's clock moved to now (unix seconds): the
+	// retries due by then are posted. A failed delivery is tried again
+	// on the session's clock, never the wall clock's.
+	Due(sess *session.Session, now int64)
 }
 
 // sessionWorld is dialect.World over one session's exclusive state.
@@ -137,6 +142,9 @@ func (w *sessionWorld) AdvanceTo(t int64) bool {
 	from := w.now
 	w.st.Advance(t - from)
 	w.now = w.st.Now(w.e.now)
+	if w.req != nil {
+		w.req.moved = true // the retries due by now go once the request is answered (deliver)
+	}
 	if w.e.ticker != nil {
 		w.e.ticker.Tick(w, from, w.now)
 	}
@@ -168,4 +176,28 @@ func (e *Engine) Deliver(sess *session.Session, ds []dialect.Delivery) {
 		return
 	}
 	e.opts.Webhooks.Deliver(sess, ds)
+}
+
+// Advanced posts what a move of sess's clock to now made due: the failed
+// deliveries whose retry falls due by now, then ds, which the move's tick
+// queued (the control plane's clock).
+func (e *Engine) Advanced(sess *session.Session, now int64, ds []dialect.Delivery) {
+	if e.opts.Webhooks == nil {
+		return
+	}
+	e.opts.Webhooks.Due(sess, now)
+	e.Deliver(sess, ds)
+}
+
+// deliver posts what req queued once it is answered; when req moved its
+// session's clock (a provider's test clock), the retries that fell due
+// go first.
+func (e *Engine) deliver(sess *session.Session, req *request) {
+	if req.moved && e.opts.Webhooks != nil {
+		now := int64(0)
+		if sess.ReadContext(req.ctx, func(st session.Reader) { now = st.Now(e.now) }) == nil {
+			e.opts.Webhooks.Due(sess, now)
+		}
+	}
+	e.Deliver(sess, req.deliveries)
 }

@@ -83,6 +83,8 @@ func (d *delivered) Deliver(sess *session.Session, ds []dialect.Delivery) {
 	}
 }
 
+func (d *delivered) Due(*session.Session, int64) {}
+
 const ledgerTwin = toyTwin + `
 [[resources]]
 name = "note"
