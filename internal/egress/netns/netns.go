@@ -73,11 +73,21 @@ type Sandbox struct {
 	state *os.ProcessState
 	err   error
 	tmp   string
+	// ended is closed once what the command left running in its
+	// namespace is killed; nil without a namespace.
+	ended chan struct{}
 }
 
-// Wait waits for the command to exit and releases what Start made.
+// Wait waits for the command to exit and releases what Start made. In a
+// namespace, what the command left running there (a child in the
+// background) is killed: nothing outside can reach it once the sandbox's
+// listeners close, so the run ends when the command does, as a
+// container's does with its first process.
 func (s *Sandbox) Wait() (*os.ProcessState, error) {
 	<-s.done
+	if s.ended != nil {
+		<-s.ended
+	}
 	if s.TLS != nil {
 		s.TLS.Close()
 		s.HTTP.Close()

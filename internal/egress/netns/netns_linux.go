@@ -10,10 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // handshakeTimeout bounds the helper's setup: a few mounts and two binds.
@@ -108,6 +111,14 @@ func startHelper(cfg Config, args []string, tmp string) (*Sandbox, error) {
 	files, err := receive(parentEnd)
 	if err == nil {
 		err = s.adopt(files)
+	}
+	if err == nil {
+		// Read while the helper cannot have exited: it execs the command
+		// only once it has our answer to its sockets.
+		if ns, lerr := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", cmd.Process.Pid)); lerr == nil {
+			s.ended = make(chan struct{})
+			go s.endWithCommand(cmd.Process.Pid, ns)
+		}
 	}
 	if err != nil {
 		cmd.Process.Kill()
@@ -316,6 +327,55 @@ func lookPath(name string, env []string) (string, error) {
 	}
 	return "", fmt.Errorf("%s: not found on PATH (%s)", name, path)
 }
+
+// endWithCommand waits for the command to exit, without reaping it
+// (spawn's Wait does), and kills what it left in its namespace ns: a
+// child in the background holding the command's output open would
+// otherwise keep Wait from returning, and outlive the run unreachable.
+func (s *Sandbox) endWithCommand(pid int, ns string) {
+	defer close(s.ended)
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			break // exited, or reaped already (ECHILD): either way it is gone
+		}
+	}
+	endNamespace(ns)
+}
+
+// endNamespace kills every process left in the network namespace ns,
+// round after round until a scan of /proc finds none (a process may fork
+// while the previous round kills), for at most endWithin.
+func endNamespace(ns string) {
+	deadline := time.Now().Add(endWithin)
+	for time.Now().Before(deadline) {
+		dir, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		found := 0
+		for _, d := range dir {
+			pid, err := strconv.Atoi(d.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			if link, err := os.Readlink("/proc/" + d.Name() + "/ns/net"); err == nil && link == ns {
+				syscall.Kill(pid, syscall.SIGKILL)
+				found++
+			}
+		}
+		if found == 0 {
+			return
+		}
+		time.Sleep(endPause) // the killed exit: their links go with them
+	}
+}
+
+const (
+	endWithin = 2 * time.Second
+	endPause  = 5 * time.Millisecond
+)
 
 func plainAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -143,4 +144,34 @@ func TestHelperRefusesOutsideItsNamespaces(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "namespace of its own") {
 		t.Fatalf("want a refusal naming the namespace, have %v", err)
 	}
+}
+
+// A process the command leaves running in the background is ended with
+// the run: once the command exits, nothing in its namespace is reachable.
+func TestWaitEndsWhatTheCommandLeft(t *testing.T) {
+	var out bytes.Buffer
+	sb := start(t, `sleep 300 & echo $!`, &out)
+	if _, err := sb.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(out.String()))
+	if err != nil {
+		t.Fatalf("the script printed %q, want the background pid", out.String())
+	}
+	if state := procState(pid); state != "" && state != "Z" {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the background sleep (pid %d) outlived the run, in state %s", pid, state)
+	}
+}
+
+// procState is the state letter of pid ("R", "S", "Z", ...), "" when no
+// such process exists.
+func procState(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	state, _, _ := strings.Cut(rest, " ")
+	return state
 }
