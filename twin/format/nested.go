@@ -26,6 +26,14 @@ type Nested struct {
 	NestedDefaults map[string]string `toml:"nested_defaults,omitzero"`
 	// Expand replaces ids by the entities they name.
 	Expand []Expand `toml:"expand,omitzero"`
+	// Expandable are the fields an answer's expansion may replace when a
+	// request asks for it (Stripe's expand[]), as dotted paths from the
+	// resource's object ("customer", "lines.data", "parent.quote_details.quote"),
+	// each mapped to the object type it holds: the id of an entity of
+	// that type, or the object itself (a list's elements, for a path
+	// ending in "data"). Nothing is stored expanded; see
+	// docs/twin-format.md.
+	Expandable map[string]string `toml:"expandable,omitzero"`
 }
 
 // Expand is a reference that the answer holds as the entity it names
@@ -87,6 +95,14 @@ func validateNested(resources []Resource, file string, probs *Problems) {
 				} else if x.Text {
 					probs.addf("%s: nested_defaults.%q.%s: %q: $text.field is for rules; a default copies a field with $.field", at, p, k, s)
 				}
+			}
+		}
+		for _, p := range slices.Sorted(maps.Keys(r.Expandable)) {
+			if segs, ok := FieldPath(p); !ok || strings.Contains(p, "[]") || len(segs) == 0 {
+				probs.addf("%s: expandable.%q: want a dotted field path such as \"customer\" or \"lines.data\"", at, p)
+			}
+			if r.Expandable[p] == "" {
+				probs.addf("%s: expandable.%q: want the object type the field holds, such as \"customer\"", at, p)
 			}
 		}
 		for j, x := range r.Expand {

@@ -24,6 +24,7 @@ func (im *importer) manifestResource(r *resource) format.Resource {
 	}
 	im.nestedFields(r, &fr)
 	fr.Computed = im.listURLs(r, fr.Item)
+	fr.Expandable = im.expandable(r)
 	if _, ok := r.skeleton["created"].(json.Number); ok {
 		fr.Timestamps = []string{"created"}
 	}
