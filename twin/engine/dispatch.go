@@ -24,6 +24,11 @@ func (e *Engine) dispatch(st *session.State, req *request, a *answer) {
 
 // read runs the handler of a request that only reads its session.
 func (e *Engine) read(st session.Reader, req *request, a *answer) {
+	x, ok := e.expansions(req, a)
+	if !ok {
+		return
+	}
+	defer e.expandAnswer(st, x, a)
 	if e.handler != nil && e.handle(st, exclusive(st), req, a) {
 		return
 	}
@@ -107,6 +112,11 @@ func (e *Engine) mutate(st *session.State, req *request, a *answer) {
 	if e.full(st, req, a) || e.memoryFull(a) {
 		return
 	}
+	x, ok := e.expansions(req, a)
+	if !ok {
+		return
+	}
+	defer e.expandAnswer(st, x, a) // after the dialect's Answered, deferred below
 	if e.handler != nil {
 		if e.handle(st, st, req, a) {
 			return

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,8 +60,14 @@ func TestListPaginationAndFilters(t *testing.T) {
 	if have := ids(filtered); strings.Join(have, ",") != created[3]+","+created[1] {
 		t.Errorf("email filter (compared by token): want %s,%s, have %v", created[3], created[1], have)
 	}
-	if have := w.Header().Get("X-Wraith-Ignored-Params"); have != "created" {
-		t.Errorf("ignored params: want created, have %q", have)
+	if have := w.Header().Get("X-Wraith-Ignored-Params"); have != "" {
+		t.Errorf("ignored params: want none (created[gte] is the dialect's range), have %q", have)
+	}
+	// The third and fourth creates are later than the second's clock.
+	_, second := serve(t, e, "GET", "/v1/customers/"+created[1], "p", "")
+	after := strconv.FormatFloat(second["created"].(float64)+1, 'f', 0, 64)
+	if _, later := serve(t, e, "GET", "/v1/customers?created[gte]="+after+"&email=b%40example.com", "p", ""); strings.Join(ids(later), ",") != created[3] {
+		t.Errorf("created[gte]=%s: want %s, have %v", after, created[3], ids(later))
 	}
 	for _, bad := range []string{"limit=0", "limit=101", "limit=x", "starting_after=cus_nope", "starting_after=a&ending_before=b"} {
 		if w, _ := serve(t, e, "GET", "/v1/customers?"+bad, "p", ""); w.Code != http.StatusBadRequest {

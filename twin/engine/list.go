@@ -31,7 +31,7 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 			return
 		}
 	}
-	filters, ignored := e.listFilters(st, res, p)
+	filters, tests, ignored := e.listFilters(st, res, p)
 	for _, d := range x.ListDefaults {
 		if v, given := p[d.Field]; given {
 			if v == "all" {
@@ -57,8 +57,8 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 		all = scoped
 		url = req.path // a parent-scoped list is named by the path it was asked at
 	}
-	if len(filters) > 0 {
-		all = filter(all, filters)
+	if len(filters) > 0 || len(tests) > 0 {
+		all = filter(all, filters, tests)
 	}
 	page, refused := e.dialect.List(dialect.ListQuery{
 		Params:   p,
@@ -90,20 +90,35 @@ func dropFilter(fs []compiled.Filter, field string) []compiled.Filter {
 	return out
 }
 
-// listFilters reads the filters of a list request: PII fields compare by
-// token, unless st's session keeps them verbatim (as it stored them).
-func (e *Engine) listFilters(st session.Reader, res *compiled.Resource, p map[string]any) ([]compiled.Filter, []string) {
+// listFilters reads the filters of a list request: the dialect's own
+// tests of the parameters it reads otherwise (ranges, sets, nested fields)
+// and of a list's default, and the rest as top-level fields compared by
+// value. PII fields compare by token, unless st's session keeps them
+// verbatim (as it stored them).
+func (e *Engine) listFilters(st session.Reader, res *compiled.Resource, p map[string]any) ([]compiled.Filter, []func(*object.Object) bool, []string) {
 	var fs []compiled.Filter
+	var tests []func(*object.Object) bool
 	var ignored []string
+	if e.filterer != nil {
+		if t := e.filterer.DefaultFilter(res.Name, p); t != nil {
+			tests = append(tests, t)
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(p)) {
 		if e.dialect.ListParam(k) {
 			continue
+		}
+		if e.filterer != nil {
+			if t, ok := e.filterer.Filter(res.Name, k, p[k]); ok {
+				tests = append(tests, t)
+				continue
+			}
 		}
 		s, isString := p[k].(string)
 		cur, isField := res.Skeleton.Get(k)
 		_, nested := cur.(*object.Object)
 		_, array := cur.([]any)
-		if !isString || !isField || nested || array {
+		if !isString || !isField || nested && !expandedID(cur) || array {
 			ignored = append(ignored, k)
 			continue
 		}
@@ -112,7 +127,18 @@ func (e *Engine) listFilters(st session.Reader, res *compiled.Resource, p map[st
 		}
 		fs = append(fs, compiled.Filter{Field: k, Want: s})
 	}
-	return fs, ignored
+	return fs, tests, ignored
+}
+
+// expandedID reports whether a skeleton's object is an entity stored
+// expanded, which a filter names by its id.
+func expandedID(v any) bool {
+	o, ok := v.(*object.Object)
+	if !ok {
+		return false
+	}
+	_, hasID := o.Get("id")
+	return hasID && o.String("object") != "list"
 }
 
 // visible returns the session's entities of a resource, newest first:
@@ -138,28 +164,42 @@ func visible(st session.Reader, resource string) []*world.Entity {
 	return out
 }
 
-func filter(all []*world.Entity, fs []compiled.Filter) []*world.Entity {
+// filter keeps the entities every filter and test holds for. A field
+// that holds an expanded object compares by its id.
+func filter(all []*world.Entity, fs []compiled.Filter, tests []func(*object.Object) bool) []*world.Entity {
 	var out []*world.Entity
 	for _, e := range all {
 		o, err := object.Parse(e.Body())
 		if err != nil {
 			continue
 		}
-		keep := true
-		for _, f := range fs {
-			v, _ := o.Get(f.Field)
-			s, isString := v.(string)
-			if !isString {
-				s = valueText(v)
-			}
-			if s != f.Want {
-				keep = false
-				break
-			}
-		}
-		if keep {
+		if keeps(o, fs, tests) {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+func keeps(o *object.Object, fs []compiled.Filter, tests []func(*object.Object) bool) bool {
+	for _, f := range fs {
+		v, _ := o.Get(f.Field)
+		var s string
+		switch t := v.(type) {
+		case string:
+			s = t
+		case *object.Object:
+			s = t.String("id")
+		default:
+			s = valueText(v)
+		}
+		if s != f.Want {
+			return false
+		}
+	}
+	for _, t := range tests {
+		if !t(o) {
+			return false
+		}
+	}
+	return true
 }
