@@ -3,6 +3,7 @@ package stripe
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,7 +77,12 @@ func search(q dialect.ListQuery) (dialect.ListAnswer, *dialect.Refusal) {
 		next = strconv.Quote(pageToken(end))
 	}
 	url, _ := json.Marshal(q.URL)
-	b.WriteString(`],"has_more":` + strconv.FormatBool(more) + `,"next_page":` + next + `,"total_count":` + strconv.Itoa(len(matched)) + `,"url":`)
+	b.WriteString(`],"has_more":` + strconv.FormatBool(more) + `,"next_page":` + next)
+	if slices.Contains(expandParam(q.Params), "total_count") {
+		// Stripe counts the matches only when asked (expand[]=total_count).
+		b.WriteString(`,"total_count":` + strconv.Itoa(len(matched)))
+	}
+	b.WriteString(`,"url":`)
 	b.Write(url)
 	b.WriteByte('}')
 	return dialect.ListAnswer{Body: b.Bytes()}, nil

@@ -58,7 +58,8 @@ func TestSearch(t *testing.T) {
 		{`email:jenny`, "Invalid query: the value of email must be quoted, a number or null"},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
-			ans, refused := search(dialect.ListQuery{Params: map[string]any{"query": tc.query}, Items: items, URL: "/v1/customers/search", Search: true})
+			params := map[string]any{"query": tc.query, "expand": []any{"total_count"}}
+			ans, refused := search(dialect.ListQuery{Params: params, Items: items, URL: "/v1/customers/search", Search: true})
 			if refused != nil {
 				if refused.Message != tc.want || refused.Param != "query" {
 					t.Fatalf("want %q, have refusal %+v", tc.want, refused)
@@ -91,7 +92,7 @@ func TestSearchPages(t *testing.T) {
 	page := ""
 	var seen []string
 	for range 4 {
-		params := map[string]any{"query": "balance>0", "limit": "2"}
+		params := map[string]any{"query": "balance>0", "limit": "2", "expand": "total_count"}
 		if page != "" {
 			params["page"] = page
 		}
@@ -124,5 +125,44 @@ func TestSearchPages(t *testing.T) {
 	}
 	if _, refused := search(dialect.ListQuery{Params: map[string]any{"query": "balance>0", "page": "x"}, Items: items, Search: true}); refused == nil || refused.Param != "page" {
 		t.Errorf("a page token not ours: want a refusal naming page, have %+v", refused)
+	}
+}
+
+// TestSearchTotalCountWhenExpanded: Stripe answers total_count only when
+// the request expands it (docs.stripe.com/api/pagination/search), in any
+// of the forms a client sends expand in.
+func TestSearchTotalCountWhenExpanded(t *testing.T) {
+	items := searchItems(t, `{"id":"cus_1","balance":1}`, `{"id":"cus_2","balance":2}`)
+	for _, tc := range []struct {
+		name   string
+		expand any
+		want   string // the total_count member, "" for none
+	}{
+		{"not asked", nil, ""},
+		{"expand[]", []any{"total_count"}, `"total_count":2`},
+		{"expand", "total_count", `"total_count":2`},
+		{"another path only", []any{"data.customer"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			params := map[string]any{"query": "balance>0"}
+			if tc.expand != nil {
+				params["expand"] = tc.expand
+			}
+			ans, refused := search(dialect.ListQuery{Params: params, Items: items, Search: true})
+			if refused != nil {
+				t.Fatal(refused)
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(ans.Body, &m); err != nil {
+				t.Fatal(err)
+			}
+			have := ""
+			if v, ok := m["total_count"]; ok {
+				have = `"total_count":` + string(v)
+			}
+			if have != tc.want {
+				t.Errorf("want %q, have %q (%s)", tc.want, have, ans.Body)
+			}
+		})
 	}
 }
