@@ -129,20 +129,21 @@ type Engine struct {
 	handler  dialect.Handler  // the dialect's own answers for some routes (handled.go); nil: none
 	protocol dialect.Protocol // the dialect's own protocol beside its API (protocol.go); nil: none
 	ticker   dialect.Ticker   // the dialect's work as a session's clock moves (world.go); nil: none
+	now      func() time.Time
+	log      hclog.Logger
+	scrub    *scrub.Scrubber
+	store    *session.Store
+	defaults session.Settings
+	age      ageHeader
+	spent    []sync.Pool // per resource (Resource.Index), the *object.Object creates are done with; see startCreate
+	scratch  sync.Pool   // *[]byte buffers for encoding entities
+	heap     heapGauge
+
 	expander dialect.Expander // the dialect's answer-time expansion (expand.go); nil: none
 	filterer dialect.Filterer // the dialect's own list filters (list.go); nil: none
 	// expandable are the resources' expandable fields, by resource name
 	// (expand.go).
 	expandable map[string]map[string]string
-	now        func() time.Time
-	log        hclog.Logger
-	scrub      *scrub.Scrubber
-	store      *session.Store
-	defaults   session.Settings
-	age        ageHeader
-	spent      []sync.Pool // per resource (Resource.Index), the *object.Object creates are done with; see startCreate
-	scratch    sync.Pool   // *[]byte buffers for encoding entities
-	heap       heapGauge
 }
 
 // New builds an engine for t.
