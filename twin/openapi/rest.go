@@ -3,6 +3,7 @@ package openapi
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -59,6 +60,7 @@ type restImport struct {
 	// served path and method.
 	served   map[string]string
 	byServed map[string]map[string]Operation
+	errs     *format.Errors // Errors, once inferred
 }
 
 func (r *restImport) path(o Operation) string { return r.served[o.Method+" "+o.Path] }
@@ -67,6 +69,7 @@ func (r *restImport) path(o Operation) string { return r.served[o.Method+" "+o.P
 // answers an object with a key.
 func (r *restImport) Resources() ([]format.Resource, error) {
 	im := r.im
+	r.Errors()
 	var out []format.Resource
 	taken := map[string]bool{}
 	pairs := restPairs(r.byServed)
@@ -88,9 +91,18 @@ func (r *restImport) Resources() ([]format.Resource, error) {
 	return out, nil
 }
 
-// Errors are the description's own error schema (errorSchema), each
-// kind's sentence in its message fields, else RFC 9457 problem details.
+// Errors are the twin's error answers (inferErrors), which Resources
+// infers first: a resource's own not-found answer is one that differs.
 func (r *restImport) Errors() format.Errors {
+	if r.errs == nil {
+		r.errs = r.inferErrors()
+	}
+	return *r.errs
+}
+
+// inferErrors is the description's own error schema (errorSchema), each
+// kind's sentence in its message fields, else RFC 9457 problem details.
+func (r *restImport) inferErrors() *format.Errors {
 	type kind struct {
 		answer          **format.Answer
 		status          int
@@ -98,7 +110,7 @@ func (r *restImport) Errors() format.Errors {
 	}
 	var e format.Errors
 	kinds := []kind{
-		{&e.NotFound, 404, "Not Found", "No such {object}: '{id}'"},
+		{&e.NotFound, 404, "Not Found", notFoundSentence},
 		{&e.InvalidRequest, 400, "Bad Request", "{message}"},
 		{&e.Validation, validationStatus(r.im.ops), "Unprocessable Content", "{param}: {code}"},
 		{&e.Idempotency, 409, "Conflict", "Idempotency-Key '{id}' was used with different parameters: use a new key"},
@@ -108,25 +120,35 @@ func (r *restImport) Errors() format.Errors {
 	if kinds[2].status == 400 {
 		kinds[2].title = "Bad Request"
 	}
-	if s, n := errorSchema(r.im.ops); s != nil {
+	if s, n := errorSchema(r.im.ops, ""); s != nil {
 		ok := true
 		for _, k := range kinds {
+			// The schema the description gives this status, when it has
+			// a field for the sentence, else the API's error schema.
+			if own, _ := errorSchema(r.im.ops, strconv.Itoa(k.status)); own != nil {
+				if *k.answer = r.im.errorAnswer(own, k.status, k.sentence); *k.answer != nil {
+					continue
+				}
+			}
 			if *k.answer = r.im.errorAnswer(s, k.status, k.sentence); *k.answer == nil {
 				ok = false
 			}
 		}
 		if ok {
-			r.im.report.AddInferred("errors", "schema", RefName(s), fmt.Sprintf("the error schema %d of the description's 4xx and default answers name", n), 0.8)
-			return e
+			r.im.report.AddInferred("errors", "schema", errorName(s), fmt.Sprintf("the error schema %d of the description's 4xx and default answers give", n), 0.8)
+			return &e
 		}
-		r.im.report.AddUnresolved("errors", "the description's error schema "+RefName(s)+" has no free-text field to say what is wrong in: errors are RFC 9457 problem details", "medium")
+		r.im.report.AddUnresolved("errors", "the description's error schema "+errorName(s)+" has no free-text field to say what is wrong in: errors are RFC 9457 problem details", "medium")
 	}
 	r.im.report.AddInferred("errors", "schema", "problem+json", "the rest dialect's RFC 9457 problem details: the description names no error schema", 1)
 	for _, k := range kinds {
 		*k.answer = &format.Answer{Status: k.status, Body: Compact(map[string]any{"type": "about:blank", "title": k.title, "status": k.status, "detail": k.sentence})}
 	}
-	return e
+	return &e
 }
+
+// notFoundSentence is what a not-found answer says.
+const notFoundSentence = "No such {object}: '{id}'"
 
 // validationStatus is the status a create missing a required field
 // answers: 422 when the description's operations answer 422 more often

@@ -10,9 +10,15 @@ import (
 )
 
 // errorSchema is the description's own error answer: the JSON schema its
-// 4xx and default responses name most often (ties to the smaller name),
-// and how many name it. Nil when they name none that is an object.
-func errorSchema(ops []Operation) (*openapi3.SchemaRef, int) {
+// 4xx and default responses give most often (ties to the smaller name),
+// and how many give it. A schema written inline counts by its shape
+// (errorShape): a bundled description (DigitalOcean's) repeats its error
+// schema inline in every response, which is still the API's one error
+// answer. With a status, only the responses of that status count (a
+// description whose errors say their status in an enum, as Figma's do,
+// has one schema per status). Nil when they give none that is an
+// object.
+func errorSchema(ops []Operation, status string) (*openapi3.SchemaRef, int) {
 	count := map[string]int{}
 	byName := map[string]*openapi3.SchemaRef{}
 	for _, o := range ops {
@@ -20,17 +26,14 @@ func errorSchema(ops []Operation) (*openapi3.SchemaRef, int) {
 			continue
 		}
 		for code, r := range o.Op.Responses.Map() {
-			if !(code == "default" || (len(code) == 3 && code[0] == '4')) || r == nil || r.Value == nil {
+			if r == nil || r.Value == nil || (status != "" && code != status) || !(code == "default" || (len(code) == 3 && code[0] == '4')) {
 				continue
 			}
 			mt := JSONMedia(r.Value.Content)
-			if mt == nil || mt.Schema == nil || mt.Schema.Value == nil || !mt.Schema.Value.Type.Is("object") {
+			if mt == nil || mt.Schema == nil || mt.Schema.Value == nil || !(mt.Schema.Value.Type.Is("object") || len(mt.Schema.Value.AllOf) > 0) {
 				continue
 			}
-			name := RefName(mt.Schema)
-			if name == "" {
-				continue // an inline schema is one operation's, not the API's
-			}
+			name := errorName(mt.Schema)
 			count[name]++
 			byName[name] = mt.Schema
 		}
@@ -51,10 +54,42 @@ func errorSchema(ops []Operation) (*openapi3.SchemaRef, int) {
 	return byName[names[0]], count[names[0]]
 }
 
+// errorName is how errorSchema tells error schemas apart: the component
+// name, else the shape of an inline schema.
+func errorName(s *openapi3.SchemaRef) string {
+	if n := RefName(s); n != "" {
+		return n
+	}
+	return errorShape(s)
+}
+
+// errorShape names an inline object schema by its properties, required
+// ones marked: {id!, message!, request_id}.
+func errorShape(s *openapi3.SchemaRef) string {
+	props, required := mergedProps(s.Value, 0)
+	req := map[string]bool{}
+	for _, k := range required {
+		req[k] = true
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range sortedRefKeys(props) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k)
+		if req[k] {
+			b.WriteString("!")
+		}
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
 // messageFields are the names an error schema's human-readable sentence
 // goes in, statusFields those its HTTP status goes in.
 var (
-	messageFields = map[string]bool{"message": true, "detail": true, "error": true, "error_description": true, "title": true, "description": true, "errorMessage": true, "error_message": true}
+	messageFields = map[string]bool{"message": true, "detail": true, "error": true, "error_description": true, "title": true, "description": true, "errorMessage": true, "error_message": true, "err": true}
 	statusFields  = map[string]bool{"status": true, "status_code": true, "statusCode": true, "code": true}
 )
 
@@ -80,7 +115,10 @@ func (im *Importer) errorAnswer(s *openapi3.SchemaRef, status int, sentence stri
 			v[k], said = sentence, true
 		case strings.Contains(strings.ToLower(k), "message") && p.Type.Is("array") && p.Items != nil && p.Items.Value != nil && p.Items.Value.Type.Is("string"):
 			v[k], said = []any{sentence}, true
-		case statusFields[k] && p.Type.Is("integer") && len(p.Enum) == 0:
+		case statusFields[k] && (p.Type.Is("integer") || p.Type.Is("number")):
+			// Even where a part of the schema fixes another status in an
+			// enum (Figma's 403 schema, reused for a 409): the body says
+			// the status it is sent with.
 			v[k] = status
 		}
 	}

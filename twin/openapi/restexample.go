@@ -63,10 +63,28 @@ func (im *Importer) repair(v any, ref *openapi3.SchemaRef, depth int) any {
 			s = b
 		}
 		props, required := mergedProps(s.Value, 0)
-		for _, k := range required {
-			if _, ok := t[k]; !ok && props[k] != nil {
-				t[k] = restFormats(withFormats(im.sp.sample(props[k]), props[k], 0), props[k], 0)
+		if len(props) == 0 {
+			// An allOf of a oneOf and its description (Box's
+			// collaboration item): the branch the sampler took.
+			for _, part := range s.Value.AllOf {
+				if b := firstBranch(part); part.Value != nil && b != nil && b.Value != nil {
+					props, required = mergedProps(b.Value, 0)
+					break
+				}
 			}
+		}
+		for _, k := range required {
+			if _, ok := t[k]; ok {
+				continue
+			}
+			if props[k] == nil {
+				// Required but never described (Box's shared_link
+				// requires accessed, which none of its parts defines):
+				// any value is the schema's, and null says nothing.
+				t[k] = nil
+				continue
+			}
+			t[k] = restFormats(withFormats(im.sp.sample(props[k]), props[k], 0), props[k], 0)
 		}
 		for _, k := range slices.Sorted(maps.Keys(t)) {
 			if p := props[k]; p != nil {

@@ -70,11 +70,16 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 		im.report.AddInferred(name, "parents", strings.Join(fr.Parents, ","), "the collection's path parameters", 1)
 	}
 	r.ids(&fr, name, key, props[key])
-	fr.Skeleton = Compact(r.skeleton(ref, mt, props))
+	fr.NotFound = r.notFound(get)
+	var sent map[string]*openapi3.SchemaRef
+	if hasCreate {
+		sent = requestProps(create.Op)
+	}
+	fr.Skeleton = Compact(r.skeleton(ref, mt, props, sent))
 	im.Claim("GET", get.Path, name)
 	if hasList {
 		_, s, lmt := Success(list.Op)
-		switch key := listKey(s); {
+		switch key := listKey(s, ref, key); {
 		case s != nil && s.Value != nil && s.Value.Type.Is("array"):
 			fr.List = "array"
 			im.report.AddInferred(name, "list", "array", "the list answers a bare array", 1)
@@ -87,11 +92,26 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 			fr.List, fr.ListKey, fr.ListBody = "envelope", key, Compact(body)
 			im.report.AddInferred(name, "list", "envelope "+key, "the list answers an object whose one array member is "+key, 0.8)
 		default:
-			im.report.AddUnresolved(p.coll, "the list answers neither a bare array nor an object with one array member: served as a bare array, which its description does not declare", "low")
+			// A list served as a bare array where the description says
+			// otherwise is an answer it refuses: the list stays a
+			// template, and its entities are read one by one.
+			im.report.AddUnresolved(p.coll, "the list answers neither a bare array nor an object with an array member of the item's entries: the list is served as a template", "low")
+			hasList = false
 		}
-		im.Claim("GET", list.Path, name)
-	} else {
+		if hasList {
+			im.Claim("GET", list.Path, name)
+		}
+	}
+	if !hasList {
 		fr.Omit = append(fr.Omit, "list")
+	}
+	if hasCreate {
+		if _, cs, _ := Success(create.Op); cs != nil && cs.Value != nil && cs.Value.Type.Is("array") {
+			// Jira's POST /filter/{id}/permission answers every
+			// permission of the filter: no entity of the twin's.
+			im.report.AddUnresolved(p.coll, "the create answers an array, not the entity it made: served as a template", "low")
+			hasCreate = false
+		}
 	}
 	if hasCreate {
 		switch status, _, _ := Success(create.Op); status {
@@ -112,10 +132,16 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 		fr.Omit = append(fr.Omit, "create")
 	}
 	for _, m := range []string{"PATCH", "POST", "PUT"} {
-		if o, ok := it[m]; ok {
-			fr.Update = append(fr.Update, m)
-			im.Claim(m, o.Path, name)
+		o, ok := it[m]
+		if !ok {
+			continue
 		}
+		if why := r.notUpdate(o, ref); why != "" {
+			im.report.AddUnresolved(m+" "+o.Path, why+": served as a template, not as "+name+"'s update", "low")
+			continue
+		}
+		fr.Update = append(fr.Update, m)
+		im.Claim(m, o.Path, name)
 	}
 	if len(fr.Update) == 0 {
 		fr.Omit = append(fr.Omit, "update")
@@ -132,6 +158,46 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 	}
 	im.report.AddInferred(name, "routes", fr.Collection, "collection/item pair "+p.coll+" "+p.item, 1)
 	return fr, true
+}
+
+// notUpdate says why an item's write is not the resource's update, or
+// "": an update answers the entity with 200, so a write that declares
+// another success status (Box's POST /folders/{id} restores a folder
+// with 201; Jira's PUTs that answer 204) or another schema is served as
+// its template, which the description declares.
+func (r *restImport) notUpdate(o Operation, item *openapi3.SchemaRef) string {
+	status, s, _ := Success(o.Op)
+	switch {
+	case status == 0:
+		return "" // the description declares no success: an update's answer is as good as any
+	case status != 200:
+		return fmt.Sprintf("its success is %d, where an update answers the entity with 200", status)
+	case RefName(s) != "" && RefName(item) != "" && RefName(s) != RefName(item):
+		return fmt.Sprintf("it answers %s, not the %s the item's read answers", RefName(s), RefName(item))
+	}
+	return ""
+}
+
+// notFound is the resource's own not-found answer, where its read
+// declares a 404 in a schema other than the twin's error answer (Figma
+// answers its webhooks' 404 in another schema than its files'), else nil.
+func (r *restImport) notFound(get Operation) *format.Answer {
+	if get.Op.Responses == nil {
+		return nil
+	}
+	resp := get.Op.Responses.Value("404")
+	if resp == nil || resp.Value == nil {
+		return nil
+	}
+	mt := JSONMedia(resp.Value.Content)
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		return nil
+	}
+	a := r.im.errorAnswer(mt.Schema, 404, notFoundSentence)
+	if a == nil || (r.errs.NotFound != nil && a.Body == r.errs.NotFound.Body) {
+		return nil
+	}
+	return a
 }
 
 // restName is a resource's name: its schema's component name, lower-cased
@@ -205,10 +271,24 @@ func (r *restImport) ids(fr *format.Resource, name, key string, schema *openapi3
 // that validates, else the sampler's, with every other property of the
 // schema present, so that a create or update can set it (the engine
 // keeps the fields a skeleton has), but for the write-only ones.
-func (r *restImport) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, props map[string]*openapi3.SchemaRef) map[string]any {
+//
+// A nullable object the create sends a reference to (Box's folder
+// parent {id}, a collaboration's item {type, id}) starts as a whole
+// sample of its schema, not null: what is sent merges into it, and the
+// answer has the members the schema requires beside the ones sent, as
+// the provider answers the object the reference names.
+func (r *restImport) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, props, sent map[string]*openapi3.SchemaRef) map[string]any {
 	skel, _ := r.im.restExample(ref, mt).(map[string]any)
 	if skel == nil {
 		skel = map[string]any{}
+	}
+	for _, k := range sortedRefKeys(props) {
+		if skel[k] != nil || sent[k] == nil || !objectSchema(sent[k]) {
+			continue
+		}
+		if v, ok := r.im.restExample(notNull(props[k]), nil).(map[string]any); ok {
+			skel[k] = v
+		}
 	}
 	for _, k := range sortedRefKeys(props) {
 		if p := props[k].Value; p != nil && p.WriteOnly {
@@ -230,6 +310,49 @@ func (r *restImport) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, p
 		}
 	}
 	return skel
+}
+
+// objectSchema reports whether s describes an object: typed so, or with
+// properties of its own or in its allOf parts.
+func objectSchema(s *openapi3.SchemaRef) bool {
+	if s == nil || s.Value == nil {
+		return false
+	}
+	if s.Value.Type.Is("object") {
+		return true
+	}
+	props, _ := mergedProps(s.Value, 0)
+	return len(props) > 0
+}
+
+// notNull is s with its nullable lifted, at its top and in its allOf
+// parts, so that the sampler samples the object rather than null.
+func notNull(s *openapi3.SchemaRef) *openapi3.SchemaRef {
+	if s == nil || s.Value == nil {
+		return s
+	}
+	c := *s.Value
+	c.Nullable = false
+	c.AllOf = make(openapi3.SchemaRefs, len(s.Value.AllOf))
+	for i, part := range s.Value.AllOf {
+		c.AllOf[i] = notNull(part)
+	}
+	return &openapi3.SchemaRef{Value: &c}
+}
+
+// requestProps are the properties of an operation's request body, in
+// the first media type of JSON, a form and multipart that it has.
+func requestProps(op *openapi3.Operation) map[string]*openapi3.SchemaRef {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return nil
+	}
+	for _, mt := range []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"} {
+		if m := op.RequestBody.Value.Content.Get(mt); m != nil && m.Schema != nil && m.Schema.Value != nil {
+			props, _ := mergedProps(m.Schema.Value, 0)
+			return props
+		}
+	}
+	return nil
 }
 
 // mergedProps are an object schema's properties through allOf, and its
@@ -283,23 +406,38 @@ func sortedRefKeys(m map[string]*openapi3.SchemaRef) []string {
 }
 
 // listKey is the member of a list answer that holds the page: the one
-// array property of an object schema (Box's entries, Jira's values,
-// Twilio's accounts beside meta), or "".
-func listKey(s *openapi3.SchemaRef) string {
+// array property of an object schema (Jira's values, Twilio's accounts
+// beside meta), or, of several, the one whose items are the item's
+// schema or have its key (Box's entries beside order), or "".
+func listKey(s, item *openapi3.SchemaRef, key string) string {
 	if s == nil || s.Value == nil {
 		return ""
 	}
 	props, _ := mergedProps(s.Value, 0)
-	key := ""
+	var arrays []string
 	for _, k := range sortedRefKeys(props) {
 		if v := props[k].Value; v != nil && v.Type.Is("array") {
-			if key != "" {
-				return ""
-			}
-			key = k
+			arrays = append(arrays, k)
 		}
 	}
-	return key
+	if len(arrays) == 1 {
+		return arrays[0]
+	}
+	found := ""
+	for _, k := range arrays {
+		items := props[k].Value.Items
+		if items == nil || items.Value == nil {
+			continue
+		}
+		entry, _ := mergedProps(items.Value, 0)
+		if (RefName(items) != "" && RefName(items) == RefName(item)) || entry[key] != nil {
+			if found != "" {
+				return ""
+			}
+			found = k
+		}
+	}
+	return found
 }
 
 // createRequired are the fields a create's request body requires, as

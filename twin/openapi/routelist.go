@@ -24,7 +24,7 @@ func markList(rt *format.Route, s *openapi3.SchemaRef) {
 	if rt.Method != http.MethodGet || rt.Body == "" || rt.Body[0] != '{' || s == nil || s.Value == nil {
 		return
 	}
-	key := listKey(s)
+	key := listKey(s, nil, "")
 	if key == "" {
 		return
 	}
@@ -36,6 +36,9 @@ func markList(rt *format.Route, s *openapi3.SchemaRef) {
 		if k == key {
 			if items := p.Value.Items; items == nil || items.Value == nil || !items.Value.Type.Is("object") {
 				return
+			}
+			if p.Value.MinItems > 0 {
+				return // an empty page is an answer the schema refuses (Slack's messages)
 			}
 			continue
 		}

@@ -200,12 +200,21 @@ func (sp *sampler) composed(ref *openapi3.SchemaRef, depth int, walk func(*opena
 			return nil, true
 		}
 		out := map[string]any{}
+		var list []any // an allOf of an array and its description (Box's tags)
 		for _, part := range s.AllOf {
-			if m, isMap := walk(part, depth+1).(map[string]any); isMap {
-				for k, v := range m {
-					out[k] = v
+			switch v := walk(part, depth+1).(type) {
+			case map[string]any:
+				for k, e := range v {
+					out[k] = e
+				}
+			case []any:
+				if list == nil {
+					list = v
 				}
 			}
+		}
+		if len(out) == 0 && list != nil {
+			return list, true
 		}
 		return out, true
 	case len(s.AnyOf) > 0:
