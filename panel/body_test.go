@@ -98,6 +98,15 @@ func properties(s *openapi3.Schema, depth int) (map[string]*openapi3.SchemaRef, 
 	for k, v := range s.Properties {
 		props[k] = v
 	}
+	// A body that is one of several shapes (DigitalOcean's image
+	// actions) is sent as its first.
+	if len(props) == 0 {
+		for _, branches := range [][]*openapi3.SchemaRef{s.OneOf, s.AnyOf} {
+			if len(branches) > 0 && branches[0].Value != nil {
+				return properties(branches[0].Value, depth+1)
+			}
+		}
+	}
 	return props, append(required, s.Required...)
 }
 
@@ -134,7 +143,9 @@ func instance(ref *openapi3.SchemaRef, depth int) any {
 	case s.Type.Is("boolean"):
 		return true
 	case s.Type.Is("array"):
-		if s.MinItems > 0 {
+		// One element: a required list sent empty is, in a form, not
+		// sent at all.
+		if s.Items != nil {
 			return []any{instance(s.Items, depth+1)}
 		}
 		return []any{}

@@ -37,6 +37,10 @@ func flow(c *client, res *format.Resource) {
 		body = map[string]any{}
 	}
 	coll := c.fill(res.Collection, createOp, "")
+	listOp := c.opFor("GET", res.Collection)
+	// A list or delete that requires a query parameter (Box lists a
+	// folder's policies by folder_id) is sent with it, as the sweep does.
+	listed := withQuery(coll, listOp)
 	a := c.send("a", "POST", coll, createOp, body)
 	obj, _ := a.json.(map[string]any)
 	id := ""
@@ -55,11 +59,10 @@ func flow(c *client, res *format.Resource) {
 	read, _ := a.json.(map[string]any)
 	step("read", a.status == 200 && read != nil && scalar(read[key]) == id && echoes(read, body, fields), fmt.Sprintf("GET %s: want 200 with what was created, have %s", item, a))
 	if !omit["list"] {
-		listOp := c.opFor("GET", res.Collection)
-		a = c.send("a", "GET", coll, listOp, nil)
-		step("list", a.status == 200 && holds(a.json, key, id), fmt.Sprintf("GET %s: want a list holding %s, have %s", coll, id, a))
-		a = c.send("b", "GET", coll, listOp, nil)
-		step("list in another session", a.status/100 == 2 && !holds(a.json, key, id), fmt.Sprintf("GET %s in session b: want a list without %s, have %s", coll, id, a))
+		a = c.send("a", "GET", listed, listOp, nil)
+		step("list", a.status == 200 && holds(a.json, key, id), fmt.Sprintf("GET %s: want a list holding %s, have %s", listed, id, a))
+		a = c.send("b", "GET", listed, listOp, nil)
+		step("list in another session", a.status/100 == 2 && !holds(a.json, key, id), fmt.Sprintf("GET %s in session b: want a list without %s, have %s", listed, id, a))
 	}
 	a = c.send("b", "GET", item, readOp, nil)
 	step("read in another session", a.status == 404, fmt.Sprintf("GET %s in session b: want 404, have %s", item, a))
@@ -89,8 +92,9 @@ func flow(c *client, res *format.Resource) {
 	}
 	if res.DeleteMode() != "none" {
 		delOp := c.opFor("DELETE", res.Item)
-		a = c.send("a", "DELETE", item, delOp, nil)
-		step("delete", a.status/100 == 2, fmt.Sprintf("DELETE %s: want 2xx, have %s", item, a))
+		deleted := withQuery(item, delOp)
+		a = c.send("a", "DELETE", deleted, delOp, nil)
+		step("delete", a.status/100 == 2, fmt.Sprintf("DELETE %s: want 2xx, have %s", deleted, a))
 		a = c.send("a", "GET", item, readOp, nil)
 		step("read after delete", a.status == 404, fmt.Sprintf("GET %s after delete: want 404, have %s", item, a))
 	}
@@ -173,6 +177,17 @@ func holds(v any, key, id string) bool {
 		}
 	}
 	return false
+}
+
+// withQuery is path with op's required query parameters.
+func withQuery(path string, op *openapi.Operation) string {
+	if op == nil {
+		return path
+	}
+	if q := requiredQuery(op); q != "" {
+		return path + "?" + q
+	}
+	return path
 }
 
 // fill puts values in a twin path template: the last parameter of an

@@ -100,6 +100,7 @@ type row struct {
 	answered, valid     int
 	misses, sent        int
 	undeclared          int // answers whose status the operation does not list
+	gaps                int // of those, answers of a class (2xx, 4xx) it lists no status of
 	failures            []string
 	err                 string
 }
@@ -264,27 +265,27 @@ func rss(pid int) int64 {
 // some descriptions).
 func report(t *testing.T, rows []*row) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-30s %8s %5s %4s %9s %8s %7s %11s %10s %11s %10s %6s\n", "description", "KB", "ops", "res", "import ms", "start ms", "RSS MiB", "flow", "answered", "valid", "undeclared", "misses")
-	type total struct{ fp, fs, an, va, un int }
+	fmt.Fprintf(&b, "\n%-30s %8s %5s %4s %9s %8s %7s %11s %10s %11s %10s %4s %6s\n", "description", "KB", "ops", "res", "import ms", "start ms", "RSS MiB", "flow", "answered", "valid", "undeclared", "gap", "misses")
+	type total struct{ fp, fs, an, va, un, gp int }
 	var wraith, prism total
 	for _, r := range rows {
 		if r.err != "" {
 			fmt.Fprintf(&b, "%-30s %s\n", r.name, r.err)
 			continue
 		}
-		fmt.Fprintf(&b, "%-30s %8d %5d %4d %9d %8d %7.1f %5d/%-5d %10d %5d/%-5d %10d %6d\n", r.name, r.bytes/1000, r.ops, r.resources, r.importMS, r.startMS, float64(r.rssKiB)/1024, r.flowPass, r.flowSteps, r.answered, r.valid, r.answered, r.undeclared, r.misses)
+		fmt.Fprintf(&b, "%-30s %8d %5d %4d %9d %8d %7.1f %5d/%-5d %10d %5d/%-5d %10d %4d %6d\n", r.name, r.bytes/1000, r.ops, r.resources, r.importMS, r.startMS, float64(r.rssKiB)/1024, r.flowPass, r.flowSteps, r.answered, r.valid, r.answered, r.undeclared, r.gaps, r.misses)
 		tt := &wraith
 		if strings.HasSuffix(r.name, "(prism)") {
 			tt = &prism
 		}
-		tt.fp, tt.fs, tt.an, tt.va, tt.un = tt.fp+r.flowPass, tt.fs+r.flowSteps, tt.an+r.answered, tt.va+r.valid, tt.un+r.undeclared
+		tt.fp, tt.fs, tt.an, tt.va, tt.un, tt.gp = tt.fp+r.flowPass, tt.fs+r.flowSteps, tt.an+r.answered, tt.va+r.valid, tt.un+r.undeclared, tt.gp+r.gaps
 	}
 	for _, tt := range []struct {
 		name string
 		t    total
 	}{{"all (wraith)", wraith}, {"all (prism)", prism}} {
 		if tt.t.an > 0 {
-			fmt.Fprintf(&b, "%-30s %8s %5s %4s %9s %8s %7s %5d/%-5d %10d %5d/%-5d %10d\n", tt.name, "", "", "", "", "", "", tt.t.fp, tt.t.fs, tt.t.an, tt.t.va, tt.t.an, tt.t.un)
+			fmt.Fprintf(&b, "%-30s %8s %5s %4s %9s %8s %7s %5d/%-5d %10d %5d/%-5d %10d %4d\n", tt.name, "", "", "", "", "", "", tt.t.fp, tt.t.fs, tt.t.an, tt.t.va, tt.t.an, tt.t.un, tt.t.gp)
 		}
 	}
 	for _, r := range rows {
