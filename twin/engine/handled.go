@@ -81,6 +81,11 @@ func (e *Engine) answered(st *session.State, req *request, a *answer) {
 	w := e.lend(c, st, req)
 	if body := e.handler.Answered(c, a.status, a.body); body != nil {
 		a.body = body
+		if r, ok := e.handler.(dialect.Restater); ok {
+			if status := r.Restate(body); status != 0 {
+				a.status = status
+			}
+		}
 	}
 	if t, ok := e.handler.(dialect.Taker); ok && len(a.ignored) > 0 {
 		a.ignored = slices.DeleteFunc(a.ignored, func(p string) bool { return t.Takes(route, p) })
