@@ -1,0 +1,198 @@
+package stripe
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// What the session's clock makes due, and Stripe's test clocks, which move
+// it. When the clock moves from from to to, every subscription's trial
+// warnings, trial ends, period ends and cancelations in (from, to] run in
+// time order across the session's subscriptions (older subscriptions first
+// at the same instant), as many periods as fell due:
+//   - three days before a trial ends: customer.subscription.trial_will_end;
+//   - a period's end (the trial's included): the subscription is canceled
+//     when it was to cancel then, else its next period starts, with an
+//     invoice for it, finalized and charged to the default payment method;
+//     a decline leaves the invoice open and the subscription past_due.
+
+// maxClockWork bounds the work one clock move does: a move of years over
+// daily subscriptions stops there rather than holding the session's lock
+// without end; the rest falls due on the next move.
+const maxClockWork = 10000
+
+// clockWork is one clock move's work.
+type clockWork struct {
+	w        dialect.World
+	from, to int64
+	warned   map[string]bool // subscriptions whose trial_will_end ran
+}
+
+func newClockWork(w dialect.World, from, to int64) *clockWork {
+	return &clockWork{w: w, from: from, to: to, warned: map[string]bool{}}
+}
+
+// dueWork is the next thing that falls due on one subscription.
+type dueWork struct {
+	at   int64
+	sub  *object.Object
+	warn bool // trial_will_end, else the period's end
+}
+
+func (cw *clockWork) run() {
+	for range maxClockWork {
+		d, ok := cw.next()
+		if !ok {
+			return
+		}
+		if d.warn {
+			cw.warned[d.sub.String("id")] = true
+			emit(cw.w, nil, "customer.subscription.trial_will_end", d.sub, nil)
+			continue
+		}
+		cw.periodEnds(d.sub, d.at)
+	}
+}
+
+// next is the earliest work due, over the session's subscriptions.
+func (cw *clockWork) next() (dueWork, bool) {
+	var subs []*object.Object
+	cw.w.Each("subscription", func(b []byte) bool {
+		if s := decode(b); s != nil {
+			subs = append(subs, s)
+		}
+		return true
+	})
+	var best dueWork
+	found := false
+	for i := len(subs) - 1; i >= 0; i-- { // oldest first: it wins a tie
+		d, ok := cw.dueOn(subs[i])
+		if ok && (!found || d.at < best.at) {
+			best, found = d, true
+		}
+	}
+	return best, found
+}
+
+// dueOn is the next work due on sub by the move's end.
+func (cw *clockWork) dueOn(sub *object.Object) (dueWork, bool) {
+	switch sub.String("status") {
+	case "trialing", "active", "past_due", "unpaid":
+	default:
+		return dueWork{}, false
+	}
+	end := periodEnd(sub)
+	if end == 0 {
+		return dueWork{}, false
+	}
+	if sub.String("status") == "trialing" && !cw.warned[sub.String("id")] {
+		if at := integer(sub, "trial_end") - 3*day; at > cw.from && at <= cw.to && at < end {
+			return dueWork{at: at, sub: sub, warn: true}, true
+		}
+	}
+	if ca := integer(sub, "cancel_at"); ca > 0 && ca < end {
+		end = ca
+	}
+	if end > cw.to {
+		return dueWork{}, false
+	}
+	return dueWork{at: end, sub: sub}, true
+}
+
+// periodEnds runs sub's period end at at: its cancelation, or its next
+// period with the invoice for it.
+func (cw *clockWork) periodEnds(sub *object.Object, at int64) {
+	w := cw.w
+	if v, _ := sub.Get("cancel_at_period_end"); v == true || (integer(sub, "cancel_at") > 0 && integer(sub, "cancel_at") <= at) {
+		sub.Set("status", "canceled")
+		sub.Set("ended_at", num(at))
+		if mustGet(sub, "canceled_at") == nil {
+			sub.Set("canceled_at", num(at))
+		}
+		cancellation(sub, "cancellation_requested")
+		keep(w, "subscription", sub)
+		emit(w, nil, "customer.subscription.deleted", sub, nil)
+		return
+	}
+	prevStatus, prevInvoice, start := sub.String("status"), mustGet(sub, "latest_invoice"), periodStart(sub)
+	end := next(at, integer(sub, "billing_cycle_anchor"), firstPrice(sub))
+	setPeriod(sub, at, end)
+	if prevStatus == "trialing" {
+		sub.Set("status", "active")
+	}
+	cus := load(w, "customer", idOf(mustGet(sub, "customer")))
+	inv := subscriptionInvoice(w, nil, sub, cus, "subscription_cycle", at, start, at, end, false)
+	sub.Set("latest_invoice", inv.String("id"))
+	keep(w, "subscription", sub)
+	prev := previous("latest_invoice", prevInvoice)
+	if prevStatus != sub.String("status") {
+		prev.Set("status", prevStatus)
+	}
+	emit(w, nil, "customer.subscription.updated", sub, prev)
+	emit(w, nil, "invoice.created", inv, nil)
+	finalize(w, nil, inv, at)
+	if inv.String("status") != "open" || sub.String("collection_method") == "send_invoice" {
+		return
+	}
+	var d *decline
+	if pm := payer(w, inv); pm != "" {
+		d = settle(w, nil, inv, at, pm, false)
+	} else {
+		d = &decline{} // nothing to charge: the invoice stays open
+		inv.Set("attempt_count", num(integer(inv, "attempt_count")+1))
+		inv.Set("attempted", true)
+		keep(w, "invoice", inv)
+		emit(w, nil, "invoice.payment_failed", inv, nil)
+	}
+	if d == nil {
+		return
+	}
+	sub = load(w, "subscription", sub.String("id"))
+	if s := sub.String("status"); s != "past_due" {
+		sub.Set("status", "past_due")
+		keep(w, "subscription", sub)
+		emit(w, nil, "customer.subscription.updated", sub, previous("status", s))
+	}
+}
+
+// testClockCreated makes the new clock ready at its frozen_time.
+func testClockCreated(c *dialect.Call, _ int, body []byte) []byte {
+	tc := decode(body)
+	if tc == nil {
+		return nil
+	}
+	tc.Set("deletes_after", num(integer(tc, "created")+7*day))
+	tc.Set("status", "ready")
+	return keep(c.World, "test_helpers.test_clock", tc)
+}
+
+// advanceTestClock answers POST /v1/test_helpers/test_clocks/{id}/advance:
+// a test clock moves the session's clock to frozen_time, running what falls
+// due on the way. The answer says advancing, as Stripe answers; the work
+// is done by then, so the clock reads back ready.
+func advanceTestClock(c *dialect.Call) (dialect.Answer, bool) {
+	tc := decode(c.Entity("test_helpers.test_clock"))
+	if tc == nil || c.Clock == nil {
+		return dialect.Answer{}, false
+	}
+	to, err := strconv.ParseInt(param(c, "frozen_time"), 10, 64)
+	if err != nil {
+		return dialect.Answer{}, false // validation refuses it before
+	}
+	if to <= integer(tc, "frozen_time") {
+		return refusal(http.StatusBadRequest, "invalid_request_error", "", "frozen_time",
+			"The frozen_time must be after the test clock's current frozen_time ("+strconv.FormatInt(integer(tc, "frozen_time"), 10)+")."), true
+	}
+	if !c.Clock.AdvanceTo(to) {
+		return refusal(http.StatusBadRequest, "invalid_request_error", "", "frozen_time",
+			"A test clock moves this session's clock, which cannot reach frozen_time "+strconv.FormatInt(to, 10)+": the session's clock is real, or already past it. Provision the session with a deterministic or fixed clock, and advance to a later time."), true
+	}
+	tc.Set("frozen_time", num(to))
+	tc.Set("status", "ready")
+	keep(c.World, "test_helpers.test_clock", tc)
+	tc.Set("status", "advancing")
+	return dialect.Answer{Status: http.StatusOK, Body: tc.AppendJSON(nil)}, true
+}
