@@ -1,0 +1,94 @@
+package stripe
+
+import (
+	"net/http"
+
+	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// Capturing and canceling an intent confirmed with capture_method=manual
+// (docs.stripe.com/payments/place-a-hold-on-a-payment-method): capture
+// takes amount_to_capture (all that is capturable by default) and
+// releases the rest, which the charge shows as refunded; cancel releases
+// it all.
+
+// captureRoute answers POST /v1/payment_intents/{id}/capture itself: a
+// capture past what is capturable is Stripe's 400, which only the
+// intent's state tells.
+func captureRoute(c *dialect.Call) (dialect.Answer, bool) {
+	w := c.World
+	pi := decode(c.Entity("payment_intent"))
+	if pi == nil || pi.String("status") != "requires_capture" {
+		return dialect.Answer{}, false // the engine's 404 or state refusal
+	}
+	capturable := integer(pi, "amount_capturable")
+	amount, sent := paramInt(c, "amount_to_capture")
+	if !sent {
+		amount = capturable
+	}
+	if amount > capturable {
+		return stripeError(http.StatusBadRequest, invalidRequest("amount_too_large", "amount_to_capture",
+			"The payment could not be captured because the requested capture amount is greater than the amount you can capture for this charge.")), true
+	}
+	for _, k := range []string{"statement_descriptor", "statement_descriptor_suffix"} {
+		if v := param(c, k); v != "" {
+			pi.Set(k, v)
+		}
+	}
+	ch := load(w, "charge", fieldID(pi, "latest_charge"))
+	if ch != nil {
+		ch.Set("captured", true)
+		ch.Set("amount_captured", num(amount))
+		// What is not captured is released: Stripe shows it refunded.
+		ch.Set("amount_refunded", num(integer(ch, "amount")-amount))
+		ch.Set("refunded", amount == 0)
+		ch.Set("balance_transaction", chargeTransaction(w, ch, amount))
+		keep(w, "charge", ch)
+	}
+	pi.Set("amount_capturable", num(0))
+	pi.Set("amount_received", num(amount))
+	pi.Set("status", "succeeded")
+	body := keep(w, "payment_intent", pi)
+	if ch != nil {
+		emit(w, c, "charge.captured", ch, nil)
+	}
+	emit(w, c, "payment_intent.succeeded", pi, nil)
+	return dialect.Answer{Status: http.StatusOK, Body: body}, true
+}
+
+// canceled follows the engine's cancel of an intent (the overlay's
+// cancel action sets its status): an uncaptured charge is released, as
+// a refund of all of it.
+func canceled(c *dialect.Call, _ int, body []byte) []byte {
+	w := c.World
+	pi := decode(body)
+	if pi == nil || pi.String("status") != "canceled" {
+		return nil
+	}
+	pi = load(w, "payment_intent", pi.String("id"))
+	if pi == nil {
+		return nil
+	}
+	ch := load(w, "charge", fieldID(pi, "latest_charge"))
+	released := ch != nil && ch.String("status") == "succeeded" && !captured(ch)
+	if released {
+		ch.Set("amount_refunded", num(integer(ch, "amount")))
+		ch.Set("refunded", true)
+		keep(w, "charge", ch)
+	}
+	pi.Set("amount_capturable", num(0))
+	body = keep(w, "payment_intent", pi)
+	if released {
+		emit(w, c, "charge.refunded", ch, nil)
+	}
+	emit(w, c, "payment_intent.canceled", pi, nil)
+	return body
+}
+
+// captured reports whether ch was captured.
+func captured(ch *object.Object) bool {
+	v, _ := ch.Get("captured")
+	b, _ := v.(bool)
+	return b
+}

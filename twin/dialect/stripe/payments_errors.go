@@ -1,0 +1,78 @@
+package stripe
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/object"
+)
+
+// Stripe's errors on the payment routes, which carry what only the
+// session's state knows (the intent as it is after a decline, the amount
+// left to refund): built here as Stripe answers them, {"error": {...}}
+// with its fields in Stripe's order.
+
+// stripeError is an answer of status carrying e as Stripe's error.
+func stripeError(status int, e *object.Object) dialect.Answer {
+	env := object.New(1)
+	env.Set("error", e)
+	return dialect.Answer{Status: status, Body: env.AppendJSON(nil)}
+}
+
+// invalidRequest is Stripe's invalid_request_error with code (none when
+// ""), about param (none when ""), saying message.
+func invalidRequest(code, param, message string) *object.Object {
+	e := object.New(5)
+	if code != "" {
+		e.Set("code", code)
+		e.Set("doc_url", docURL(code))
+	}
+	e.Set("message", message)
+	if param != "" {
+		e.Set("param", param)
+	}
+	e.Set("type", "invalid_request_error")
+	return e
+}
+
+// docURL is the page of Stripe's error codes that explains code.
+func docURL(code string) string {
+	return "https://stripe.com/docs/error-codes/" + strings.ReplaceAll(code, "_", "-")
+}
+
+// paramInt is the request's whole-number parameter name, and whether it
+// was sent as one (request validation has checked its shape).
+func paramInt(c *dialect.Call, name string) (int64, bool) {
+	n, err := strconv.ParseInt(param(c, name), 10, 64)
+	return n, err == nil
+}
+
+// Restate is the status of an error an after returned in place of the
+// engine's 2xx (a create with confirm=true whose card declines): Stripe's
+// status for the error's type. Any other body keeps the engine's status.
+func (Dialect) Restate(body []byte) int {
+	if !bytes.HasPrefix(body, []byte(`{"error":`)) {
+		return 0
+	}
+	env := decode(body)
+	if env == nil {
+		return 0
+	}
+	e, _ := env.Get("error")
+	eo, _ := e.(*object.Object)
+	if eo == nil {
+		return 0
+	}
+	switch eo.String("type") {
+	case "card_error":
+		return http.StatusPaymentRequired
+	case "invalid_request_error":
+		return http.StatusBadRequest
+	}
+	return 0
+}
+
+var _ dialect.Restater = Dialect{}
