@@ -345,7 +345,7 @@ func TestStripeThreeDSecure(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		pm, returnURL, next string
-		declined           string // decline code after authentication; "" succeeds
+		declined            string // decline code after authentication; "" succeeds
 	}{
 		{"pm_card_threeDSecure2Required", "", "use_stripe_sdk", ""},
 		{"pm_card_authenticationRequired", "https://example.com/back", "redirect_to_url", ""},
