@@ -456,8 +456,8 @@ func invoiceOfThreeItems(t *testing.T, s *billingSession) {
 	if inv.Status != stripe.InvoiceStatusPaid || inv.AmountPaid != 4000 || inv.AmountRemaining != 0 || inv.StatusTransitions.PaidAt == 0 || inv.AttemptCount != 1 {
 		t.Errorf("paid: want paid 4000, nothing remaining, paid_at, one attempt; have %s %d %d %d %d", inv.Status, inv.AmountPaid, inv.AmountRemaining, inv.StatusTransitions.PaidAt, inv.AttemptCount)
 	}
-	if _, err := sc.V1Invoices.VoidInvoice(ctx, inv.ID, nil); !isStripeError(err, 400) {
-		t.Errorf("void a paid invoice: want Stripe's 400, have %v", err)
+	if _, err := sc.V1Invoices.VoidInvoice(ctx, inv.ID, nil); !isStripeError(err, 400) || !strings.Contains(err.Error(), "You can only pass in open invoices") {
+		t.Errorf("void a paid invoice: want Stripe's 400 (only open invoices), have %v", err)
 	}
 
 	sent, err := sc.V1Invoices.Create(ctx, &stripe.InvoiceCreateParams{Customer: stripe.String(cus.ID), CollectionMethod: stripe.String("send_invoice"), DaysUntilDue: stripe.Int64(30)})
@@ -492,6 +492,26 @@ func invoiceOfThreeItems(t *testing.T, s *billingSession) {
 	billingMust(t, "mark uncollectible", err)
 	if third.Status != stripe.InvoiceStatusUncollectible || third.StatusTransitions.MarkedUncollectibleAt == 0 {
 		t.Errorf("marked uncollectible: want uncollectible with its time, have %s %d", third.Status, third.StatusTransitions.MarkedUncollectibleAt)
+	}
+	third, err = sc.V1Invoices.VoidInvoice(ctx, third.ID, nil)
+	billingMust(t, "void the uncollectible invoice", err)
+	if third.Status != stripe.InvoiceStatusVoid || third.StatusTransitions.VoidedAt == 0 {
+		t.Errorf("voided: want void with its time, have %s %d", third.Status, third.StatusTransitions.VoidedAt)
+	}
+
+	// auto_advance: the draft is finalized an hour on, and charged.
+	auto, err := sc.V1Invoices.Create(ctx, &stripe.InvoiceCreateParams{Customer: stripe.String(cus.ID), AutoAdvance: stripe.Bool(true)})
+	billingMust(t, "invoice with auto_advance", err)
+	if auto.AutomaticallyFinalizesAt != auto.Created+3600 {
+		t.Errorf("auto_advance draft: want automatically_finalizes_at %d, have %d", auto.Created+3600, auto.AutomaticallyFinalizesAt)
+	}
+	_, err = sc.V1InvoiceItems.Create(ctx, &stripe.InvoiceItemCreateParams{Customer: stripe.String(cus.ID), Invoice: stripe.String(auto.ID), Amount: stripe.Int64(900), Currency: stripe.String("usd")})
+	billingMust(t, "item of the auto_advance invoice", err)
+	s.advance(2 * 3600)
+	auto = billingInvoice(t, s, auto.ID)
+	if auto.Status != stripe.InvoiceStatusPaid || auto.AmountPaid != 900 || auto.StatusTransitions.FinalizedAt != auto.Created+3600 || auto.Number != cus.InvoicePrefix+"-0004" {
+		t.Errorf("auto_advance an hour on: want finalized at %d as %s-0004 and paid 900, have %s finalized %d %q paid %d",
+			auto.Created+3600, cus.InvoicePrefix, auto.Status, auto.StatusTransitions.FinalizedAt, auto.Number, auto.AmountPaid)
 	}
 }
 

@@ -21,7 +21,7 @@ func (b behaviours) billing() {
 	b["POST /v1/invoices"] = behaviour{after: invoiceCreated, takes: []string{"days_until_due", "pending_invoice_items_behavior"}}
 	b["POST /v1/invoices/{id}/finalize"] = behaviour{after: invoiceFinalized}
 	b["POST /v1/invoices/{id}/pay"] = behaviour{before: payInvoice}
-	b["POST /v1/invoices/{id}/void"] = behaviour{after: invoiceVoided}
+	b["POST /v1/invoices/{id}/void"] = behaviour{before: voidInvoice}
 	b["POST /v1/invoices/{id}/mark_uncollectible"] = behaviour{after: invoiceUncollectible}
 	b["POST /v1/subscriptions"] = behaviour{after: subscriptionCreated, takes: subscriptionCreateTakes}
 	b["POST /v1/subscriptions/{id}"] = behaviour{after: subscriptionUpdated}

@@ -17,7 +17,10 @@ import (
 //   - a period's end (the trial's included): the subscription is canceled
 //     when it was to cancel then, else its next period starts, with an
 //     invoice for it, finalized and charged to the default payment method;
-//     a decline leaves the invoice open and the subscription past_due.
+//     a decline leaves the invoice open and the subscription past_due;
+//   - a draft invoice's automatically_finalizes_at (auto_advance, an
+//     hour after its creation): it is finalized and, when collected
+//     automatically, charged.
 
 // maxClockWork bounds the work one clock move does: a move of years over
 // daily subscriptions stops there rather than holding the session's lock
@@ -39,7 +42,8 @@ func newClockWork(w dialect.World, from, to int64) *clockWork {
 type dueWork struct {
 	at   int64
 	sub  *object.Object
-	warn bool // trial_will_end, else the period's end
+	warn bool           // trial_will_end, else the period's end
+	inv  *object.Object // else a draft's automatic finalization
 }
 
 func (cw *clockWork) run() {
@@ -47,6 +51,10 @@ func (cw *clockWork) run() {
 		d, ok := cw.next()
 		if !ok {
 			return
+		}
+		if d.inv != nil {
+			cw.finalizes(d.inv, d.at)
+			continue
 		}
 		if d.warn {
 			cw.warned[d.sub.String("id")] = true
@@ -74,7 +82,29 @@ func (cw *clockWork) next() (dueWork, bool) {
 			best, found = d, true
 		}
 	}
+	var drafts []*object.Object
+	cw.w.Each("invoice", func(b []byte) bool {
+		if inv := decode(b); inv != nil && inv.String("status") == "draft" {
+			if at := integer(inv, "automatically_finalizes_at"); at > 0 && at <= cw.to {
+				drafts = append(drafts, inv)
+			}
+		}
+		return true
+	})
+	for i := len(drafts) - 1; i >= 0; i-- {
+		if at := integer(drafts[i], "automatically_finalizes_at"); !found || at < best.at {
+			best, found = dueWork{at: at, inv: drafts[i]}, true
+		}
+	}
 	return best, found
+}
+
+// finalizes runs a draft's automatic finalization at at (auto_advance):
+// open, and charged to its payer when collected automatically; a decline
+// leaves it open with the attempt counted.
+func (cw *clockWork) finalizes(inv *object.Object, at int64) {
+	finalize(cw.w, nil, inv, at)
+	collectAuto(cw.w, nil, inv, at)
 }
 
 // dueOn is the next work due on sub by the move's end.
@@ -134,19 +164,7 @@ func (cw *clockWork) periodEnds(sub *object.Object, at int64) {
 	emit(w, nil, "customer.subscription.updated", sub, prev)
 	emit(w, nil, "invoice.created", inv, nil)
 	finalize(w, nil, inv, at)
-	if inv.String("status") != "open" || sub.String("collection_method") == "send_invoice" {
-		return
-	}
-	var d *decline
-	if pm := payer(w, inv); pm != "" {
-		d = settle(w, nil, inv, at, pm, false)
-	} else {
-		d = &decline{} // nothing to charge: the invoice stays open
-		inv.Set("attempt_count", num(integer(inv, "attempt_count")+1))
-		inv.Set("attempted", true)
-		keep(w, "invoice", inv)
-		emit(w, nil, "invoice.payment_failed", inv, nil)
-	}
+	d := collectAuto(w, nil, inv, at)
 	if d == nil {
 		return
 	}

@@ -280,8 +280,9 @@ func invoiceFinalized(c *dialect.Call, _ int, body []byte) []byte {
 }
 
 // finalize makes inv open at at, numbered from its customer's prefix and
-// sequence, and records invoice.finalized; an invoice with nothing due is
-// paid at once, as Stripe marks it.
+// sequence, and records invoice.finalized. An invoice finalized by
+// request stays open even with nothing due, as Stripe's reference
+// answers; automatic collection (collectAuto) pays that one at once.
 func finalize(w dialect.World, c *dialect.Call, inv *object.Object, at int64) {
 	inv.Set("status", "open")
 	if cus := load(w, "customer", idOf(mustGet(inv, "customer"))); cus != nil && inv.String("number") == "" {
@@ -303,12 +304,35 @@ func finalize(w dialect.World, c *dialect.Call, inv *object.Object, at int64) {
 	transitions(inv, "finalized_at", at)
 	keep(w, "invoice", inv)
 	emit(w, c, "invoice.finalized", inv, nil)
-	if integer(inv, "amount_remaining") == 0 {
-		markPaid(w, c, inv, at, false)
-	}
 }
 
-// payInvoice answers POST /v1/invoices/{id}/pay of an open invoice: paid
+// collectAuto is automatic collection of a finalized invoice: nothing due
+// is paid at once (a trial's invoice), an invoice sent to the customer
+// waits for its payment, any other is charged to its payer. It returns the
+// decline when the charge failed or there was nothing to charge.
+func collectAuto(w dialect.World, c *dialect.Call, inv *object.Object, at int64) *decline {
+	switch {
+	case inv.String("status") != "open":
+		return nil
+	case integer(inv, "amount_remaining") == 0:
+		markPaid(w, c, inv, at, false)
+		return nil
+	case inv.String("collection_method") == "send_invoice":
+		return nil
+	}
+	if pm := payer(w, inv); pm != "" {
+		return settle(w, c, inv, at, pm, false)
+	}
+	// No payment method to charge: the attempt fails, as Stripe's does.
+	inv.Set("attempt_count", num(integer(inv, "attempt_count")+1))
+	inv.Set("attempted", true)
+	keep(w, "invoice", inv)
+	emit(w, c, "invoice.payment_failed", inv, nil)
+	return &decline{}
+}
+
+// payInvoice answers POST /v1/invoices/{id}/pay of an open or
+// uncollectible invoice: paid
 // out of band without a charge, else the amount due collected from the
 // payment method the request names, the invoice's, its subscription's or
 // its customer's default. A decline answers Stripe's 402 card_error and
@@ -317,7 +341,12 @@ func finalize(w dialect.World, c *dialect.Call, inv *object.Object, at int64) {
 func payInvoice(c *dialect.Call) (dialect.Answer, bool) {
 	w := c.World
 	inv := decode(c.Entity("invoice"))
-	if inv == nil || inv.String("status") != "open" {
+	if inv == nil {
+		return dialect.Answer{}, false
+	}
+	switch inv.String("status") {
+	case "open", "uncollectible": // a written-off invoice can still be paid
+	default:
 		return dialect.Answer{}, false
 	}
 	oob := param(c, "paid_out_of_band") == "true"
@@ -463,9 +492,21 @@ func markPaid(w dialect.World, c *dialect.Call, inv *object.Object, at int64, ch
 	}
 }
 
-// invoiceVoided stamps the void and records invoice.voided.
-func invoiceVoided(c *dialect.Call, _ int, body []byte) []byte {
-	return invoiceClosed(c, body, "voided_at", "invoice.voided")
+// voidInvoice answers POST /v1/invoices/{id}/void: an open or
+// uncollectible invoice is voided, stamped and invoice.voided recorded;
+// any other is refused as Stripe refuses it (a draft is deleted instead).
+func voidInvoice(c *dialect.Call) (dialect.Answer, bool) {
+	inv := decode(c.Entity("invoice"))
+	if inv == nil {
+		return dialect.Answer{}, false // the engine's 404
+	}
+	switch inv.String("status") {
+	case "open", "uncollectible":
+	default:
+		return refusal(http.StatusBadRequest, "invalid_request_error", "", "", "You can only pass in open invoices. This invoice isn't open."), true
+	}
+	inv.Set("status", "void")
+	return dialect.Answer{Status: http.StatusOK, Body: invoiceClosed(c, inv.AppendJSON(nil), "voided_at", "invoice.voided")}, true
 }
 
 // invoiceUncollectible stamps the write-off and records

@@ -74,10 +74,8 @@ func subscriptionCreated(c *dialect.Call, _ int, body []byte) []byte {
 	emit(w, c, "customer.subscription.created", sub, nil)
 	emit(w, c, "invoice.created", inv, nil)
 	finalize(w, c, inv, now)
-	if charge && param(c, "payment_behavior") != "default_incomplete" {
-		if pm := payer(w, inv); pm != "" {
-			settle(w, c, inv, now, pm, false)
-		}
+	if !charge || param(c, "payment_behavior") != "default_incomplete" {
+		collectAuto(w, c, inv, now)
 	}
 	return expandField(c, w.Get("subscription", sub.String("id")), "latest_invoice", "invoice")
 }
