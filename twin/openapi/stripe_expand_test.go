@@ -247,6 +247,27 @@ func TestStripeExpand(t *testing.T) {
 	if n != 1 {
 		t.Errorf("after a create refused for its expand: want 1 intent, have %d", n)
 	}
+
+	// A paid intent's charge and its balance transaction, in one answer
+	// (the documented example: expand[]=latest_charge.balance_transaction).
+	paid := &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(3000), Currency: stripe.String("usd"), Customer: stripe.String(cus.ID), PaymentMethod: stripe.String("pm_card_visa"), Confirm: stripe.Bool(true)}
+	paid.AddExpand("latest_charge.balance_transaction")
+	paid.AddExpand("latest_charge.customer")
+	pi, err = sc.V1PaymentIntents.Create(ctx, paid)
+	stateful(t, "confirmed create expanding latest_charge.balance_transaction", pi.LastResponse, err)
+	switch ch := pi.LatestCharge; {
+	case ch == nil || ch.Amount != 3000:
+		t.Errorf("latest_charge: want the 3000 charge, have %+v", ch)
+	case ch.BalanceTransaction == nil || ch.BalanceTransaction.Amount != 3000 || ch.BalanceTransaction.Fee == 0:
+		t.Errorf("latest_charge.balance_transaction: want the charge's balance transaction of 3000 with its fee, have %+v", ch.BalanceTransaction)
+	case ch.Customer == nil || ch.Customer.Email != "jenny@example.com":
+		t.Errorf("latest_charge.customer: want the customer, have %+v", ch.Customer)
+	}
+	charge, err := sc.V1Charges.Retrieve(ctx, pi.LatestCharge.ID, nil)
+	stateful(t, "plain charge retrieve", charge.LastResponse, err)
+	if have := rawField(t, charge.LastResponse, "balance_transaction"); !strings.HasPrefix(have, `"txn_`) {
+		t.Errorf("the charge as stored: want its balance transaction's id, have %s", have)
+	}
 	if ct.checked == 0 {
 		t.Fatal("no answer was checked against the description")
 	}
@@ -348,6 +369,65 @@ func TestStripeListFilters(t *testing.T) {
 				t.Errorf("want %v, have %v", tc.want, have)
 			}
 		})
+	}
+
+	// Charges and refunds by the payment intent they belong to.
+	var intents []*stripe.PaymentIntent
+	for _, amount := range []int64{1000, 2500} {
+		pi, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(amount), Currency: stripe.String("usd"), Customer: stripe.String(customers[2].ID), PaymentMethod: stripe.String("pm_card_visa"), Confirm: stripe.Bool(true)})
+		stateful(t, "confirmed payment intent", pi.LastResponse, err)
+		if pi.LatestCharge == nil {
+			t.Fatalf("a confirmed intent: want its charge, have none")
+		}
+		intents = append(intents, pi)
+	}
+	for _, pi := range intents {
+		re, err := sc.V1Refunds.Create(ctx, &stripe.RefundCreateParams{PaymentIntent: stripe.String(pi.ID), Amount: stripe.Int64(100)})
+		stateful(t, "refund create", re.LastResponse, err)
+	}
+	for _, pi := range intents {
+		var charges, refunds []string
+		for ch, err := range sc.V1Charges.List(ctx, &stripe.ChargeListParams{PaymentIntent: stripe.String(pi.ID)}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			charges = append(charges, ch.ID)
+		}
+		if !slices.Equal(charges, []string{pi.LatestCharge.ID}) {
+			t.Errorf("charges of %s: want %s, have %v", pi.ID, pi.LatestCharge.ID, charges)
+		}
+		for re, err := range sc.V1Refunds.List(ctx, &stripe.RefundListParams{PaymentIntent: stripe.String(pi.ID)}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if re.PaymentIntent == nil || re.PaymentIntent.ID != pi.ID {
+				t.Errorf("refunds of %s: listed one of %+v", pi.ID, re.PaymentIntent)
+			}
+			refunds = append(refunds, re.ID)
+		}
+		if len(refunds) != 1 {
+			t.Errorf("refunds of %s: want 1, have %v", pi.ID, refunds)
+		}
+		var byCharge []string
+		for re, err := range sc.V1Refunds.List(ctx, &stripe.RefundListParams{Charge: stripe.String(pi.LatestCharge.ID)}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			byCharge = append(byCharge, re.ID)
+		}
+		if !slices.Equal(byCharge, refunds) {
+			t.Errorf("refunds of charge %s: want %v, have %v", pi.LatestCharge.ID, refunds, byCharge)
+		}
+	}
+	n := 0
+	for _, err := range sc.V1Charges.List(ctx, &stripe.ChargeListParams{Customer: stripe.String(customers[2].ID)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("charges of %s: want 2, have %d", customers[2].ID, n)
 	}
 
 	// Prices by a nested field, products by ids[].
