@@ -371,6 +371,40 @@ func TestStripeListFilters(t *testing.T) {
 		})
 	}
 
+	// A subscription's item's price's product, four levels down; its
+	// invoices by subscription.
+	sget := &stripe.SubscriptionRetrieveParams{}
+	sget.AddExpand("items.data.price.product")
+	sget.AddExpand("latest_invoice")
+	sub, err := sc.V1Subscriptions.Retrieve(ctx, subs[1], sget)
+	stateful(t, "subscription retrieve expanding items.data.price.product", sub.LastResponse, err)
+	if len(sub.Items.Data) != 1 || sub.Items.Data[0].Price == nil || sub.Items.Data[0].Price.Product == nil || sub.Items.Data[0].Price.Product.Name != "Plan" {
+		t.Errorf("items.data.price.product: want the product Plan, have %+v", sub.Items)
+	}
+	if sub.LatestInvoice == nil || sub.LatestInvoice.Object != "invoice" {
+		t.Fatalf("latest_invoice: want the subscription's first invoice, have %+v", sub.LatestInvoice)
+	}
+	var invoices []string
+	for in, err := range sc.V1Invoices.List(ctx, &stripe.InvoiceListParams{Subscription: stripe.String(subs[1])}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		invoices = append(invoices, in.ID)
+	}
+	if !slices.Equal(invoices, []string{sub.LatestInvoice.ID}) {
+		t.Errorf("invoices of %s: want %s, have %v", subs[1], sub.LatestInvoice.ID, invoices)
+	}
+	var byStatus []string
+	for in, err := range sc.V1Invoices.List(ctx, &stripe.InvoiceListParams{Customer: stripe.String(customers[1].ID), Status: stripe.String(string(sub.LatestInvoice.Status))}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		byStatus = append(byStatus, in.ID)
+	}
+	if !slices.Equal(byStatus, invoices) {
+		t.Errorf("invoices of %s with status %s: want %v, have %v", customers[1].ID, sub.LatestInvoice.Status, invoices, byStatus)
+	}
+
 	// Charges and refunds by the payment intent they belong to.
 	var intents []*stripe.PaymentIntent
 	for _, amount := range []int64{1000, 2500} {
