@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +22,10 @@ import (
 // embedded stripe twin. Every answer is checked against Stripe's
 // description and must report no ignored parameter.
 
+// generatedKey is the shape of the Idempotency-Key stripe-go makes for a
+// POST that sets none: the time in nanoseconds, _, random characters.
+var generatedKey = regexp.MustCompile(`^[0-9]{15,}_`)
+
 // payTransport is a stripe-go transport that validates each answer against
 // Stripe's description and keeps the answers' bodies in order.
 type payTransport struct {
@@ -33,6 +39,14 @@ type payTransport struct {
 func (c *payTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("X-Wraith-Session", c.session)
+	c.mu.Lock()
+	n := len(c.bodies)
+	c.mu.Unlock()
+	if generatedKey.MatchString(r.Header.Get("Idempotency-Key")) {
+		// stripe-go's own key is random; the twin echoes it in events.
+		// Two runs of a flow send the same requests, keys included.
+		r.Header.Set("Idempotency-Key", "flow-"+strconv.Itoa(n))
+	}
 	resp, err := http.DefaultTransport.RoundTrip(r)
 	if err != nil {
 		return nil, err
@@ -206,20 +220,41 @@ func acceptAndRefund(tb testing.TB, sc *stripe.Client) {
 			tb.Errorf("refunds listed by %s: want %v (newest first), have %v", by.name, want, have)
 		}
 	}
+	want := "payment_intent.created charge.succeeded payment_intent.succeeded charge.refunded refund.created charge.refunded refund.created"
+	if have := strings.Join(eventTypes(tb, sc), " "); have != want {
+		tb.Errorf("events, oldest first:\nwant %s\nhave %s", want, have)
+	}
+}
+
+// eventTypes are the types of the session's events, oldest first.
+func eventTypes(tb testing.TB, sc *stripe.Client) []string {
+	tb.Helper()
+	var types []string
+	for ev, err := range sc.V1Events.List(context.Background(), &stripe.EventListParams{ListParams: stripe.ListParams{Limit: stripe.Int64(100)}}) {
+		payOK(tb, "list events", err)
+		types = append([]string{string(ev.Type)}, types...)
+	}
+	return types
 }
 
 // TestStripeAcceptAndRefund accepts a payment and refunds it in two
 // parts, refuses a refund past what is left and a third refund, and
-// lists the refunds by payment intent and by charge; a second session
-// running the same flow answers byte for byte the same.
+// lists the refunds by payment intent and by charge, and records the
+// events Stripe sends, in order; two sessions running the flow side by
+// side answer byte for byte the same.
 func TestStripeAcceptAndRefund(t *testing.T) {
 	srv := startTwin(t, "stripe", "--unknown-entity", "not_found", "--clock", "deterministic", "--clock-epoch", "1700000000")
-	var runs []*payTransport
-	for _, session := range []string{"refund-a", "refund-b"} {
-		sc, tr := payClient(t, srv.URL(), session)
-		acceptAndRefund(t, sc)
-		runs = append(runs, tr)
-	}
+	runs := make([]*payTransport, 2)
+	t.Run("sessions", func(t *testing.T) {
+		for i, session := range []string{"refund-a", "refund-b"} {
+			t.Run(session, func(t *testing.T) {
+				t.Parallel() // the two sessions side by side
+				sc, tr := payClient(t, srv.URL(), session)
+				runs[i] = tr
+				acceptAndRefund(t, sc)
+			})
+		}
+	})
 	a, b := runs[0].bodies, runs[1].bodies
 	if len(a) != len(b) {
 		t.Fatalf("two sessions: want as many answers, have %d and %d", len(a), len(b))
@@ -262,6 +297,32 @@ func TestStripeConfirmOnCreate(t *testing.T) {
 	se = payErr(t, "create with confirm=true and no payment method", err, 400)
 	if se.Code != "payment_intent_unexpected_state" {
 		t.Errorf("confirm=true with no payment method: want payment_intent_unexpected_state, have %s %q", se.Code, se.Msg)
+	}
+	// A repeated Idempotency-Key replays the confirm: one charge, the
+	// same answer.
+	again, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(600), Currency: stripe.String("usd"), PaymentMethod: stripe.String("pm_card_visa")})
+	payOK(t, "create to confirm twice", err)
+	var first *stripe.PaymentIntent
+	for i := 0; i < 2; i++ {
+		params := &stripe.PaymentIntentConfirmParams{}
+		params.SetIdempotencyKey("confirm-once")
+		pi, err := sc.V1PaymentIntents.Confirm(ctx, again.ID, params)
+		payOK(t, "confirm with an idempotency key", err)
+		if first == nil {
+			first = pi
+		} else if !bytes.Equal(pi.LastResponse.RawJSON, first.LastResponse.RawJSON) || pi.LastResponse.Header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("the repeated confirm: want the first answer replayed, have %s (Idempotent-Replayed %q)", pi.LastResponse.RawJSON, pi.LastResponse.Header.Get("Idempotent-Replayed"))
+		}
+	}
+	n := 0
+	for ch, err := range sc.V1Charges.List(ctx, &stripe.ChargeListParams{PaymentIntent: stripe.String(again.ID)}) {
+		payOK(t, "list the intent's charges", err)
+		if ch.PaymentIntent.ID == again.ID {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("charges of an intent confirmed twice with one key: want 1, have %d", n)
 	}
 	bare, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(700), Currency: stripe.String("usd")})
 	payOK(t, "create with no payment method", err)

@@ -34,8 +34,8 @@ func intentCreated(c *dialect.Call, _ int, body []byte) []byte {
 		return nil
 	}
 	emit(w, c, "payment_intent.created", pi, nil)
-	if param(c, "confirm") != "true" {
-		return nil
+	if param(c, "confirm") != "true" || !w.Has("charge") {
+		return nil // a twin without charges confirms by its own rules only
 	}
 	// The intent stays made, as Stripe keeps it; a decline or a missing
 	// payment method is the answer's error all the same (Restate).

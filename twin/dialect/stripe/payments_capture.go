@@ -18,6 +18,9 @@ import (
 // intent's state tells.
 func captureRoute(c *dialect.Call) (dialect.Answer, bool) {
 	w := c.World
+	if !w.Has("charge") {
+		return dialect.Answer{}, false // as confirmRoute: the twin's own capture
+	}
 	pi := decode(c.Entity("payment_intent"))
 	if pi == nil || pi.String("status") != "requires_capture" {
 		return dialect.Answer{}, false // the engine's 404 or state refusal

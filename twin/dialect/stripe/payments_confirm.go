@@ -296,6 +296,11 @@ func fieldID(o *object.Object, k string) string {
 // answer is a decline's 402 or a missing method's 400 as often as the
 // intent, which an answer the engine made cannot become.
 func confirmRoute(c *dialect.Call) (dialect.Answer, bool) {
+	// A twin without charges (checkout, recorded) keeps its own confirm:
+	// its recorded rules and error shapes.
+	if !c.World.Has("charge") {
+		return dialect.Answer{}, false
+	}
 	pi := decode(c.Entity("payment_intent"))
 	if pi == nil || !confirmable(pi.String("status")) {
 		return dialect.Answer{}, false // the engine's 404 or state refusal
