@@ -66,11 +66,14 @@ func cannotExpand(path, hint string) *dialect.Refusal {
 	return &dialect.Refusal{Param: "expand", Message: msg}
 }
 
-// expandParam is the paths the request names, in the order sent.
+// expandParam is the paths the request names, in the order sent, each
+// once: the walk costs each path times the page's objects.
 func expandParam(params map[string]any) []string {
 	var out []string
+	seen := map[string]bool{}
 	add := func(v any) {
-		if s, ok := v.(string); ok && s != "" {
+		if s, ok := v.(string); ok && s != "" && !seen[s] {
+			seen[s] = true
 			out = append(out, s)
 		}
 	}

@@ -139,3 +139,12 @@ func TestExpand(t *testing.T) {
 		})
 	}
 }
+
+// TestExpansionsOnce: a path sent twice is walked once.
+func TestExpansionsOnce(t *testing.T) {
+	q := dialect.ExpandQuery{Resource: "payment_intent", Fields: expandFieldsOf, Params: map[string]any{"expand": []any{"customer", "latest_charge", "customer"}}}
+	paths, refused := Dialect{}.Expansions(q)
+	if refused != nil || len(paths) != 2 || paths[0] != "customer" || paths[1] != "latest_charge" {
+		t.Errorf("want [customer latest_charge], have %v %v", paths, refused)
+	}
+}
