@@ -106,6 +106,10 @@ type Answer struct {
 	// Changed says the answer changed the session's attachment, so that
 	// a persister or a snapshot knows the session changed.
 	Changed bool
+	// Ignored are the request's top-level parameters the answer did not
+	// act on, sorted, which the engine reports in X-Wraith-Ignored-Params
+	// as it reports its own.
+	Ignored []string
 }
 
 // Protocol is what a dialect implements when some of its paths speak a

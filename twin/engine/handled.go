@@ -53,7 +53,7 @@ func (e *Engine) handle(r session.Reader, st *session.State, req *request, a *an
 	if !ok {
 		return false
 	}
-	a.status, a.body, a.prov = ans.Status, ans.Body, ProvHandler
+	a.status, a.body, a.prov, a.ignored = ans.Status, ans.Body, ProvHandler, ans.Ignored
 	if ans.Link != "" {
 		a.link = []string{ans.Link}
 	}
