@@ -110,14 +110,20 @@ func (e *Engine) expandAnswer(st session.Reader, x *expansion, a *answer) {
 
 // finder looks entities up in st as a read finds them: made in the
 // session, seeded, or observed in the recordings (scrubbed, as what a
-// write takes up is); under the synthesize policy an id the session lacks
-// is the declared type's template with that id, as a read of it answers.
+// write takes up is); a deleted one is its tombstone, as a read of it
+// answers (Stripe expands a deleted customer so); under the synthesize
+// policy an id the session lacks is the declared type's template with
+// that id, as a read of it answers.
 func (e *Engine) finder(st session.Reader) dialect.Finder {
 	return func(typ, id string) *object.Object {
 		if id == "" {
 			return nil
 		}
-		if ent := st.Get(id); ent != nil && !ent.Deleted {
+		ent := st.Get(id)
+		if ent != nil && ent.Deleted {
+			return e.tombstone(ent.Resource, id)
+		}
+		if ent != nil {
 			o, err := object.Parse(ent.Body())
 			if err != nil {
 				return nil
@@ -135,4 +141,19 @@ func (e *Engine) finder(st session.Reader) dialect.Finder {
 		o.Set("id", e.scrubbed("id", id))
 		return o
 	}
+}
+
+// tombstone is the deleted entity of resource with id as a read of it
+// answers, or nil when the resource answers a read after delete with a
+// refusal.
+func (e *Engine) tombstone(resource, id string) *object.Object {
+	res := e.twin.Resource(resource)
+	if res == nil || res.Deleted == nil {
+		return nil
+	}
+	o, err := object.Parse([]byte(format.Fill(res.Deleted.Body, map[string]string{"id": shownID(res, id), "object": res.Name})))
+	if err != nil {
+		return nil
+	}
+	return o
 }

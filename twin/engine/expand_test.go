@@ -9,7 +9,8 @@ import (
 // TestExpandAnswerOnly: expansion is the answer's alone. A create that
 // expands answers the entity, and a repeated Idempotency-Key replays that
 // answer; what the session keeps holds the id, so a plain read answers
-// it, and a read that expands answers the entity again. The checkout twin
+// it, and a read that expands answers the entity again, or its tombstone
+// once deleted. The checkout twin
 // declares no expandable fields: an id the session holds expands.
 func TestExpandAnswerOnly(t *testing.T) {
 	e := newCheckout(t, Options{UnknownEntity: NotFound})
@@ -53,6 +54,11 @@ func TestExpandAnswerOnly(t *testing.T) {
 	}
 	if c, ok := data[0].(map[string]any)["customer"].(map[string]any); !ok || c["id"] != cusID {
 		t.Errorf("a list that expands data.customer: want the customer object, have %v", data[0])
+	}
+	serve(t, e, "DELETE", "/v1/customers/"+cusID, "x", "")
+	_, gone := serve(t, e, "GET", "/v1/payment_intents/"+piID+"?expand[]=customer", "x", "")
+	if c, ok := gone["customer"].(map[string]any); !ok || c["id"] != cusID || c["deleted"] != true {
+		t.Errorf("a deleted customer expanded: want its tombstone, as a read of it answers, have %v", gone["customer"])
 	}
 	_, unknown := serve(t, e, "GET", "/v1/payment_intents/"+piID+"?expand[]=description", "x", "")
 	if unknown["description"] != nil {
