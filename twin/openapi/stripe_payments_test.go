@@ -488,3 +488,37 @@ func TestStripeDeclinedCharge(t *testing.T) {
 	_, err = sc.V1Refunds.Create(ctx, &stripe.RefundCreateParams{PaymentIntent: stripe.String(pi.ID)})
 	payErr(t, "refund a declined intent", err, 400)
 }
+
+// TestStripeConfirmReportsIgnored: a confirm the stripe dialect answers
+// itself still names, in X-Wraith-Ignored-Params, a parameter it does not
+// act on (shipping), and none of those it does.
+func TestStripeConfirmReportsIgnored(t *testing.T) {
+	srv := startTwin(t, "stripe", "--unknown-entity", "not_found", "--clock", "deterministic", "--clock-epoch", "1700000000")
+	post := func(path, form string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL()+path, strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Wraith-Session", "ignored")
+		resp, err := http.DefaultClient.Do(req)
+		payOK(t, "POST "+path, err)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("/v1/payment_intents", "amount=1000&currency=usd")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("create: want 200, have %s", resp.Status)
+	}
+	// The session's first intent: its id is the session generator's first.
+	sc, _ := payClient(t, srv.URL(), "ignored")
+	var id string
+	for pi, err := range sc.V1PaymentIntents.List(context.Background(), nil) {
+		payOK(t, "list", err)
+		id = pi.ID
+	}
+	resp = post("/v1/payment_intents/"+id+"/confirm", "payment_method=pm_card_visa&return_url=https://example.com&shipping[name]=Ada&shipping[address][line1]=1+Main+St")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("confirm: want 200, have %s", resp.Status)
+	}
+	if have := resp.Header.Get("X-Wraith-Ignored-Params"); have != "shipping" {
+		t.Errorf("X-Wraith-Ignored-Params: want shipping, have %q", have)
+	}
+}

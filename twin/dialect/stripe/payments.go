@@ -14,8 +14,7 @@ import (
 func (b behaviours) payments() {
 	// A create with confirm=true is confirmed once the engine made the
 	// intent from the request.
-	b["POST /v1/payment_intents"] = behaviour{after: intentCreated,
-		takes: []string{"confirm", "error_on_requires_action", "off_session", "payment_method_data", "return_url", "use_stripe_sdk"}}
+	b["POST /v1/payment_intents"] = behaviour{after: intentCreated, takes: append(confirmTakes(), "confirm")}
 	b["POST /v1/payment_intents/{id}/confirm"] = behaviour{before: confirmRoute}
 	b["POST /v1/payment_intents/{id}/capture"] = behaviour{before: captureRoute}
 	b["POST /v1/payment_intents/{id}/cancel"] = behaviour{after: canceled}

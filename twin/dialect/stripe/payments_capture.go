@@ -2,6 +2,7 @@ package stripe
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/object"
@@ -39,6 +40,10 @@ func captureRoute(c *dialect.Call) (dialect.Answer, bool) {
 			pi.Set(k, v)
 		}
 	}
+	if fee, sent := paramInt(c, "application_fee_amount"); sent {
+		pi.Set("application_fee_amount", num(fee))
+	}
+	mergeMetadata(pi, c.Params["metadata"])
 	ch := load(w, "charge", fieldID(pi, "latest_charge"))
 	if ch != nil {
 		ch.Set("captured", true)
@@ -57,7 +62,36 @@ func captureRoute(c *dialect.Call) (dialect.Answer, bool) {
 		emit(w, c, "charge.captured", ch, nil)
 	}
 	emit(w, c, "payment_intent.succeeded", pi, nil)
-	return dialect.Answer{Status: http.StatusOK, Body: body}, true
+	return dialect.Answer{Status: http.StatusOK, Body: body,
+		Ignored: unacted(c, "amount_to_capture", "application_fee_amount", "metadata", "statement_descriptor", "statement_descriptor_suffix")}, true
+}
+
+// mergeMetadata sets the metadata keys sent (a map of strings) on o's
+// metadata; a key sent empty is removed, as Stripe removes it.
+func mergeMetadata(o *object.Object, sent any) {
+	m, ok := sent.(map[string]any)
+	if !ok {
+		return
+	}
+	md := object.New(len(m))
+	if cur, ok := o.Get("metadata"); ok {
+		if co, ok := cur.(*object.Object); ok {
+			md = co.Clone()
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // new keys in a stable order
+	for _, k := range keys {
+		if v, _ := m[k].(string); v == "" {
+			md.Delete(k)
+		} else {
+			md.Set(k, v)
+		}
+	}
+	o.Set("metadata", md)
 }
 
 // canceled follows the engine's cancel of an intent (the overlay's

@@ -310,7 +310,18 @@ func confirmRoute(c *dialect.Call) (dialect.Answer, bool) {
 			pi.Set(k, v)
 		}
 	}
-	return answerAttempt(c, confirmIntent(c.World, c, pi, optsOf(c)))
+	if types, ok := c.Params["payment_method_types"].([]any); ok {
+		pi.Set("payment_method_types", types)
+	}
+	a, ok := answerAttempt(c, confirmIntent(c.World, c, pi, optsOf(c)))
+	a.Ignored = unacted(c, confirmTakes()...)
+	return a, ok
+}
+
+// confirmTakes are the parameters of a confirm its behaviour acts on.
+func confirmTakes() []string {
+	return []string{"capture_method", "error_on_requires_action", "off_session", "payment_method", "payment_method_data",
+		"payment_method_types", "receipt_email", "return_url", "setup_future_usage", "use_stripe_sdk"}
 }
 
 // optsOf reads a confirm's options from c's parameters.
@@ -320,6 +331,9 @@ func optsOf(c *dialect.Call) confirmOpts {
 		offSession:    param(c, "off_session") == "true" || param(c, "off_session") == "one_off" || param(c, "off_session") == "recurring",
 		errorOnAction: param(c, "error_on_requires_action") == "true",
 		returnURL:     param(c, "return_url"),
+	}
+	if param(c, "use_stripe_sdk") == "true" {
+		o.returnURL = "" // the SDK handles the action, whatever the return
 	}
 	if o.method == "" {
 		o.method = methodData(c)

@@ -3,6 +3,7 @@ package stripe
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,3 +77,16 @@ func (Dialect) Restate(body []byte) int {
 }
 
 var _ dialect.Restater = Dialect{}
+
+// unacted are c's top-level parameters outside acted (and expand, which
+// the engine reads), sorted: what a handled answer reports ignored.
+func unacted(c *dialect.Call, acted ...string) []string {
+	var out []string
+	for k := range c.Params {
+		if k != "expand" && !slices.Contains(acted, k) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
