@@ -13,7 +13,7 @@ import (
 )
 
 // Stripe's search (GET /v1/customers/search?query=...): a query of
-// clauses joined by AND or OR (not both), each a field, an operator and a
+// clauses joined by AND or OR (not both; a space is AND), each a field, an operator and a
 // value, answered as a search_result of the matching entities, newest
 // first, paged by an opaque next_page token.
 //
@@ -98,31 +98,41 @@ type clause struct {
 }
 
 // parseQuery reads a query's clauses; any says they are joined by OR.
-// The error is Stripe's sentence for a query it cannot read, else "".
+// Clauses are joined by AND or OR, in any case, or by a space, which is
+// AND; a query joins by one of the two only. The error is Stripe's
+// sentence for a query it cannot read, else "".
 func parseQuery(text string) (clauses []clause, any bool, err string) {
 	words, err := splitQuery(text)
 	if err != "" {
 		return nil, false, err
 	}
-	var joiner string
-	for i, w := range words {
-		if i%2 == 1 {
-			if w != "AND" && w != "OR" {
-				return nil, false, "Invalid query: expected AND or OR between clauses, found " + strconv.Quote(w)
+	var joiner string // "AND" or "OR", once one is known
+	joined := true    // the next word is a clause: at the start, or after a joiner
+	for _, w := range words {
+		if up := strings.ToUpper(w); up == "AND" || up == "OR" {
+			if joined {
+				return nil, false, "Invalid query: " + w + " must stand between two clauses"
 			}
-			if joiner != "" && w != joiner {
+			if joiner != "" && up != joiner {
 				return nil, false, "Invalid query: a query cannot mix AND and OR"
 			}
-			joiner = w
+			joiner, joined = up, true
 			continue
+		}
+		if !joined { // clauses side by side: AND
+			if joiner == "OR" {
+				return nil, false, "Invalid query: a query cannot mix AND and OR"
+			}
+			joiner = "AND"
 		}
 		c, err := parseClause(w)
 		if err != "" {
 			return nil, false, err
 		}
 		clauses = append(clauses, c)
+		joined = false
 	}
-	if len(words)%2 == 0 {
+	if joined && len(words) > 0 {
 		return nil, false, "Invalid query: it ends with " + words[len(words)-1]
 	}
 	return clauses, joiner == "OR", ""

@@ -54,6 +54,12 @@ func TestSearch(t *testing.T) {
 		{`balance>'many'`, "Invalid query: > compares numbers"},
 		{`email:'a' AND name:'b' OR balance>1`, "Invalid query: a query cannot mix AND and OR"},
 		{`email:'a' AND`, "Invalid query: it ends with AND"},
+		{`name~'jen' balance>1000`, "cus_3"},
+		{`name~'jen' and balance>1000`, "cus_3"},
+		{`email:'bob@example.com' or balance>1000`, "cus_2 cus_3"},
+		{`name~'jen' balance>1000 OR email:'x'`, "Invalid query: a query cannot mix AND and OR"},
+		{`OR email:'x'`, "Invalid query: OR must stand between two clauses"},
+		{`email:'x' AND OR name:'y'`, "Invalid query: OR must stand between two clauses"},
 		{`email:'a`, "Invalid query: a quoted value is not closed"},
 		{`email:jenny`, "Invalid query: the value of email must be quoted, a number or null"},
 	} {
