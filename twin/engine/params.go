@@ -73,7 +73,23 @@ func (e *Engine) writeParams(st session.Reader, req *request, a *answer, buf []c
 			return p, false
 		}
 	}
-	return p, e.checkWrite(st, req, a, &p)
+	if !e.checkWrite(st, req, a, &p) {
+		return p, false
+	}
+	p.unwrap(req.match.Value.Resource)
+	return p, true
+}
+
+// unwrap takes a write's parameters out of its resource's item envelope
+// ({"data": {"name": ...}} sets name), once the request schema, which
+// names the envelope, has checked them.
+func (p *reqParams) unwrap(res *compiled.Resource) {
+	if res == nil || res.Keys.ItemEnvelope == "" || len(p.tree) != 1 {
+		return
+	}
+	if inner, ok := p.tree[res.Keys.ItemEnvelope].(map[string]any); ok {
+		p.tree = inner
+	}
 }
 
 // setParams sets a write's parameters onto o, the resource's object

@@ -136,6 +136,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = sess.ReadContext(req.ctx, func(st session.Reader) {
 			req.now, req.st = st.Begin(e.now), st
 			e.read(st, &req, &a)
+			envelop(&req, &a)
 			ent = e.journalBegin(sess, r, &req, &a, req.now, start)
 		})
 	} else {
@@ -146,6 +147,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			e.faulted(st, &req, &a)
+			envelop(&req, &a)
 			ent = e.journalBegin(sess, r, &req, &a, req.now, start)
 		})
 	}

@@ -67,6 +67,9 @@ func validateKeys(r *Resource, skel map[string]any, at string, probs *Problems) 
 	default:
 		probs.addf("%s: list %q: want \"stripe\" (an object:list envelope), \"array\" (a bare array paged by Link headers) or \"envelope\" (the page in list_key of list_body)", at, k.List)
 	}
+	if k.ItemEnvelope != "" && !ValidName(k.ItemEnvelope) {
+		probs.addf("%s: item_envelope %q: want the name of the member an entity is wrapped in (data)", at, k.ItemEnvelope)
+	}
 	switch k.CreateStatus {
 	case 0, 200, 201:
 	default:

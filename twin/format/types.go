@@ -238,6 +238,12 @@ type Keys struct {
 	// ListDefaults filter lists on a field when the request does not name
 	// it ({state = "open"}); the value "all" lifts the filter.
 	ListDefaults map[string]string `toml:"list_defaults,omitzero"`
+	// ItemEnvelope is the member an entity is wrapped in, in the answers
+	// of its create, read, update and delete and in the JSON bodies of
+	// its writes ({"data": {...}}, as Asana and Directus answer and are
+	// sent); "" is a bare entity. A list's page has its own envelope
+	// (List). Optional.
+	ItemEnvelope string `toml:"item_envelope,omitzero"`
 	// CreateStatus and DeleteStatus are the statuses of a create (200 or
 	// 201) and of a delete (200, or 204 with no body).
 	CreateStatus int `toml:"create_status,omitzero"`

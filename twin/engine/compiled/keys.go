@@ -25,6 +25,7 @@ type Keys struct {
 	Counter        string            // the counter its key is numbered from, per scope ("" for none)
 	Array          bool              // lists are bare arrays paged by Link headers
 	Envelope       *dialect.Envelope // list = "envelope": the object a page is answered in
+	ItemEnvelope   string            // the member an entity is answered and sent in ("" for none)
 	ListDefaults   []Filter
 	CreateStatus   int
 	DeleteStatus   int
@@ -65,6 +66,7 @@ func compileKeys(spec *format.Resource, named *format.Errors, defaults dialect.D
 		Counter:        k.Counter,
 		Array:          k.List == "array",
 		Envelope:       envelopeOf(k),
+		ItemEnvelope:   k.ItemEnvelope,
 		CreateStatus:   k.CreateStatus,
 		DeleteStatus:   k.DeleteStatus,
 		Required:       k.Required,
