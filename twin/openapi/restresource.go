@@ -12,11 +12,9 @@ import (
 	"github.com/wraithdev/wraith/twin/format"
 )
 
-// keyNames are the fields a rest resource's key is looked for in, in
-// order: what real descriptions name an entity's id (Twilio's sid,
-// Asana's gid, Jira's key, GitHub-style number, uuid). An overlay's key
-// for the resource goes first.
-var keyNames = []string{"id", "sid", "gid", "key", "number", "uuid"}
+// keyNames are the fields a rest resource's key is looked for in
+// (rest.KeyNames); an overlay's key for the resource goes first.
+var keyNames = rest.KeyNames
 
 // hexIDPattern is a key pattern of a literal prefix, or prefixes to
 // choose from, and 32 hexadecimal digits (Twilio's ^AC[0-9a-fA-F]{32}$,
@@ -43,9 +41,12 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 		return format.Resource{}, false
 	}
 	props, _ := mergedProps(ref.Value, 0)
-	if env := envelopeKey(props); env != "" {
-		im.report.AddUnresolved(p.coll, fmt.Sprintf("the item's read answers its object inside %q (a single-key envelope), which the engine does not yet wrap answers in: served as templates", env), "medium")
-		return format.Resource{}, false
+	env := envelopeKey(props)
+	if env != "" {
+		// {"data": {...}}: the entity is the member's, and so are its
+		// write bodies (Asana, Directus).
+		ref, mt = props[env], nil
+		props, _ = mergedProps(ref.Value, 0)
 	}
 	name := restName(ref, p)
 	if taken[name] || !format.ValidName(name) {
@@ -60,6 +61,10 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 	taken[name] = true
 	im.report.AddInferred(name, "key", key, basis, conf)
 	fr := format.Resource{Name: name, Collection: r.rename(p.coll)}
+	if env != "" {
+		fr.ItemEnvelope = env
+		im.report.AddInferred(name, "item_envelope", env, "the item's read answers one member, "+env+", an object with a key", 0.8)
+	}
 	if p.suffix == "" {
 		fr.Item = r.rename(p.item)
 	} else {
@@ -73,7 +78,7 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 	fr.NotFound = r.notFound(get)
 	var sent map[string]*openapi3.SchemaRef
 	if hasCreate {
-		sent = requestProps(create.Op)
+		sent = requestProps(create.Op, env)
 	}
 	fr.Skeleton = Compact(r.skeleton(ref, mt, props, sent))
 	im.Claim("GET", get.Path, name)
@@ -123,7 +128,7 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 		if _, cs, _ := Success(create.Op); cs != nil && RefName(cs) != "" && RefName(cs) != RefName(ref) {
 			im.report.AddUnresolved(p.coll, fmt.Sprintf("the create answers %s, not the %s its item's read answers (a stub, such as {id, key, self}): the twin answers the whole entity, which that schema may refuse", RefName(cs), RefName(ref)), "low")
 		}
-		fr.Required = createRequired(create.Op)
+		fr.Required = createRequired(create.Op, env)
 		if len(fr.Required) > 0 {
 			im.report.AddInferred(name, "required", strings.Join(fr.Required, ","), "the create's request body requires them", 1)
 		}
@@ -273,20 +278,22 @@ func (r *restImport) ids(fr *format.Resource, name, key string, schema *openapi3
 // keeps the fields a skeleton has), but for the write-only ones.
 //
 // A nullable object the create sends a reference to (Box's folder
-// parent {id}, a collaboration's item {type, id}) starts as a whole
-// sample of its schema, not null: what is sent merges into it, and the
-// answer has the members the schema requires beside the ones sent, as
-// the provider answers the object the reference names.
+// parent {id}, a collaboration's item {type, id}, Asana's assignee by
+// its gid) starts as a whole sample of its schema, not null: what is
+// sent merges into it (a string is its key: rest.Dialect.FromString),
+// and the answer has the members the schema requires beside the ones
+// sent, as the provider answers the object the reference names.
 func (r *restImport) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, props, sent map[string]*openapi3.SchemaRef) map[string]any {
 	skel, _ := r.im.restExample(ref, mt).(map[string]any)
 	if skel == nil {
 		skel = map[string]any{}
 	}
 	for _, k := range sortedRefKeys(props) {
-		if skel[k] != nil || sent[k] == nil || !objectSchema(sent[k]) {
+		if skel[k] != nil || sent[k] == nil || !objectSchema(props[k]) || !(objectSchema(sent[k]) || stringSchema(sent[k])) {
 			continue
 		}
 		if v, ok := r.im.restExample(notNull(props[k]), nil).(map[string]any); ok {
+			r.withKey(v, props[k])
 			skel[k] = v
 		}
 	}
@@ -325,6 +332,36 @@ func objectSchema(s *openapi3.SchemaRef) bool {
 	return len(props) > 0
 }
 
+// withKey gives a reference's sample the key its schema has, where the
+// sample left it out (Asana's UserCompact requires no gid): a string
+// sent for the reference is that key (rest.Dialect.FromString). The
+// properties the description gives an example of are added too (its
+// resource_type): the object a reference names has them.
+func (r *restImport) withKey(v map[string]any, s *openapi3.SchemaRef) {
+	props, _ := mergedProps(notNull(s).Value, 0)
+	for _, k := range sortedRefKeys(props) {
+		if p := props[k].Value; p != nil && p.Example != nil && !p.WriteOnly {
+			if _, ok := v[k]; !ok {
+				v[k] = Normalize(p.Example)
+			}
+		}
+	}
+	for _, k := range keyNames {
+		if _, ok := v[k]; ok {
+			return
+		}
+		if p := props[k]; p != nil {
+			v[k] = r.im.restExample(p, nil)
+			return
+		}
+	}
+}
+
+// stringSchema reports whether s is a string.
+func stringSchema(s *openapi3.SchemaRef) bool {
+	return s != nil && s.Value != nil && s.Value.Type.Is("string")
+}
+
 // notNull is s with its nullable lifted, at its top and in its allOf
 // parts, so that the sampler samples the object rather than null.
 func notNull(s *openapi3.SchemaRef) *openapi3.SchemaRef {
@@ -342,17 +379,38 @@ func notNull(s *openapi3.SchemaRef) *openapi3.SchemaRef {
 
 // requestProps are the properties of an operation's request body, in
 // the first media type of JSON, a form and multipart that it has.
-func requestProps(op *openapi3.Operation) map[string]*openapi3.SchemaRef {
-	if op.RequestBody == nil || op.RequestBody.Value == nil {
+// Inside an item envelope env, they are the envelope member's.
+func requestProps(op *openapi3.Operation, env string) map[string]*openapi3.SchemaRef {
+	s, _ := requestSchema(op, env)
+	if s == nil {
 		return nil
 	}
-	for _, mt := range []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"} {
-		if m := op.RequestBody.Value.Content.Get(mt); m != nil && m.Schema != nil && m.Schema.Value != nil {
-			props, _ := mergedProps(m.Schema.Value, 0)
-			return props
-		}
+	props, _ := mergedProps(s.Value, 0)
+	return props
+}
+
+// requestSchema is an operation's request body schema in the first media
+// type of JSON, a form and multipart that it has, and that type; inside
+// an item envelope env, the envelope member's schema (a JSON body's).
+func requestSchema(op *openapi3.Operation, env string) (*openapi3.SchemaRef, string) {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return nil, ""
 	}
-	return nil
+	for _, mt := range []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"} {
+		m := op.RequestBody.Value.Content.Get(mt)
+		if m == nil || m.Schema == nil || m.Schema.Value == nil {
+			continue
+		}
+		s := m.Schema
+		if env != "" && mt == "application/json" {
+			props, _ := mergedProps(s.Value, 0)
+			if inner := props[env]; inner != nil && inner.Value != nil {
+				s = inner
+			}
+		}
+		return s, mt
+	}
+	return nil, ""
 }
 
 // mergedProps are an object schema's properties through allOf, and its
@@ -443,25 +501,19 @@ func listKey(s, item *openapi3.SchemaRef, key string) string {
 // createRequired are the fields a create's request body requires, as
 // the dialect reads them (a form's PascalCase names as snake_case), so
 // a create without one is refused as the provider refuses it; sorted.
-func createRequired(op *openapi3.Operation) []string {
-	if op.RequestBody == nil || op.RequestBody.Value == nil {
+func createRequired(op *openapi3.Operation, env string) []string {
+	s, mt := requestSchema(op, env)
+	if s == nil {
 		return nil
 	}
-	for _, mt := range []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"} {
-		m := op.RequestBody.Value.Content.Get(mt)
-		if m == nil || m.Schema == nil || m.Schema.Value == nil {
-			continue
+	_, req := mergedProps(s.Value, 0)
+	var out []string
+	for _, k := range req {
+		if mt != "application/json" {
+			k = rest.Snake(k)
 		}
-		_, req := mergedProps(m.Schema.Value, 0)
-		var out []string
-		for _, k := range req {
-			if mt != "application/json" {
-				k = rest.Snake(k)
-			}
-			out = append(out, k)
-		}
-		slices.Sort(out)
-		return slices.Compact(out)
+		out = append(out, k)
 	}
-	return nil
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/wraithdev/wraith/twin/dialect"
+	"github.com/wraithdev/wraith/twin/object"
 )
 
 // Dialect is the rest dialect.
@@ -60,6 +61,28 @@ func (Dialect) NewID(src dialect.IDSource, kind, prefix string) any {
 
 // hexIDLen is how many hexadecimal digits follow a string id's prefix.
 const hexIDLen = 32
+
+// KeyNames are the fields an entity's key is found in, in order: what
+// real descriptions name an id (Twilio's sid, Asana's gid, Jira's key,
+// GitHub-style number, uuid). The importer looks for a resource's key in
+// them, and FromString for the key of an object named by a string.
+var KeyNames = []string{"id", "sid", "gid", "key", "number", "uuid"}
+
+// FromString reads a string sent where the entity holds an object as a
+// reference to that object by its key (Asana's workspace: "12345",
+// answered as {"gid": "12345", "resource_type": "workspace", ...}): the
+// object as it was, its key (the first of KeyNames it has) set to the
+// string. An object with none of them is not named by a string.
+func (Dialect) FromString(field string, cur *object.Object, s string) (*object.Object, bool) {
+	for _, k := range KeyNames {
+		if _, ok := cur.Get(k); ok {
+			o := cur.Clone()
+			o.Set(k, s)
+			return o, true
+		}
+	}
+	return nil, false
+}
 
 // Defaults: creates answer 201, deletes 204, ids are strings.
 func (Dialect) Defaults() dialect.Defaults {

@@ -1,0 +1,122 @@
+package openapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/wraithdev/wraith/twin/dialect/importers"
+	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/openapi"
+	"github.com/wraithdev/wraith/twin/scrub"
+)
+
+// tasksSpec is written the way Asana writes its description: every
+// entity answered inside "data", write bodies sent inside it too, keys
+// named gid, and references to other objects sent as their gid and
+// answered as the object.
+const tasksSpec = `{"openapi":"3.0.0","info":{"title":"Tasks","version":"1"},
+"servers":[{"url":"https://app.example.com/api/1.0"}],
+"paths":{
+ "/tasks":{
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/Task"}},"next_page":{"type":"object","nullable":true}}}}}}}},
+  "post":{"requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{"data":{"$ref":"#/components/schemas/TaskRequest"}}}}}},
+   "responses":{"201":{"description":"created","content":{"application/json":{"schema":{"type":"object","properties":{"data":{"$ref":"#/components/schemas/Task"}}}}}}}}},
+ "/tasks/{task_gid}":{
+  "parameters":[{"name":"task_gid","in":"path","required":true,"schema":{"type":"string"}}],
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"data":{"$ref":"#/components/schemas/Task"}}}}}}}},
+  "put":{"requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{"data":{"$ref":"#/components/schemas/TaskRequest"}}}}}},
+   "responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"data":{"$ref":"#/components/schemas/Task"}}}}}}}},
+  "delete":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"data":{"type":"object"}}}}}}}}}
+},
+"components":{"schemas":{
+ "TaskRequest":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"workspace":{"type":"string","description":"the workspace's gid"}}},
+ "Workspace":{"type":"object","properties":{"gid":{"type":"string","example":"12345"},"resource_type":{"type":"string","example":"workspace"},"name":{"type":"string"}}},
+ "Task":{"type":"object","properties":{"gid":{"type":"string"},"resource_type":{"type":"string","example":"task"},"name":{"type":"string"},"workspace":{"allOf":[{"$ref":"#/components/schemas/Workspace"}],"nullable":true}}}}}}`
+
+// TestRestItemEnvelope: an entity answered inside "data" is inferred as
+// a resource whose item envelope is data; served, its create, read,
+// update and delete answer inside it and take their bodies out of it,
+// the list's page is the data member, a workspace sent as its gid is
+// answered as the workspace, and a read after the delete is a bare 404.
+func TestRestItemEnvelope(t *testing.T) {
+	res, err := openapi.Import([]byte(tasksSpec), openapi.Options{Dialects: importers.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Twin.Manifest
+	if len(m.Resources) != 1 {
+		t.Fatalf("resources: want task, have %+v (report %+v)", m.Resources, res.Report.Unresolved)
+	}
+	r := m.Resources[0]
+	for _, c := range []struct {
+		field      string
+		want, have any
+	}{
+		{"name", "task", r.Name},
+		{"item_envelope", "data", r.ItemEnvelope},
+		{"key", "gid", r.Key},
+		{"list_key", "data", r.ListKey},
+		{"required", "name", strings.Join(r.Required, ",")},
+	} {
+		if c.want != c.have {
+			t.Errorf("task %s: want %v, have %v", c.field, c.want, c.have)
+		}
+	}
+	tw := res.Twin
+	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const coll = "/api/1.0/tasks"
+	status, created := sendJSON(t, e, "POST", coll, `{"data":{"name":"write","workspace":"777"}}`)
+	task := inside(created)
+	gid, _ := task["gid"].(string)
+	ws, _ := task["workspace"].(map[string]any)
+	if status != 201 || gid == "" || task["name"] != "write" || ws["gid"] != "777" || ws["resource_type"] != "workspace" {
+		t.Fatalf("create: want 201 {data: the task, its workspace {gid: 777, resource_type: workspace}}, have %d %v", status, created)
+	}
+	if status, bad := sendJSON(t, e, "POST", coll, `{"data":{"workspace":"777"}}`); status != 400 {
+		t.Errorf("create without the name its envelope requires: want 400, have %d %v", status, bad)
+	}
+	item := coll + "/" + gid
+	if status, read := sendJSON(t, e, "GET", item, ""); status != 200 || inside(read)["name"] != "write" {
+		t.Errorf("read: want 200 {data: the task}, have %d %v", status, read)
+	}
+	if status, up := sendJSON(t, e, "PUT", item, `{"data":{"name":"ship"}}`); status != 200 || inside(up)["name"] != "ship" || inside(up)["gid"] != gid {
+		t.Errorf("update: want 200 {data: the task renamed}, have %d %v", status, up)
+	}
+	status, list := sendJSON(t, e, "GET", coll, "")
+	if page, _ := list["data"].([]any); status != 200 || len(page) != 1 {
+		t.Errorf("list: want 200 with the task in data, have %d %v", status, list)
+	} else if entry, _ := page[0].(map[string]any); entry["gid"] != gid {
+		t.Errorf("list: want the bare task as data's entry, have %v", page[0])
+	}
+	if status, del := sendJSON(t, e, "DELETE", item, ""); status != 200 || del["data"] == nil {
+		t.Errorf("delete: want 200 {data: ...}, have %d %v", status, del)
+	}
+	if status, nf := sendJSON(t, e, "GET", item, ""); status != 404 || nf["data"] != nil {
+		t.Errorf("read after delete: want a 404 outside the envelope, have %d %v", status, nf)
+	}
+}
+
+// inside is an answer's data member.
+func inside(m map[string]any) map[string]any {
+	d, _ := m["data"].(map[string]any)
+	return d
+}
+
+func sendJSON(tb testing.TB, h http.Handler, method, path, body string) (int, map[string]any) {
+	tb.Helper()
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	var m map[string]any
+	json.Unmarshal(w.Body.Bytes(), &m)
+	return w.Code, m
+}
