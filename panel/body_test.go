@@ -25,14 +25,18 @@ func requestSchema(op *openapi.Operation) *openapi3.SchemaRef {
 
 // requestBody is a body for op: its schema's required properties, each
 // a plain value of its type, plus up to marked optional string properties
-// set to mark, so that a flow can see them echoed. A body that is not
-// an object is nil.
-func requestBody(op *openapi.Operation, marked int, mark string) map[string]any {
+// set to mark, so that a flow can see them echoed. Inside an item
+// envelope env, the body is the envelope member's (wrap wraps it). A
+// body that is not an object is nil.
+func requestBody(op *openapi.Operation, env string, marked int, mark string) map[string]any {
 	s := requestSchema(op)
 	if s == nil || s.Value == nil {
 		return nil
 	}
 	props, required := properties(s.Value, 0)
+	if inner := props[env]; env != "" && inner != nil && inner.Value != nil {
+		props, required = properties(inner.Value, 0)
+	}
 	if len(props) == 0 {
 		return nil
 	}

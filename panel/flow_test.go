@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wraithdev/wraith/twin/dialect/rest"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
 )
@@ -32,7 +33,7 @@ func flow(c *client, res *format.Resource) {
 	key := res.KeyField()
 	mark := "panel-" + res.Name
 	createOp := c.opFor("POST", res.Collection)
-	body := requestBody(createOp, 2, mark)
+	body := requestBody(createOp, res.ItemEnvelope, 2, mark)
 	if body == nil {
 		body = map[string]any{}
 	}
@@ -41,8 +42,8 @@ func flow(c *client, res *format.Resource) {
 	// A list or delete that requires a query parameter (Box lists a
 	// folder's policies by folder_id) is sent with it, as the sweep does.
 	listed := withQuery(coll, listOp)
-	a := c.send("a", "POST", coll, createOp, body)
-	obj, _ := a.json.(map[string]any)
+	a := c.send("a", "POST", coll, createOp, wrap(createOp, body, res.ItemEnvelope))
+	obj := entity(a.json, res.ItemEnvelope)
 	id := ""
 	if obj != nil {
 		id = scalar(obj[key])
@@ -51,12 +52,12 @@ func flow(c *client, res *format.Resource) {
 		step("create", false, fmt.Sprintf("POST %s: want 2xx with a %s, have %s", coll, key, a))
 		return
 	}
-	fields := answerFields(c.opFor("GET", res.Item))
+	fields := answerFields(c.opFor("GET", res.Item), res.ItemEnvelope)
 	step("create", echoes(obj, body, fields), fmt.Sprintf("POST %s: want what was sent echoed (%v), have %s", coll, body, a))
 	readOp := c.opFor("GET", res.Item)
 	item := c.fill(res.Item, readOp, id)
 	a = c.send("a", "GET", item, readOp, nil)
-	read, _ := a.json.(map[string]any)
+	read := entity(a.json, res.ItemEnvelope)
 	step("read", a.status == 200 && read != nil && scalar(read[key]) == id && echoes(read, body, fields), fmt.Sprintf("GET %s: want 200 with what was created, have %s", item, a))
 	if !omit["list"] {
 		a = c.send("a", "GET", listed, listOp, nil)
@@ -69,17 +70,17 @@ func flow(c *client, res *format.Resource) {
 	if !omit["update"] {
 		method := res.UpdateMethods()[0]
 		upOp := c.opFor(method, res.Item)
-		changed := requestBody(upOp, 1, mark+"-updated")
+		changed := requestBody(upOp, res.ItemEnvelope, 1, mark+"-updated")
 		if _, ok := changed[key]; ok {
 			// An update body that names the entity (Jira's PUT of a field
 			// option requires its id) names it as an SDK would.
 			changed[key] = obj[key]
 		}
 		if len(changed) > 0 {
-			a = c.send("a", method, item, upOp, changed)
+			a = c.send("a", method, item, upOp, wrap(upOp, changed, res.ItemEnvelope))
 			ok := a.status/100 == 2
 			a = c.send("a", "GET", item, readOp, nil)
-			read, _ := a.json.(map[string]any)
+			read := entity(a.json, res.ItemEnvelope)
 			merged := map[string]any{}
 			for k, v := range body {
 				merged[k] = v
@@ -118,11 +119,26 @@ func echoes(obj, sent map[string]any, fields map[string]bool) bool {
 		if !fields[name] {
 			continue
 		}
-		if scalar(obj[name]) != scalar(v) {
+		if scalar(obj[name]) != scalar(v) && !names(obj[name], scalar(v)) {
 			return false
 		}
 	}
 	return true
+}
+
+// names reports whether an answer's object is the one a string sent for
+// it named by its key (Asana's assignee: "123" answers {"gid": "123"}).
+func names(v any, key string) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, k := range rest.KeyNames {
+		if id, ok := m[k]; ok {
+			return scalar(id) == key
+		}
+	}
+	return false
 }
 
 // snakeCase is FriendlyName's friendly_name.
@@ -142,13 +158,16 @@ func snakeCase(s string) string {
 }
 
 // answerFields are the properties of an operation's success answer.
-func answerFields(op *openapi.Operation) map[string]bool {
+func answerFields(op *openapi.Operation, env string) map[string]bool {
 	out := map[string]bool{}
 	if op == nil {
 		return out
 	}
 	if _, s, _ := openapi.Success(op.Op); s != nil && s.Value != nil {
 		props, _ := properties(s.Value, 0)
+		if inner := props[env]; env != "" && inner != nil && inner.Value != nil {
+			props, _ = properties(inner.Value, 0)
+		}
 		for k, p := range props {
 			// A write-only field is sent, never answered.
 			if p.Value == nil || !p.Value.WriteOnly {
@@ -177,6 +196,35 @@ func holds(v any, key, id string) bool {
 		}
 	}
 	return false
+}
+
+// wrap is a write's body in the resource's item envelope where op's
+// request schema has it, as its SDK sends it (Asana's {"data": {...}};
+// Directus answers in one, and is sent bare); entity is an answer's
+// entity, out of it.
+func wrap(op *openapi.Operation, body map[string]any, env string) map[string]any {
+	if env == "" || body == nil || !enveloped(op, env) {
+		return body
+	}
+	return map[string]any{env: body}
+}
+
+// enveloped reports whether op's request schema is an envelope env.
+func enveloped(op *openapi.Operation, env string) bool {
+	s := requestSchema(op)
+	if s == nil || s.Value == nil {
+		return false
+	}
+	props, _ := properties(s.Value, 0)
+	return props[env] != nil
+}
+
+func entity(v any, env string) map[string]any {
+	m, _ := v.(map[string]any)
+	if env != "" && m != nil {
+		m, _ = m[env].(map[string]any)
+	}
+	return m
 }
 
 // withQuery is path with op's required query parameters.

@@ -25,12 +25,12 @@ func sweep(c *client, resources []format.Resource) {
 		if op == nil {
 			continue
 		}
-		body := requestBody(op, 0, "")
+		body := requestBody(op, res.ItemEnvelope, 0, "")
 		if body == nil {
 			body = map[string]any{}
 		}
-		a := c.send("sweep", "POST", c.fill(res.Collection, op, ""), op, body)
-		if obj, ok := a.json.(map[string]any); ok && a.status/100 == 2 {
+		a := c.send("sweep", "POST", c.fill(res.Collection, op, ""), op, wrap(op, body, res.ItemEnvelope))
+		if obj := entity(a.json, res.ItemEnvelope); obj != nil && a.status/100 == 2 {
 			ids[shape(res.Item)] = scalar(obj[res.KeyField()])
 		}
 	}
@@ -67,7 +67,7 @@ func (c *client) sweepOne(o openapi.Operation, ids map[string]string) {
 	}
 	var body map[string]any
 	if o.Method == "POST" || o.Method == "PUT" || o.Method == "PATCH" {
-		body = requestBody(&o, 0, "")
+		body = requestBody(&o, "", 0, "")
 	}
 	c.send("sweep", o.Method, path, &o, body)
 }
