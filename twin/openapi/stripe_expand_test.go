@@ -544,6 +544,56 @@ func TestStripeSearch(t *testing.T) {
 			}
 		})
 	}
+	// Payment intents and charges, by status, amount, currency and card
+	// (the documented examples), the search's data expanded.
+	for _, p := range []struct {
+		amount   int64
+		currency string
+		pm       string
+	}{{500, "usd", "pm_card_visa"}, {2500, "eur", "pm_card_mastercard"}, {4000, "usd", ""}} {
+		params := &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(p.amount), Currency: stripe.String(p.currency)}
+		if p.pm != "" {
+			params.PaymentMethod, params.Confirm = stripe.String(p.pm), stripe.Bool(true)
+		}
+		pi, err := sc.V1PaymentIntents.Create(ctx, params)
+		stateful(t, "payment intent create", pi.LastResponse, err)
+	}
+	for _, tc := range []struct {
+		query string
+		want  []int64 // the amounts matched, newest first
+	}{
+		{"status:'succeeded' AND amount>1000", []int64{2500}},
+		{"-currency:'usd'", []int64{2500}},
+		{"status:'requires_payment_method' OR currency:'eur'", []int64{4000, 2500}},
+		{"amount>=500 amount<=2500", []int64{2500, 500}},
+	} {
+		var have []int64
+		p := &stripe.PaymentIntentSearchParams{SearchParams: stripe.SearchParams{Query: tc.query}}
+		p.AddExpand("data.latest_charge")
+		for pi, err := range sc.V1PaymentIntents.Search(ctx, p) {
+			if err != nil {
+				t.Fatalf("payment intent search %s: %v", tc.query, err)
+			}
+			if pi.Status == stripe.PaymentIntentStatusSucceeded && (pi.LatestCharge == nil || pi.LatestCharge.Amount != pi.Amount) {
+				t.Errorf("search %s with expand[]=data.latest_charge: want %s's charge, have %+v", tc.query, pi.ID, pi.LatestCharge)
+			}
+			have = append(have, pi.Amount)
+		}
+		if !slices.Equal(have, tc.want) {
+			t.Errorf("payment intents %s: want %v, have %v", tc.query, tc.want, have)
+		}
+	}
+	var cards []int64
+	for ch, err := range sc.V1Charges.Search(ctx, &stripe.ChargeSearchParams{SearchParams: stripe.SearchParams{Query: "payment_method_details.card.last4:4444"}}) {
+		if err != nil {
+			t.Fatalf("charge search: %v", err)
+		}
+		cards = append(cards, ch.Amount)
+	}
+	if !slices.Equal(cards, []int64{2500}) {
+		t.Errorf("charges by last4 4444 (the mastercard): want [2500], have %v", cards)
+	}
+
 	it := cc.Search(&stripe.CustomerSearchParams{SearchParams: stripe.SearchParams{Query: "email:'bob@example.com'"}})
 	for it.Next() {
 	}
