@@ -16,7 +16,8 @@ func stripeFee(amount int64) int64 {
 	if amount <= 0 {
 		return 0
 	}
-	return (amount*29+500)/1000 + 30
+	// 2.9% rounded half up, in two parts so that no amount overflows.
+	return amount/1000*29 + (amount%1000*29+500)/1000 + 30
 }
 
 // chargeTransaction keeps the balance transaction of amount captured on
