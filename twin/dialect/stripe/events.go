@@ -1,15 +1,191 @@
 package stripe
 
 import (
+	"bytes"
+	"net/http"
+	"slices"
+
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/object"
 )
 
 // Events (SPEC §14): what a session did, as Stripe's events, kept in
 // order and delivered to the session's webhook endpoints.
+//
+// An event is kept once, as /v1/events shows it, in the account's
+// default API version; each endpoint gets it in its own api_version when
+// it was created with one (the twin has one schema, so the version is a
+// name the event carries, which the clients' verifiers compare with
+// their own). The twin's account has no settings page, so its default is
+// the version its clients speak: the Stripe-Version of the request that
+// caused the event, else that of the session's latest event a request
+// caused (the clock's work has no request), else defaultAPIVersion.
 
-// events adds the routes whose behaviour is about events and endpoints.
-func (b behaviours) events() {}
+// events adds the routes whose behaviour is about events and endpoints:
+// the endpoints' own, and the customer's, whose events Stripe sends for
+// every create, update and delete.
+func (b behaviours) events() {
+	b["POST /v1/webhook_endpoints"] = behaviour{after: endpointCreated}
+	b["POST /v1/webhook_endpoints/{id}"] = behaviour{after: endpointUpdated}
+	b.followed("POST /v1/customers", created("customer"))
+	b.followed("POST /v1/customers/{id}", updated("customer"))
+	b.preceded("DELETE /v1/customers/{id}", deleting("customer"))
+}
+
+// followed runs after once the route's other afters (another file's,
+// which complete the answer) have run, on the body they made: an event
+// carries the object as the answer shows it.
+func (b behaviours) followed(route string, after func(*dialect.Call, int, []byte) []byte) {
+	x := b[route]
+	first := x.after
+	x.after = func(c *dialect.Call, status int, body []byte) []byte {
+		if first != nil {
+			if nb := first(c, status, body); nb != nil {
+				body = nb
+			}
+		}
+		if nb := after(c, status, body); nb != nil {
+			return nb
+		}
+		return body
+	}
+	b[route] = x
+}
+
+// preceded runs before ahead of the route's other before, which then
+// runs when before declines.
+func (b behaviours) preceded(route string, before func(*dialect.Call) (dialect.Answer, bool)) {
+	x := b[route]
+	then := x.before
+	x.before = func(c *dialect.Call) (dialect.Answer, bool) {
+		if a, ok := before(c); ok {
+			return a, true
+		}
+		if then == nil {
+			return dialect.Answer{}, false
+		}
+		return then(c)
+	}
+	b[route] = x
+}
+
+// endpointCreated completes a new endpoint: enabled, with its signing
+// secret, from the session's generator so that the same requests make
+// the same secret.
+func endpointCreated(c *dialect.Call, _ int, body []byte) []byte {
+	o := decode(body)
+	if o == nil {
+		return nil
+	}
+	o.Set("secret", c.World.NewID("whsec_"))
+	o.Set("status", "enabled")
+	return keep(c.World, "webhook_endpoint", o)
+}
+
+// endpointUpdated follows disabled=true|false into the endpoint's
+// status, which is what decides whether it is delivered to.
+func endpointUpdated(c *dialect.Call, _ int, body []byte) []byte {
+	var status string
+	switch param(c, "disabled") {
+	case "true":
+		status = "disabled"
+	case "false":
+		status = "enabled"
+	default:
+		return nil
+	}
+	o := decode(body)
+	if o == nil {
+		return nil
+	}
+	o.Set("status", status)
+	return keep(c.World, "webhook_endpoint", o)
+}
+
+// created emits resource.created about the entity a create answered.
+func created(resource string) func(*dialect.Call, int, []byte) []byte {
+	return func(c *dialect.Call, _ int, body []byte) []byte {
+		if o := decode(body); o != nil {
+			emit(c.World, c, resource+".created", o, nil)
+		}
+		return nil
+	}
+}
+
+// updated emits resource.updated about the entity an update answered,
+// with the values its changed fields had: as the session's latest event
+// about it showed it (every change of it made one), so nothing has to be
+// remembered beside the event log.
+func updated(resource string) func(*dialect.Call, int, []byte) []byte {
+	return func(c *dialect.Call, _ int, body []byte) []byte {
+		o := decode(body)
+		if o == nil {
+			return nil
+		}
+		prev := lastSeen(c.World, o)
+		if prev == nil {
+			prev = object.New(0) // Stripe names the event's changes, even none
+		}
+		emit(c.World, c, resource+".updated", o, prev)
+		return nil
+	}
+}
+
+// deleting emits resource.deleted before the engine deletes the entity,
+// with the entity as it was, which is what Stripe's event carries; it
+// declines, so the engine answers the delete itself.
+func deleting(resource string) func(*dialect.Call) (dialect.Answer, bool) {
+	return func(c *dialect.Call) (dialect.Answer, bool) {
+		if o := decode(c.Entity(resource)); o != nil {
+			emit(c.World, c, resource+".deleted", o, nil)
+		}
+		return dialect.Answer{}, false
+	}
+}
+
+// lastSeen returns the values o's top-level fields had, where they
+// differ, as the session's latest event about o showed it; nil when no
+// event showed o.
+func lastSeen(w dialect.World, o *object.Object) *object.Object {
+	id := o.String("id")
+	if id == "" {
+		return nil
+	}
+	needle := append(append([]byte(`"id":"`), id...), '"')
+	var last *object.Object
+	w.Each("event", func(body []byte) bool {
+		if !bytes.Contains(body, needle) {
+			return true
+		}
+		ev := decode(body)
+		if ev == nil {
+			return true
+		}
+		data, _ := ev.Get("data")
+		d, _ := data.(*object.Object)
+		if d == nil {
+			return true
+		}
+		obj, _ := d.Get("object")
+		if was, _ := obj.(*object.Object); was != nil && was.String("id") == id {
+			last = was
+			return false
+		}
+		return true
+	})
+	if last == nil {
+		return nil
+	}
+	prev := object.New(0)
+	for i, k := range last.Keys() {
+		v := last.Values()[i]
+		now, _ := o.Get(k)
+		if !bytes.Equal(object.AppendValue(nil, v), object.AppendValue(nil, now)) {
+			prev.Set(k, v)
+		}
+	}
+	return prev
+}
 
 // emit records an event of typ about o (the object as it is now; prev the
 // values its changed fields had before, for *.updated events, nil for
@@ -29,21 +205,124 @@ func emit(w dialect.World, c *dialect.Call, typ string, o, prev *object.Object) 
 	}
 	ev.Set("data", data)
 	ev.Set("type", typ)
-	req := object.New(2)
-	if c != nil {
+	if c != nil { // the clock's work keeps the skeleton's null
+		req := object.New(2)
 		req.Set("id", w.NewID("req_"))
 		if k := c.Header.Get("Idempotency-Key"); k != "" {
 			req.Set("idempotency_key", k)
 		} else {
 			req.Set("idempotency_key", nil)
 		}
-	} else {
-		req.Set("id", nil)
-		req.Set("idempotency_key", nil)
+		ev.Set("request", req)
 	}
-	ev.Set("request", req)
-	ev.Set("api_version", defaultAPIVersion)
-	keep(w, "event", ev)
+	// account and context name a connected account and its context, which
+	// the twin's single account has none of: Stripe leaves them out.
+	ev.Delete("account")
+	ev.Delete("context")
+	ev.Set("livemode", false)
+	ev.Set("api_version", accountVersion(w, c))
+	targets := endpoints(w, typ)
+	ev.Set("pending_webhooks", num(int64(len(targets))))
+	kept := keep(w, "event", ev)
+	if kept == nil {
+		return
+	}
+	for _, t := range targets {
+		body := kept
+		if t.version != "" && t.version != ev.String("api_version") {
+			if o := decode(kept); o != nil {
+				o.Set("api_version", t.version)
+				body = o.AppendJSON(nil)
+			}
+		}
+		w.Deliver(dialect.Delivery{URL: t.url, Secret: t.secret, Event: ev.String("id"), Header: deliveryHeader(), Body: body})
+	}
+}
+
+// target is an endpoint an event is delivered to.
+type target struct {
+	url, secret, version string
+}
+
+// endpoints returns the session's enabled endpoints whose enabled_events
+// list typ or "*", oldest first, so that deliveries go out in the order
+// the endpoints were made.
+func endpoints(w dialect.World, typ string) []target {
+	var out []target
+	w.Each("webhook_endpoint", func(body []byte) bool {
+		ep := decode(body)
+		if ep == nil || ep.String("status") != "enabled" || ep.String("url") == "" {
+			return true
+		}
+		v, _ := ep.Get("enabled_events")
+		list, _ := v.([]any)
+		if !slices.Contains(list, any(typ)) && !slices.Contains(list, any("*")) {
+			return true
+		}
+		out = append(out, target{url: ep.String("url"), secret: ep.String("secret"), version: ep.String("api_version")})
+		return true
+	})
+	slices.Reverse(out)
+	return out
+}
+
+// accountVersion is the API version the twin's account renders events
+// in (see the top of this file).
+func accountVersion(w dialect.World, c *dialect.Call) string {
+	if c != nil {
+		if v := c.Header.Get("Stripe-Version"); validVersion(v) {
+			return v
+		}
+	}
+	version := defaultAPIVersion
+	w.Each("event", func(body []byte) bool {
+		ev := decode(body)
+		if ev == nil {
+			return true
+		}
+		req, _ := ev.Get("request")
+		if r, _ := req.(*object.Object); r != nil && r.String("id") != "" {
+			if v := ev.String("api_version"); validVersion(v) {
+				version = v
+			}
+			return false
+		}
+		return true
+	})
+	return version
+}
+
+// validVersion reports whether v reads as one of Stripe's API versions,
+// "2025-03-31.basil" (or an older one without its release's name): a
+// header is the client's to send, and an event carries only a version.
+func validVersion(v string) bool {
+	if len(v) < len("2006-01-02") || len(v) > 40 {
+		return false
+	}
+	for i := range len("2006-01-02") {
+		c := v[i]
+		if i == 4 || i == 7 {
+			if c != '-' {
+				return false
+			}
+		} else if c < '0' || c > '9' {
+			return false
+		}
+	}
+	for _, c := range []byte(v[10:]) {
+		if !(c == '.' || c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// deliveryHeader is what Stripe's deliveries carry beside the signature.
+func deliveryHeader() http.Header {
+	return http.Header{
+		"Content-Type": {"application/json; charset=utf-8"},
+		"User-Agent":   {"Stripe/1.0 (+https://stripe.com/docs/webhooks)"},
+	}
 }
 
 // defaultAPIVersion is the API version of Stripe's description the
