@@ -22,6 +22,31 @@ type entryView struct {
 	Exchange   string  `json:"exchange,omitempty"`
 	Fault      string  `json:"fault,omitempty"`
 	LatencyMS  float64 `json:"latency_ms"`
+	// Delivery is set on an entry that journals a webhook delivery the
+	// twin made (provenance webhook), not a request it answered.
+	Delivery *deliveryView `json:"delivery,omitempty"`
+}
+
+// deliveryView is what a webhook delivery attempt's entry shows beside a
+// request's fields.
+type deliveryView struct {
+	URL     string `json:"url"`
+	Event   string `json:"event"`
+	Attempt int    `json:"attempt"`
+	Error   string `json:"error,omitempty"`
+	RetryAt string `json:"retry_at,omitempty"` // the session time of the next attempt
+}
+
+func deliveryOf(e *session.Entry) *deliveryView {
+	d := e.Delivery()
+	if d == nil {
+		return nil
+	}
+	v := &deliveryView{URL: d.URL, Event: d.Event, Attempt: d.Attempt, Error: d.Error}
+	if d.Retry != 0 {
+		v.RetryAt = rfc3339(d.Retry)
+	}
+	return v
 }
 
 // journalView is the answer of GET journal.
@@ -113,7 +138,7 @@ func (h *Handler) journal(w http.ResponseWriter, r *http.Request) error {
 		out.Entries = append(out.Entries, entryView{
 			Index: e.Index, At: rfc3339(e.At), Method: e.Method, Path: e.Path, Route: e.Route,
 			Status: e.Status, Provenance: e.Provenance, Exchange: e.Exchange, Fault: e.Fault(),
-			LatencyMS: float64(e.Latency.Microseconds()) / 1000,
+			LatencyMS: float64(e.Latency.Microseconds()) / 1000, Delivery: deliveryOf(e),
 		})
 	}
 	if n := len(picked); n > 0 {
