@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,9 @@ type Config struct {
 	// Compat is a serve mode that answers as another mock server does
 	// (docs/compat.md); "" for none.
 	Compat string
+	// WebhookAllow names hosts webhooks are posted to beside loopback
+	// addresses (docs/webhooks.md).
+	WebhookAllow []string
 }
 
 // MinJournalMemory is the smallest journal budget: below it a sweep,
@@ -183,6 +187,28 @@ func (f fieldsFlag) Set(s string) error {
 	return nil
 }
 
+// hostsFlag collects --webhook-allow HOST (repeatable, or comma-separated).
+type hostsFlag struct{ hosts *[]string }
+
+func (f hostsFlag) String() string {
+	if f.hosts == nil {
+		return ""
+	}
+	return strings.Join(*f.hosts, ",")
+}
+
+func (f hostsFlag) Set(s string) error {
+	for _, h := range strings.Split(s, ",") {
+		h = strings.TrimSpace(h)
+		_, ipErr := netip.ParseAddr(h)
+		if h == "" || strings.ContainsAny(h, " \t/@?#") || (strings.Contains(h, ":") && ipErr != nil) {
+			return fmt.Errorf("want host names or addresses without scheme, port or path, such as hooks.internal; got %q", s)
+		}
+		*f.hosts = append(*f.hosts, h)
+	}
+	return nil
+}
+
 // Flags registers the server's flags on fs and returns the config they
 // fill. The twin name is set by the caller from the positional argument.
 func Flags(fs *flag.FlagSet) *Config {
@@ -215,6 +241,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.Var(sizeFlag{&c.MaxBody}, "max-body", "largest request body (a `SIZE` such as 10MiB, or bytes), and largest entity; larger bodies get 413 body-too-large")
 	fs.Var(sizeFlag{&c.MaxMemory}, "max-memory", "soft limit on the live heap, a `SIZE` such as 512MiB or 2GiB (or bytes); past it writes get 507 memory-limit and reads keep working (0: none)")
 	fs.StringVar(&c.StateDir, "state-dir", "", "keep every session in the folder `DIR`: each write is on disk before it is answered, and a restarted twin recovers every session (see docs/durable.md)")
+	fs.Var(hostsFlag{&c.WebhookAllow}, "webhook-allow", "post webhooks to `HOST` too, beside loopback addresses (repeatable; see docs/webhooks.md)")
 	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second, "how long (a `DURATION`) in-flight requests may finish after SIGINT or SIGTERM")
 	return c
 }

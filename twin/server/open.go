@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/wraithdev/wraith/twin/apierr"
 	"github.com/wraithdev/wraith/twin/control"
+	"github.com/wraithdev/wraith/twin/dialect/dialects"
 	"github.com/wraithdev/wraith/twin/embedded"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/format"
@@ -99,7 +100,17 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		JournalMemory: cfg.journalBudget(),
 		Persister:     state.persister(),
 	})
+	// The dialect is looked up here, not by the engine, because the
+	// deliverer signs as it does.
+	dia, err := dialects.Lookup(t.Manifest.DialectName())
+	if err != nil {
+		state.close()
+		return nil, err
+	}
+	hooks := newDeliverer(cfg, dia, store, deps.Now, log)
 	eng, err := engine.New(t, engine.Options{
+		Dialect:          dia,
+		Webhooks:         hooks,
 		UnknownEntity:    cfg.UnknownEntity,
 		Validate:         cfg.Validation,
 		Defaults:         defaults,
@@ -126,6 +137,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		err = state.restore(eng, t)
 	}
 	if err != nil {
+		hooks.Close()
 		state.close()
 		// The serve-wide defaults are the flags': the control plane's
 		// map of the engine's errors says which flag is at fault.
@@ -137,7 +149,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		}
 		return nil, err
 	}
-	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access, state: state}
+	s := &Server{cfg: cfg, deps: deps, log: log, twin: t, eng: eng, guard: access, state: state, hooks: hooks}
 	obs := observe.New(store, deps.Now, eng.Routes()...)
 	obs.AccountTo(store.Memory())
 	logRequest := requestLog(log.Named("request"), deps.Now)
@@ -158,6 +170,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	addr := hostguard.ListenAddr(cfg.Host, cfg.listenPort())
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		hooks.Close()
 		state.close()
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return nil, fmt.Errorf("port %d on %s is in use: pick another port, or use --port 0 for any free port", cfg.listenPort(), cfg.Host)
@@ -169,6 +182,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		// elsewhere: never serve an open control plane off loopback.
 		if !access.token.Set() {
 			ln.Close()
+			hooks.Close()
 			state.close()
 			return nil, usagef("--host %s resolved to loopback but bound %s: bind --host 127.0.0.1, or set --control-token-env", cfg.Host, bound)
 		}
@@ -177,6 +191,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 	served, tlsConfig, err := compatListen(cfg, ln, log)
 	if err != nil {
 		ln.Close()
+		hooks.Close()
 		state.close()
 		return nil, err
 	}

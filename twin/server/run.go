@@ -76,6 +76,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	err := g.Run()
 	s.withdraw()
+	s.hooks.Close() // once no request can queue a delivery: cancels attempts under way, waits for them
 	if cerr := s.state.close(); cerr != nil {
 		s.log.Error("closing the state folder", "error", cerr)
 		err = errors.Join(err, cerr)

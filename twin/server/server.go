@@ -22,6 +22,7 @@ import (
 	"github.com/wraithdev/wraith/twin/control"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/webhook"
 )
 
 // Deps are the outside world a server uses.
@@ -56,6 +57,7 @@ type Server struct {
 	srv     *http.Server
 	started time.Time
 	state   *state // nil without --state-dir
+	hooks   *webhook.Deliverer
 }
 
 // Engine returns the server's engine.
