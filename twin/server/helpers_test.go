@@ -27,6 +27,14 @@ var frozen = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 // serve flags.
 func startServer(tb testing.TB, twin string, args ...string) *Server {
 	tb.Helper()
+	return startServerNow(tb, func() time.Time { return frozen }, twin, args...)
+}
+
+// startServerNow is startServer on the wall clock now: a test whose
+// client checks the server's times against its own (a webhook
+// signature's) passes time.Now.
+func startServerNow(tb testing.TB, now func() time.Time, twin string, args ...string) *Server {
+	tb.Helper()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	cfg := Flags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -38,7 +46,7 @@ func startServer(tb testing.TB, twin string, args ...string) *Server {
 		Getenv:  func(string) string { return "" },
 		Dir:     filepath.Join(dir, "..", ".."), // the repository root, for testdata/twins
 		Version: "test",
-		Now:     func() time.Time { return frozen },
+		Now:     now,
 	})
 	if err != nil {
 		tb.Fatalf("Open(%s %v): %v", twin, args, err)
