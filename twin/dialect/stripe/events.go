@@ -27,46 +27,11 @@ import (
 func (b behaviours) events() {
 	b["POST /v1/webhook_endpoints"] = behaviour{after: endpointCreated}
 	b["POST /v1/webhook_endpoints/{id}"] = behaviour{after: endpointUpdated}
-	b.followed("POST /v1/customers", created("customer"))
-	b.followed("POST /v1/customers/{id}", updated("customer"))
-	b.preceded("DELETE /v1/customers/{id}", deleting("customer"))
-}
-
-// followed runs after once the route's other afters (another file's,
-// which complete the answer) have run, on the body they made: an event
-// carries the object as the answer shows it.
-func (b behaviours) followed(route string, after func(*dialect.Call, int, []byte) []byte) {
-	x := b[route]
-	first := x.after
-	x.after = func(c *dialect.Call, status int, body []byte) []byte {
-		if first != nil {
-			if nb := first(c, status, body); nb != nil {
-				body = nb
-			}
-		}
-		if nb := after(c, status, body); nb != nil {
-			return nb
-		}
-		return body
-	}
-	b[route] = x
-}
-
-// preceded runs before ahead of the route's other before, which then
-// runs when before declines.
-func (b behaviours) preceded(route string, before func(*dialect.Call) (dialect.Answer, bool)) {
-	x := b[route]
-	then := x.before
-	x.before = func(c *dialect.Call) (dialect.Answer, bool) {
-		if a, ok := before(c); ok {
-			return a, true
-		}
-		if then == nil {
-			return dialect.Answer{}, false
-		}
-		return then(c)
-	}
-	b[route] = x
+	// After billing's (newBehaviours adds events last): an event
+	// carries the object as the answer shows it.
+	b.also("POST /v1/customers", behaviour{after: created("customer")})
+	b.also("POST /v1/customers/{id}", behaviour{after: updated("customer")})
+	b.also("DELETE /v1/customers/{id}", behaviour{before: deleting("customer")})
 }
 
 // endpointCreated completes a new endpoint: enabled, with its signing
