@@ -310,15 +310,20 @@
       const tr = el('tr', 'p-' + e.provenance);
       tr.dataset.index = e.index;
       tr.tabIndex = 0;
+      // A webhook delivery the twin made (provenance webhook) shows its
+      // event and attempt where a request shows its route, its endpoint's
+      // URL as the path, and why it failed (with its next attempt) as
+      // its fault.
+      const d = e.delivery;
       tr.append(
         el('td', 'num', e.index),
         el('td', 'mono', e.at),
         el('td', 'mono', e.method),
-        el('td', 'mono', routeOf(e) || '—'),
-        el('td', 'mono path', e.path),
-        el('td', 'num', e.status === 0 ? 'reset' : e.status),
+        el('td', 'mono', d ? `webhook ${d.event} #${d.attempt}` : routeOf(e) || '—'),
+        el('td', 'mono path', d ? d.url : e.path),
+        el('td', 'num', e.status === 0 ? (d ? 'none' : 'reset') : e.status),
         provenanceCell(e.provenance),
-        el('td', 'mono', e.fault || ''),
+        el('td', 'mono', d ? deliveryFault(d) : e.fault || ''),
         el('td', 'num', e.latency_ms === undefined ? '' : e.latency_ms + ' ms'),
       );
       rows.append(tr);
@@ -333,6 +338,13 @@
     if (more) count += ', more on request';
     if (page.dropped) count += `, ${page.dropped} older dropped (--journal-limit)`;
     $('journal-count').textContent = count;
+  }
+
+  // deliveryFault is why a delivery attempt failed, and when the next one
+  // is due on the session's clock.
+  function deliveryFault(d) {
+    if (!d.error) return '';
+    return d.retry_at ? `${d.error} (retry at ${d.retry_at})` : d.error;
   }
 
   // routeOf is an entry's route template without the method it starts with.
@@ -566,6 +578,7 @@
   function legend() {
     const box = $('legend');
     for (const p of PROVENANCES) box.append(el('span', 'chip p-' + p, p));
+    box.append(el('span', 'chip p-webhook', 'webhook')); // a delivery the twin made, no answer of its own
   }
 
   document.addEventListener('DOMContentLoaded', () => {
