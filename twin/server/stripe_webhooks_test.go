@@ -132,6 +132,13 @@ func TestStripeWebhooksVerifiedByTheClients(t *testing.T) {
 	if !strings.HasPrefix(we.Secret, "whsec_") || we.Status != "enabled" {
 		t.Fatalf("want an enabled endpoint with a whsec_ secret, have %q %q", we.Status, we.Secret)
 	}
+	// Stripe shows the secret in the create answer only.
+	if _, b := do(t, srv.URL(), call{path: "/v1/webhook_endpoints/" + we.ID, session: "hooks"}); strings.Contains(string(b), "secret") {
+		t.Errorf("a retrieve shows the secret: %s", b)
+	}
+	if _, b := do(t, srv.URL(), call{path: "/v1/webhook_endpoints", session: "hooks"}); strings.Contains(string(b), "secret") || !strings.Contains(string(b), we.ID) {
+		t.Errorf("the list shows the secret, or not the endpoint: %s", b)
+	}
 	cus, err := sc.V1Customers.Create(ctx, &stripe.CustomerCreateParams{Email: stripe.String("first@example.com")})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,9 @@ package stripe
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http"
 	"slices"
 
@@ -34,17 +37,50 @@ func (b behaviours) events() {
 	b.also("DELETE /v1/customers/{id}", behaviour{before: deleting("customer")})
 }
 
-// endpointCreated completes a new endpoint: enabled, with its signing
-// secret, from the session's generator so that the same requests make
-// the same secret.
+// endpointCreated completes a new endpoint: enabled, and its signing
+// secret in the create answer only, as Stripe shows it. The secret is
+// derived from the endpoint's id (endpointSecret), so the session keeps
+// no value a read does not show, and the same requests on the same seed
+// make the same secret.
 func endpointCreated(c *dialect.Call, _ int, body []byte) []byte {
 	o := decode(body)
 	if o == nil {
 		return nil
 	}
-	o.Set("secret", c.World.NewID("whsec_"))
+	o.Delete("secret")
 	o.Set("status", "enabled")
-	return keep(c.World, "webhook_endpoint", o)
+	kept := decode(keep(c.World, "webhook_endpoint", o))
+	if kept == nil {
+		return nil
+	}
+	return withSecret(kept, endpointSecret(kept.String("id"))).AppendJSON(nil)
+}
+
+// withSecret is o with secret in its place in Stripe's order, after
+// object.
+func withSecret(o *object.Object, secret string) *object.Object {
+	out := object.New(o.Len() + 1)
+	for i, k := range o.Keys() {
+		out.Set(k, o.Values()[i])
+		if k == "object" {
+			out.Set("secret", secret)
+		}
+	}
+	if !out.Has("secret") {
+		out.Set("secret", secret)
+	}
+	return out
+}
+
+// endpointSecret is the signing secret of the endpoint with id: "whsec_"
+// and 32 characters of the HMAC-SHA256 of the id. It is no secret from
+// whoever knows the id and this function, which a twin's endpoint need
+// not be: it stands in for Stripe's, which the endpoint's owner reads
+// once, so that the owner's verifier has one to check.
+func endpointSecret(id string) string {
+	m := hmac.New(sha256.New, []byte("wraith stripe webhook endpoint secret"))
+	m.Write([]byte(id))
+	return "whsec_" + base64.RawURLEncoding.EncodeToString(m.Sum(nil))[:32]
 }
 
 // endpointUpdated follows disabled=true|false into the endpoint's
@@ -224,7 +260,7 @@ func endpoints(w dialect.World, typ string) []target {
 		if !slices.Contains(list, any(typ)) && !slices.Contains(list, any("*")) {
 			return true
 		}
-		out = append(out, target{url: ep.String("url"), secret: ep.String("secret"), version: ep.String("api_version")})
+		out = append(out, target{url: ep.String("url"), secret: endpointSecret(ep.String("id")), version: ep.String("api_version")})
 		return true
 	})
 	slices.Reverse(out)
