@@ -298,6 +298,23 @@ func TestStripeConfirmOnCreate(t *testing.T) {
 	if se.Code != "payment_intent_unexpected_state" {
 		t.Errorf("confirm=true with no payment method: want payment_intent_unexpected_state, have %s %q", se.Code, se.Msg)
 	}
+	// payment_method_data makes the method of its type the intent is paid
+	// with (not a card: Stripe's description takes cards as payment_method).
+	sepa, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{
+		Amount: stripe.Int64(400), Currency: stripe.String("eur"), PaymentMethodTypes: []*string{stripe.String("sepa_debit")}, Confirm: stripe.Bool(true),
+		PaymentMethodData: &stripe.PaymentIntentCreatePaymentMethodDataParams{Type: stripe.String("sepa_debit"),
+			SEPADebit: &stripe.PaymentMethodSEPADebitParams{IBAN: stripe.String("DE89370400440532013000")}},
+	})
+	payOK(t, "create with payment_method_data", err)
+	if sepa.Status != stripe.PaymentIntentStatusSucceeded || sepa.PaymentMethod == nil || sepa.LatestCharge == nil {
+		t.Fatalf("payment_method_data: want succeeded with a payment method and a charge, have %s %v %v", sepa.Status, sepa.PaymentMethod, sepa.LatestCharge)
+	}
+	sch, err := sc.V1Charges.Retrieve(ctx, sepa.LatestCharge.ID, nil)
+	payOK(t, "retrieve the sepa_debit charge", err)
+	if d := sch.PaymentMethodDetails; d == nil || d.Type != "sepa_debit" || d.SEPADebit == nil {
+		t.Errorf("charge of payment_method_data: want sepa_debit details, have %+v", d)
+	}
+
 	// A repeated Idempotency-Key replays the confirm: one charge, the
 	// same answer.
 	again, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(600), Currency: stripe.String("usd"), PaymentMethod: stripe.String("pm_card_visa")})

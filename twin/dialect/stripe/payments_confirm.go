@@ -33,6 +33,7 @@ type confirmOpts struct {
 	offSession    bool   // the customer is not there to authenticate
 	errorOnAction bool   // error_on_requires_action: fail rather than ask
 	returnURL     string // where a redirect_to_url next action returns
+	dataType      string // the type payment_method_data makes a method of
 }
 
 // attempt is what one confirm made.
@@ -50,13 +51,18 @@ func confirmIntent(w dialect.World, c *dialect.Call, pi *object.Object, o confir
 	if ref == "" {
 		ref = fieldID(pi, "payment_method")
 	}
-	if ref == "" {
+	if ref == "" && o.dataType == "" {
 		return attempt{pi: pi, missing: true}
 	}
 	// Confirming again, with the method that asked for authentication,
 	// completes it.
 	authenticated := pi.String("status") == "requires_action" && (o.method == "" || o.method == fieldID(pi, "payment_method"))
-	m := resolveMethod(w, ref, fieldID(pi, "customer"))
+	var m method
+	if o.method == "" && o.dataType != "" {
+		m = dataMethod(w, o.dataType)
+	} else {
+		m = resolveMethod(w, ref)
+	}
 	pi.Set("payment_method", m.id)
 	pi.Set("next_action", nil)
 	if v, _ := pi.Get("payment_method_types"); len(asList(v)) == 0 {
@@ -202,7 +208,7 @@ func newCharge(w dialect.World, pi *object.Object, m method, status string) *obj
 	ch.Set("paid", status == "succeeded")
 	ch.Set("payment_intent", pi.String("id"))
 	ch.Set("payment_method", m.id)
-	ch.Set("payment_method_details", cardDetails(m, amount))
+	ch.Set("payment_method_details", methodDetails(m, amount))
 	if v, ok := pi.Get("receipt_email"); ok {
 		ch.Set("receipt_email", v)
 	}
@@ -238,6 +244,30 @@ func declinedOutcome(d *decline) *object.Object {
 	o.Set("seller_message", "The bank did not return any further details with this decline.")
 	o.Set("type", "issuer_declined")
 	return o
+}
+
+// methodDetails is a charge's payment_method_details for m: a card's
+// details, or for a method of another type its type's (as its payment
+// method holds them).
+func methodDetails(m method, amount int64) *object.Object {
+	if m.typ == "" || m.typ == "card" {
+		return cardDetails(m, amount)
+	}
+	var own any = object.New(0)
+	if m.pm != nil {
+		if v, ok := m.pm.Get(m.typ); ok {
+			own = object.CloneValue(v)
+		}
+	}
+	d := object.New(2)
+	if m.typ < "type" { // Stripe's order: by name
+		d.Set(m.typ, own)
+		d.Set("type", m.typ)
+	} else {
+		d.Set("type", m.typ)
+		d.Set(m.typ, own)
+	}
+	return d
 }
 
 // cardDetails is a charge's payment_method_details for m's card.
@@ -336,27 +366,18 @@ func optsOf(c *dialect.Call) confirmOpts {
 		o.returnURL = "" // the SDK handles the action, whatever the return
 	}
 	if o.method == "" {
-		o.method = methodData(c)
+		o.dataType = methodData(c)
 	}
 	return o
 }
 
-// methodData is the test token payment_method_data names: a card token
-// (tok_visa) is its test payment method (pm_card_visa), any other card
-// an ordinary Visa.
+// methodData is the type of the payment method payment_method_data
+// describes, "" when none was sent (Stripe's description takes no card
+// there: cards come as payment_method).
 func methodData(c *dialect.Call) string {
-	data, ok := c.Params["payment_method_data"].(map[string]any)
-	if !ok {
-		return ""
-	}
-	if card, ok := data["card"].(map[string]any); ok {
-		if tok, ok := card["token"].(string); ok && len(tok) > 4 && tok[:4] == "tok_" {
-			if _, known := testCards()["pm_card_"+tok[4:]]; known {
-				return "pm_card_" + tok[4:]
-			}
-		}
-	}
-	return "pm_card_visa"
+	data, _ := c.Params["payment_method_data"].(map[string]any)
+	typ, _ := data["type"].(string)
+	return typ
 }
 
 // answerAttempt is the answer of a confirm: the intent, Stripe's 400 when

@@ -106,10 +106,12 @@ func cardByLast4(last4 string) (testCard, bool) {
 }
 
 // method is the payment method a confirm charges: its id as the intent
-// and charge name it, the card it is, and its entity when the session
-// keeps one.
+// and charge name it, its type ("card" unless it says otherwise), the
+// card it is, and its entity when the session keeps one. A method of
+// another type is paid at once, as a card is.
 type method struct {
 	id   string
+	typ  string
 	card testCard
 	pm   *object.Object
 }
@@ -118,7 +120,7 @@ type method struct {
 // becomes a payment method of the session (as Stripe makes one from
 // it), a session's payment method is read as it is. An id the session
 // does not hold is charged as an ordinary Visa card.
-func resolveMethod(w dialect.World, ref, customer string) method {
+func resolveMethod(w dialect.World, ref string) method {
 	if tc, ok := testCards()[ref]; ok {
 		pm := cardMethod(w, tc, ref)
 		if pm == nil {
@@ -128,6 +130,9 @@ func resolveMethod(w dialect.World, ref, customer string) method {
 	}
 	pm := load(w, "payment_method", ref)
 	tc := testCards()["pm_card_visa"]
+	if pm != nil && pm.String("type") != "card" && pm.String("type") != "" {
+		return method{id: ref, typ: pm.String("type"), pm: pm}
+	}
 	if pm != nil {
 		if card, ok := pm.Get("card"); ok {
 			if co, ok := card.(*object.Object); ok {
@@ -174,18 +179,8 @@ func cardMethod(w dialect.World, tc testCard, tok string) *object.Object {
 	tds.Set("supported", true)
 	card.Set("three_d_secure_usage", tds)
 	card.Set("wallet", nil)
-	// The skeleton holds every type's details; a card method has only
-	// its card's.
-	for _, k := range append([]string(nil), pm.Keys()...) {
-		if v, _ := pm.Get(k); k != "card" && k != "billing_details" && k != "metadata" && k != "radar_options" {
-			if _, ok := v.(*object.Object); ok {
-				pm.Delete(k)
-			}
-		}
-	}
-	pm.Set("billing_details", noBillingDetails())
+	onlyType(pm, "card")
 	pm.Set("card", card)
-	pm.Set("type", "card")
 	keep(w, "payment_method", pm)
 	return pm
 }
@@ -217,4 +212,32 @@ func noBillingDetails() *object.Object {
 		b.Set(k, nil)
 	}
 	return b
+}
+
+// dataMethod keeps the payment method of type typ that a confirm's
+// payment_method_data makes; a method with a fresh id and no entity when
+// the twin declares no payment methods.
+func dataMethod(w dialect.World, typ string) method {
+	pm := fresh(w, "payment_method")
+	if pm == nil {
+		return method{id: w.NewID("pm_"), typ: typ}
+	}
+	onlyType(pm, typ)
+	keep(w, "payment_method", pm)
+	return method{id: pm.String("id"), typ: typ, pm: pm}
+}
+
+// onlyType makes pm, a new payment method from the skeleton (which holds
+// every type's details), a method of type typ: its own details only, and
+// billing details no one filled in.
+func onlyType(pm *object.Object, typ string) {
+	for _, k := range append([]string(nil), pm.Keys()...) {
+		if v, _ := pm.Get(k); k != typ && k != "billing_details" && k != "metadata" && k != "radar_options" {
+			if _, ok := v.(*object.Object); ok {
+				pm.Delete(k)
+			}
+		}
+	}
+	pm.Set("billing_details", noBillingDetails())
+	pm.Set("type", typ)
 }
