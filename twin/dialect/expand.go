@@ -16,8 +16,8 @@ type Expander interface {
 	// the provider cannot expand; nil when they ask for nothing.
 	Expansions(q ExpandQuery) ([]string, *Refusal)
 	// Expand replaces, in answer, what paths (from Expansions) name by
-	// the entities find returns, and reports whether it changed answer.
-	Expand(q ExpandQuery, paths []string, answer *object.Object, find Finder) bool
+	// the session's entities, and reports whether it changed answer.
+	Expand(q ExpandQuery, paths []string, answer *object.Object, in Entities) bool
 }
 
 // ExpandQuery is the request whose answer is expanded.
@@ -38,11 +38,23 @@ type ExpandQuery struct {
 	Fields func(object string) map[string]string
 }
 
-// Finder returns the session's entity with id as a read finds it (made in
-// the session, seeded, or observed), a copy the caller may change; typ is
-// the type the field names, which the entity synthesized under the
-// synthesize policy takes. nil when the session has none.
-type Finder func(typ, id string) *object.Object
+// Entities are the session's entities as an expansion reads them: copies
+// the caller may change.
+type Entities interface {
+	// Find returns the entity with id as a read finds it (made in the
+	// session, seeded, or observed); typ is the type the field names,
+	// which the entity synthesized under the synthesize policy takes.
+	// nil when the session has none.
+	Find(typ, id string) *object.Object
+	// Referring returns the entities of typ whose field names id, newest
+	// first, at most limit of them, and whether there are more: the list
+	// an entity holds of what refers to it (a charge's refunds, whose
+	// charge is the charge), which a provider includes when expanded.
+	Referring(typ, field, id string, limit int) (items []*object.Object, more bool)
+	// Collection is the collection path of typ ("/v1/charges"), "" when
+	// the twin declares none.
+	Collection(typ string) string
+}
 
 // Filterer is what a dialect implements when its lists take parameters
 // that filter otherwise than by a top-level field's value, which the

@@ -103,44 +103,89 @@ func (e *Engine) expandAnswer(st session.Reader, x *expansion, a *answer) {
 	if err != nil {
 		return
 	}
-	if e.expander.Expand(x.q, x.paths, o, e.finder(st)) {
+	if e.expander.Expand(x.q, x.paths, o, entities{e: e, st: st}) {
 		a.body = o.AppendJSON(nil)
 	}
 }
 
-// finder looks entities up in st as a read finds them: made in the
-// session, seeded, or observed in the recordings (scrubbed, as what a
-// write takes up is); a deleted one is its tombstone, as a read of it
-// answers (Stripe expands a deleted customer so); under the synthesize
-// policy an id the session lacks is the declared type's template with
-// that id, as a read of it answers.
-func (e *Engine) finder(st session.Reader) dialect.Finder {
-	return func(typ, id string) *object.Object {
-		if id == "" {
-			return nil
-		}
-		ent := st.Get(id)
-		if ent != nil && ent.Deleted {
-			return e.tombstone(ent.Resource, id)
-		}
-		if ent != nil {
-			o, err := object.Parse(ent.Body())
-			if err != nil {
-				return nil
-			}
-			if ent.Provenance == world.Recorded {
-				e.scrubObject(o)
-			}
-			return o
-		}
-		res := e.twin.Resource(typ)
-		if res == nil || e.opts.UnknownEntity == NotFound {
-			return nil
-		}
-		o := template(res).Clone()
-		o.Set("id", e.scrubbed("id", id))
-		return o
+// entities are st's entities as an expansion reads them.
+type entities struct {
+	e  *Engine
+	st session.Reader
+}
+
+// Find looks an entity up as a read finds it: made in the session,
+// seeded, or observed in the recordings (scrubbed, as what a write takes
+// up is); a deleted one is its tombstone, as a read of it answers (Stripe
+// expands a deleted customer so); under the synthesize policy an id the
+// session lacks is the declared type's template with that id, as a read
+// of it answers.
+func (x entities) Find(typ, id string) *object.Object {
+	e := x.e
+	if id == "" {
+		return nil
 	}
+	ent := x.st.Get(id)
+	if ent != nil && ent.Deleted {
+		return e.tombstone(ent.Resource, id)
+	}
+	if ent != nil {
+		return e.answerOf(ent)
+	}
+	res := e.twin.Resource(typ)
+	if res == nil || e.opts.UnknownEntity == NotFound {
+		return nil
+	}
+	o := template(res).Clone()
+	o.Set("id", e.scrubbed("id", id))
+	return o
+}
+
+// Referring lists the entities of typ whose field holds id, or an
+// expanded object with that id, as a list of typ finds them.
+func (x entities) Referring(typ, field, id string, limit int) ([]*object.Object, bool) {
+	if x.e.twin.Resource(typ) == nil || id == "" {
+		return nil, false
+	}
+	var out []*object.Object
+	for _, ent := range visible(x.st, typ) {
+		o := x.e.answerOf(ent)
+		if o == nil {
+			continue
+		}
+		v, _ := o.Get(field)
+		if ref, ok := v.(*object.Object); ok {
+			v = ref.String("id")
+		}
+		if v != id {
+			continue
+		}
+		if len(out) == limit {
+			return out, true
+		}
+		out = append(out, o)
+	}
+	return out, false
+}
+
+// Collection is typ's collection path.
+func (x entities) Collection(typ string) string {
+	if res := x.e.twin.Resource(typ); res != nil {
+		return res.Collection
+	}
+	return ""
+}
+
+// answerOf is ent as a read answers it: a copy, a recorded one scrubbed.
+func (e *Engine) answerOf(ent *world.Entity) *object.Object {
+	o, err := object.Parse(ent.Body())
+	if err != nil {
+		return nil
+	}
+	if ent.Provenance == world.Recorded {
+		e.scrubObject(o)
+	}
+	return o
 }
 
 // tombstone is the deleted entity of resource with id as a read of it

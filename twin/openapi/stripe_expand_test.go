@@ -268,6 +268,22 @@ func TestStripeExpand(t *testing.T) {
 	if have := rawField(t, charge.LastResponse, "balance_transaction"); !strings.HasPrefix(have, `"txn_`) {
 		t.Errorf("the charge as stored: want its balance transaction's id, have %s", have)
 	}
+
+	// A charge's refunds, which Stripe includes only when expanded.
+	re, err := sc.V1Refunds.Create(ctx, &stripe.RefundCreateParams{PaymentIntent: stripe.String(pi.ID), Amount: stripe.Int64(1000)})
+	stateful(t, "refund create", re.LastResponse, err)
+	cget := &stripe.ChargeRetrieveParams{}
+	cget.AddExpand("refunds")
+	charge, err = sc.V1Charges.Retrieve(ctx, pi.LatestCharge.ID, cget)
+	stateful(t, "charge retrieve with expand[]=refunds", charge.LastResponse, err)
+	if charge.Refunds == nil || len(charge.Refunds.Data) != 1 || charge.Refunds.Data[0].ID != re.ID || charge.Refunds.URL != "/v1/charges/"+charge.ID+"/refunds" {
+		t.Errorf("expand[]=refunds: want the list of %s at /v1/charges/%s/refunds, have %+v", re.ID, charge.ID, charge.Refunds)
+	}
+	charge, err = sc.V1Charges.Retrieve(ctx, charge.ID, nil)
+	stateful(t, "plain charge retrieve", charge.LastResponse, err)
+	if have := rawField(t, charge.LastResponse, "refunds"); have != "null" {
+		t.Errorf("a charge read without expansion: want refunds null, as Stripe answers since 2022-11-15, have %s", have)
+	}
 	if ct.checked == 0 {
 		t.Fatal("no answer was checked against the description")
 	}

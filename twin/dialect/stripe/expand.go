@@ -135,8 +135,8 @@ func leadsOn(fs map[string]string, prefix string) bool {
 
 // Expand applies each path from the answer's root, or from each of a
 // page's objects.
-func (Dialect) Expand(q dialect.ExpandQuery, paths []string, answer *object.Object, find dialect.Finder) bool {
-	x := expander{fields: q.Fields, find: find}
+func (Dialect) Expand(q dialect.ExpandQuery, paths []string, answer *object.Object, in dialect.Entities) bool {
+	x := expander{fields: q.Fields, in: in}
 	changed := false
 	for _, p := range paths {
 		if q.Search && p == "total_count" {
@@ -163,7 +163,7 @@ func (Dialect) Expand(q dialect.ExpandQuery, paths []string, answer *object.Obje
 // expander walks one answer.
 type expander struct {
 	fields func(string) map[string]string
-	find   dialect.Finder
+	in     dialect.Entities
 }
 
 // walk expands segs in o, an object of type typ at prefix (the path from
@@ -183,9 +183,17 @@ func (x expander) walk(o *object.Object, typ, prefix string, segs []string) bool
 	if fs != nil {
 		target = fs[key]
 	}
-	v, ok := o.Get(seg)
-	if !ok {
-		return false
+	v, _ := o.Get(seg)
+	if v == nil {
+		// A list Stripe includes only when expanded (a charge's refunds,
+		// a customer's subscriptions): the entities that refer to o.
+		l := x.included(o, typ, key, seg, fs)
+		if l == nil {
+			return false // null: nothing to expand, as Stripe answers it
+		}
+		o.Set(seg, l)
+		x.walk(l, typ, key+".", segs[1:])
+		return true
 	}
 	switch t := v.(type) {
 	case string:
@@ -223,7 +231,39 @@ func (x expander) walk(o *object.Object, typ, prefix string, segs []string) bool
 		}
 		return changed
 	}
-	return false // null: nothing to expand, as Stripe answers it
+	return false
+}
+
+// includedPage is how many entities an included list holds, as Stripe's
+// first page of a list holds by default.
+const includedPage = 10
+
+// included is the list at key of o (of type typ) that Stripe includes
+// when it is expanded, nil when there is none: a list declared of a
+// resource's type (refunds.data of refund), whose entities refer to o by
+// its type's name (a refund's charge), in a list envelope whose url is
+// o's own list of them (/v1/charges/{id}/refunds).
+func (x expander) included(o *object.Object, typ, key, seg string, fs map[string]string) *object.Object {
+	elem := fs[key+".data"]
+	id := o.String("id")
+	if elem == "" || id == "" || strings.Contains(key, ".") {
+		return nil
+	}
+	items, more := x.in.Referring(elem, typ, id, includedPage)
+	data := make([]any, len(items))
+	for i, it := range items {
+		data[i] = it
+	}
+	l := object.New(4)
+	l.Set("object", "list")
+	l.Set("data", data)
+	l.Set("has_more", more)
+	url := ""
+	if c := x.in.Collection(typ); c != "" {
+		url = c + "/" + id + "/" + seg
+	}
+	l.Set("url", url)
+	return l
 }
 
 // expandID is the entity id names at a field that declares target, nil
@@ -234,5 +274,5 @@ func (x expander) expandID(fs map[string]string, target, id string) *object.Obje
 	if fs != nil && target == "" {
 		return nil
 	}
-	return x.find(target, id)
+	return x.in.Find(target, id)
 }

@@ -1,6 +1,8 @@
 package stripe
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/wraithdev/wraith/twin/dialect"
@@ -64,10 +66,10 @@ func TestExpansions(t *testing.T) {
 	}
 }
 
-// expandSession is a fake of the engine's lookup: bodies by id.
+// expandSession is a fake of the engine's entities: bodies by id.
 type expandSession map[string]string
 
-func (s expandSession) find(typ, id string) *object.Object {
+func (s expandSession) Find(typ, id string) *object.Object {
 	b, ok := s[id]
 	if !ok {
 		return nil
@@ -79,6 +81,25 @@ func (s expandSession) find(typ, id string) *object.Object {
 	return o
 }
 
+// Referring scans the bodies in id order (newest first: the fake's ids
+// count down).
+func (s expandSession) Referring(typ, field, id string, limit int) ([]*object.Object, bool) {
+	var out []*object.Object
+	for _, k := range slices.Sorted(maps.Keys(s)) {
+		o := s.Find("", k)
+		if o.String("object") != typ || o.String(field) != id {
+			continue
+		}
+		if len(out) == limit {
+			return out, true
+		}
+		out = append(out, o)
+	}
+	return out, false
+}
+
+func (expandSession) Collection(typ string) string { return "/v1/" + typ + "s" }
+
 func TestExpand(t *testing.T) {
 	s := expandSession{
 		"cus_1": `{"id":"cus_1","object":"customer","invoice_settings":{"default_payment_method":"pm_1"}}`,
@@ -87,6 +108,9 @@ func TestExpand(t *testing.T) {
 		"txn_1": `{"id":"txn_1","object":"balance_transaction","amount":2000}`,
 		"txn_2": `{"id":"txn_2","object":"balance_transaction","amount":-500}`,
 		"di_1":  `{"id":"di_1","object":"discount"}`,
+		"re_2":  `{"id":"re_2","object":"refund","charge":"ch_2","balance_transaction":"txn_1"}`,
+		"re_3":  `{"id":"re_3","object":"refund","charge":"ch_2","balance_transaction":null}`,
+		"re_4":  `{"id":"re_4","object":"refund","charge":"ch_other","balance_transaction":null}`,
 	}
 	for _, tc := range []struct {
 		name   string
@@ -113,6 +137,12 @@ func TestExpand(t *testing.T) {
 		{"a list of ids", dialect.ExpandQuery{Resource: "invoice"}, []string{"discounts"},
 			`{"id":"in_1","discounts":["di_1","di_gone"]}`,
 			`{"id":"in_1","discounts":[{"id":"di_1","object":"discount"},"di_gone"]}`},
+		{"a list Stripe includes when expanded", dialect.ExpandQuery{Resource: "charge"}, []string{"refunds.data.balance_transaction"},
+			`{"id":"ch_2","object":"charge","refunds":null}`,
+			`{"id":"ch_2","object":"charge","refunds":{"object":"list","data":[{"id":"re_2","object":"refund","charge":"ch_2","balance_transaction":{"id":"txn_1","object":"balance_transaction","amount":2000}},{"id":"re_3","object":"refund","charge":"ch_2","balance_transaction":null}],"has_more":false,"url":"/v1/charges/ch_2/refunds"}}`},
+		{"an included list of none", dialect.ExpandQuery{Resource: "charge"}, []string{"refunds"},
+			`{"id":"ch_9","object":"charge","refunds":null}`,
+			`{"id":"ch_9","object":"charge","refunds":{"object":"list","data":[],"has_more":false,"url":"/v1/charges/ch_9/refunds"}}`},
 		{"a page's data", dialect.ExpandQuery{Resource: "payment_intent", Page: true}, []string{"data.customer"},
 			`{"object":"list","data":[{"id":"pi_1","customer":"cus_1"},{"id":"pi_2","customer":null}],"has_more":false}`,
 			`{"object":"list","data":[{"id":"pi_1","customer":{"id":"cus_1","object":"customer","invoice_settings":{"default_payment_method":"pm_1"}}},{"id":"pi_2","customer":null}],"has_more":false}`},
@@ -129,7 +159,7 @@ func TestExpand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			changed := Dialect{}.Expand(tc.q, tc.paths, o, s.find)
+			changed := Dialect{}.Expand(tc.q, tc.paths, o, s)
 			if have := string(o.AppendJSON(nil)); have != tc.want {
 				t.Errorf("want %s\nhave %s", tc.want, have)
 			}
