@@ -60,6 +60,9 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		return
 	}
 	a.status, a.ignored = x.CreateStatus, ignored
+	if x.CreateBody != nil {
+		a.body = stub(x.CreateBody, o)
+	}
 }
 
 // startCreate returns the object a create of r starts from: a copy of the

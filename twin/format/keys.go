@@ -70,6 +70,12 @@ func validateKeys(r *Resource, skel map[string]any, at string, probs *Problems) 
 	if k.ItemEnvelope != "" && !ValidName(k.ItemEnvelope) {
 		probs.addf("%s: item_envelope %q: want the name of the member an entity is wrapped in (data)", at, k.ItemEnvelope)
 	}
+	if k.CreateBody != "" {
+		var stub map[string]any
+		if err := json.Unmarshal([]byte(k.CreateBody), &stub); err != nil || stub == nil {
+			probs.addf("%s: create_body is not a JSON object (%q): write the create's answer, such as {\"id\": \"{id}\", \"self\": \"$.self\"}", at, k.CreateBody)
+		}
+	}
 	switch k.CreateStatus {
 	case 0, 200, 201:
 	default:

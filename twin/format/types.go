@@ -244,6 +244,13 @@ type Keys struct {
 	// sent); "" is a bare entity. A list's page has its own envelope
 	// (List). Optional.
 	ItemEnvelope string `toml:"item_envelope,omitzero"`
+	// CreateBody is a create's answer where the provider answers a stub
+	// of the new entity rather than the entity (Jira's {id, key, self}):
+	// a JSON object whose string values "$.field" are the entity's field
+	// as it is, and whose other strings have each {field} replaced by
+	// the field's text ("{id}" answers an integer id as a string).
+	// Optional: a create answers the entity.
+	CreateBody string `toml:"create_body,omitzero"`
 	// CreateStatus and DeleteStatus are the statuses of a create (200 or
 	// 201) and of a delete (200, or 204 with no body).
 	CreateStatus int `toml:"create_status,omitzero"`

@@ -1,6 +1,7 @@
 package compiled
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -26,6 +27,7 @@ type Keys struct {
 	Array          bool              // lists are bare arrays paged by Link headers
 	Envelope       *dialect.Envelope // list = "envelope": the object a page is answered in
 	ItemEnvelope   string            // the member an entity is answered and sent in ("" for none)
+	CreateBody     map[string]any    // a create's stub answer (create_body), nil: the entity
 	ListDefaults   []Filter
 	CreateStatus   int
 	DeleteStatus   int
@@ -98,6 +100,13 @@ func compileKeys(spec *format.Resource, named *format.Errors, defaults dialect.D
 		x.Computed = append(x.Computed, Computed{Path: strings.Split(f, "."), Template: k.Computed[f]})
 	}
 	var err error
+	if k.CreateBody != "" {
+		d := json.NewDecoder(strings.NewReader(k.CreateBody))
+		d.UseNumber()
+		if err := d.Decode(&x.CreateBody); err != nil {
+			return nil, fmt.Errorf("create_body: %w", err)
+		}
+	}
 	if x.UpdateRules, err = compileRules(k.UpdateRules, named); err != nil {
 		return nil, fmt.Errorf("update_rules: %w", err)
 	}
