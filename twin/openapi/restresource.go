@@ -125,8 +125,13 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 		case 201:
 			fr.CreateStatus = 201
 		}
-		if _, cs, _ := Success(create.Op); cs != nil && RefName(cs) != "" && RefName(cs) != RefName(ref) {
-			im.report.AddUnresolved(p.coll, fmt.Sprintf("the create answers %s, not the %s its item's read answers (a stub, such as {id, key, self}): the twin answers the whole entity, which that schema may refuse", RefName(cs), RefName(ref)), "low")
+		if _, cs, _ := Success(create.Op); env == "" && cs != nil && RefName(cs) != "" && RefName(cs) != RefName(ref) {
+			if body := r.stubBody(cs, props, key); body != "" {
+				fr.CreateBody = body
+				im.report.AddInferred(name, "create_body", body, fmt.Sprintf("the create answers %s, a stub of the %s its item's read answers", RefName(cs), RefName(ref)), 0.7)
+			} else {
+				im.report.AddUnresolved(p.coll, fmt.Sprintf("the create answers %s, not the %s its item's read answers, and shares no field with it: the twin answers the whole entity, which that schema may refuse; an overlay's create_body writes the answer", RefName(cs), RefName(ref)), "low")
+			}
 		}
 		fr.Required = createRequired(create.Op, env)
 		if len(fr.Required) > 0 {
@@ -163,6 +168,54 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 	}
 	im.report.AddInferred(name, "routes", fr.Collection, "collection/item pair "+p.coll+" "+p.item, 1)
 	return fr, true
+}
+
+// stubBody is the create_body of a create that answers cs, a stub of
+// the entity whose properties are item (Jira's CreatedIssue {id, key,
+// self}): each field of cs the entity has, as it is ("$.key"), or as
+// text where the stub says string and the entity a number ("{id}": Jira
+// answers a new security scheme's integer id as a string); a field the
+// entity lacks, or holds in a type the stub's cannot be made of, is the
+// stub's sample. "" when cs shares no field with the entity (another
+// schema, not its stub), or has the entity's key in a type the key
+// cannot be answered in (Jira's ProjectIdentifiers numbers a project its
+// Project schema keys by a string): a sampled key would name no entity.
+func (r *restImport) stubBody(cs *openapi3.SchemaRef, item map[string]*openapi3.SchemaRef, key string) string {
+	if cs.Value == nil || !objectSchema(cs) {
+		return ""
+	}
+	props, _ := mergedProps(cs.Value, 0)
+	out, shared := map[string]any{}, false
+	for _, k := range sortedRefKeys(props) {
+		want, have := props[k].Value, item[k]
+		switch {
+		case want == nil || have == nil || have.Value == nil:
+		case sameType(want, have.Value):
+			out[k], shared = "$."+k, true
+			continue
+		case want.Type.Is("string") && (have.Value.Type.Is("integer") || have.Value.Type.Is("number")):
+			out[k], shared = "{"+k+"}", true
+			continue
+		}
+		if k == key {
+			return ""
+		}
+		out[k] = r.im.restExample(props[k], nil)
+	}
+	if !shared {
+		return ""
+	}
+	return Compact(out)
+}
+
+// sameType reports whether two schemas have the same type (both untyped
+// counts: a composed schema).
+func sameType(a, b *openapi3.Schema) bool {
+	switch {
+	case a.Type == nil || b.Type == nil:
+		return a.Type == nil && b.Type == nil
+	}
+	return slices.Equal(a.Type.Slice(), b.Type.Slice())
 }
 
 // notUpdate says why an item's write is not the resource's update, or

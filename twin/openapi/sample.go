@@ -15,6 +15,11 @@ import (
 // maxSampleDepth bounds the sampler on recursive schemas.
 const maxSampleDepth = 12
 
+// maxSampleItems bounds the elements a sample gives an array whose
+// schema requires some (minItems): a sample is the least the schema
+// takes, and a larger minimum is not met.
+const maxSampleItems = 8
+
 // The sampler's budgets. Depth alone does not bound a sample: a schema
 // whose required properties refer back to it six times has 6^12 nodes
 // within maxSampleDepth, which a 690-byte description turns into
@@ -276,7 +281,13 @@ func (sp *sampler) at(ref *openapi3.SchemaRef, depth int) any {
 	}
 	switch {
 	case t.Is("array"):
-		return []any{}
+		// As few elements as the schema allows: none, or minItems
+		// (Slack's messages), each a sample of its items.
+		out := []any{}
+		for i := uint64(0); i < s.MinItems && i < maxSampleItems && s.Items != nil; i++ {
+			out = append(out, sp.at(s.Items, depth+1))
+		}
+		return out
 	case t.Is("string"):
 		return ""
 	case t.Is("integer"), t.Is("number"):

@@ -1,0 +1,59 @@
+package openapi_test
+
+import (
+	"testing"
+
+	"github.com/wraithdev/wraith/twin/dialect/importers"
+	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/openapi"
+	"github.com/wraithdev/wraith/twin/scrub"
+)
+
+// schemesSpec is written the way Jira writes its security schemes: the
+// entity keyed by an integer id, whose create answers a stub that names
+// the new scheme's id as a string.
+const schemesSpec = `{"openapi":"3.0.1","info":{"title":"Schemes","version":"1"},
+"paths":{
+ "/schemes":{
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"values":{"type":"array","items":{"$ref":"#/components/schemas/Scheme"}}}}}}}}},
+  "post":{"requestBody":{"content":{"application/json":{"schema":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}},
+   "responses":{"201":{"description":"created","content":{"application/json":{"schema":{"$ref":"#/components/schemas/SchemeId"}}}}}}},
+ "/schemes/{id}":{
+  "parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}}],
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Scheme"}}}}}}}
+},
+"components":{"schemas":{
+ "Scheme":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"self":{"type":"string"}}},
+ "SchemeId":{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"},"self":{"type":"string"}}}}}}`
+
+// TestRestCreateStub: a create that answers a stub of the entity is
+// inferred with a create_body that answers the stub's fields from the
+// new entity, the integer id as the string the stub says; the entity
+// itself is whole on its read.
+func TestRestCreateStub(t *testing.T) {
+	res, err := openapi.Import([]byte(schemesSpec), openapi.Options{Dialects: importers.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Twin.Manifest
+	if len(m.Resources) != 1 {
+		t.Fatalf("resources: want scheme, have %+v", m.Resources)
+	}
+	if want, have := `{"id":"{id}","self":"$.self"}`, m.Resources[0].CreateBody; want != have {
+		t.Errorf("create_body: want %s, have %s", want, have)
+	}
+	tw := res.Twin
+	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, created := sendJSON(t, e, "POST", "/schemes", `{"name":"strict"}`)
+	id, isText := created["id"].(string)
+	if status != 201 || !isText || id == "" || len(created) != 2 || created["name"] != nil {
+		t.Fatalf("create: want 201 {id: the new id as text, self}, have %d %v", status, created)
+	}
+	status, read := sendJSON(t, e, "GET", "/schemes/"+id, "")
+	if n, _ := read["id"].(float64); status != 200 || read["name"] != "strict" || n == 0 {
+		t.Errorf("read: want 200 and the whole scheme, its id a number, have %d %v", status, read)
+	}
+}
