@@ -133,7 +133,11 @@ func (h *Handler) writeHAR(w http.ResponseWriter, name string, entries []session
 	}
 	for i := range entries {
 		e := &entries[i]
-		b, err := json.Marshal(harEntryOf(name, e, h.eng.ResponseHeader(name, e)))
+		resp := h.eng.ResponseHeader(name, e)
+		if e.Delivery() != nil {
+			resp = e.Recorded // a delivery's answer is the endpoint's, with its own headers
+		}
+		b, err := json.Marshal(harEntryOf(name, e, resp))
 		if err != nil {
 			// Unreachable: an entry is strings and numbers. The document
 			// is already under way, so it is cut off, not answered anew.
@@ -162,6 +166,9 @@ func harEntryOf(name string, e *session.Entry, resp http.Header) harEntry {
 	u := "http://" + host + scrub.Mask(e.Path, redacted)
 	if len(query) > 0 {
 		u += "?" + encodePairs(query) // the redacted pairs: the raw query may carry a credential
+	}
+	if d := e.Delivery(); d != nil {
+		u = scrub.Mask(d.URL, redacted) // a webhook endpoint's, scheme and all
 	}
 	out := harEntry{
 		StartedDateTime: time.Unix(e.At, 0).UTC().Format("2006-01-02T15:04:05.000Z07:00"),
