@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -192,6 +193,16 @@ func TestStripeWebhooksVerifiedByTheClients(t *testing.T) {
 	if want, have := "customer.deleted,customer.updated,customer.created", strings.Join(types, ","); want != have {
 		t.Errorf("events: want %s, have %s", want, have)
 	}
+	var some []string
+	for e, err := range sc.V1Events.List(ctx, &stripe.EventListParams{Types: stripe.StringSlice([]string{"customer.created", "customer.deleted"})}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		some = append(some, string(e.Type))
+	}
+	if want, have := "customer.deleted,customer.created", strings.Join(some, ","); want != have {
+		t.Errorf("events of types[]: want %s, have %s", want, have)
+	}
 	var created []string
 	for e, err := range sc.V1Events.List(ctx, &stripe.EventListParams{Type: stripe.String("customer.created")}) {
 		if err != nil {
@@ -303,6 +314,34 @@ func TestStripeWebhookRetriedOnTheSessionClock(t *testing.T) {
 	attempts := deliveries(t, srv.URL(), "retry", 3)
 	if have := attempts[2]; have.Status != 200 || have.Delivery.Attempt != 2 || have.Delivery.Event != failed.Delivery.Event {
 		t.Fatalf("want attempt 2 of %s delivered, have %d %+v", failed.Delivery.Event, have.Status, *have.Delivery)
+	}
+
+	// The HAR shows the first attempt as the post it was: the endpoint's
+	// URL, the event as the body, the endpoint's 500.
+	_, har := do(t, srv.URL(), call{path: "/__wraith/session/retry/journal?format=har"})
+	var doc struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					Method, URL string
+					PostData    struct{ Text string }
+				}
+				Response struct{ Status int }
+				Wraith   struct{ Provenance string } `json:"_wraith"`
+			}
+		}
+	}
+	if err := json.Unmarshal(har, &doc); err != nil {
+		t.Fatalf("HAR: %v", err)
+	}
+	var posts []string
+	for _, e := range doc.Log.Entries {
+		if e.Wraith.Provenance == "webhook" {
+			posts = append(posts, fmt.Sprintf("%s %s %d %v", e.Request.Method, e.Request.URL, e.Response.Status, e.Request.PostData.Text == string(first.body)))
+		}
+	}
+	if want := "POST " + url + " 500 true"; len(posts) != 3 || posts[0] != want {
+		t.Errorf("HAR: want the first of three attempts %q, have %q", want, posts)
 	}
 }
 
