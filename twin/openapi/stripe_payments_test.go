@@ -341,6 +341,28 @@ func TestStripeConfirmOnCreate(t *testing.T) {
 	if n != 1 {
 		t.Errorf("charges of an intent confirmed twice with one key: want 1, have %d", n)
 	}
+	// setup_future_usage saves the method for the customer, who can then
+	// be charged off session with it.
+	cus, err := sc.V1Customers.Create(ctx, &stripe.CustomerCreateParams{Email: stripe.String("ada@example.com")})
+	payOK(t, "create a customer", err)
+	saved, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{
+		Amount: stripe.Int64(500), Currency: stripe.String("usd"), Customer: stripe.String(cus.ID), PaymentMethod: stripe.String("pm_card_visa"),
+		SetupFutureUsage: stripe.String("off_session"), Confirm: stripe.Bool(true),
+	})
+	payOK(t, "confirm with setup_future_usage", err)
+	pm, err := sc.V1PaymentMethods.Retrieve(ctx, saved.PaymentMethod.ID, nil)
+	payOK(t, "retrieve the saved method", err)
+	if pm.Customer == nil || pm.Customer.ID != cus.ID || pm.Card == nil || pm.Card.Last4 != "4242" {
+		t.Errorf("saved method: want a card ending 4242 attached to %s, have %+v %+v", cus.ID, pm.Customer, pm.Card)
+	}
+	later, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{
+		Amount: stripe.Int64(1200), Currency: stripe.String("usd"), Customer: stripe.String(cus.ID), PaymentMethod: stripe.String(pm.ID),
+		OffSession: stripe.Bool(true), Confirm: stripe.Bool(true),
+	})
+	payOK(t, "charge the saved method off session", err)
+	if later.Status != stripe.PaymentIntentStatusSucceeded || later.PaymentMethod.ID != pm.ID {
+		t.Errorf("off session with the saved method: want succeeded with %s, have %s %v", pm.ID, later.Status, later.PaymentMethod)
+	}
 	bare, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(700), Currency: stripe.String("usd")})
 	payOK(t, "create with no payment method", err)
 	_, err = sc.V1PaymentIntents.Confirm(ctx, bare.ID, nil)

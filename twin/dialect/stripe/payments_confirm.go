@@ -66,7 +66,11 @@ func confirmIntent(w dialect.World, c *dialect.Call, pi *object.Object, o confir
 	pi.Set("payment_method", m.id)
 	pi.Set("next_action", nil)
 	if v, _ := pi.Get("payment_method_types"); len(asList(v)) == 0 {
-		pi.Set("payment_method_types", []any{"card"}) // what a card payment was confirmed with
+		typ := m.typ
+		if typ == "" {
+			typ = "card"
+		}
+		pi.Set("payment_method_types", []any{typ}) // what the payment was confirmed with
 	}
 	asks := m.card.auth == alwaysAuthenticate || (m.card.auth == authenticateOnSession && !o.offSession)
 	if asks && !authenticated {
@@ -94,6 +98,7 @@ func confirmIntent(w dialect.World, c *dialect.Call, pi *object.Object, o confir
 		pi.Set("latest_charge", ch.String("id"))
 	}
 	pi.Set("last_payment_error", nil)
+	saveForCustomer(w, pi, m)
 	if manual {
 		pi.Set("status", "requires_capture")
 		pi.Set("amount_capturable", num(amount))
@@ -112,6 +117,20 @@ func confirmIntent(w dialect.World, c *dialect.Call, pi *object.Object, o confir
 		emit(w, c, "payment_intent.succeeded", pi, nil)
 	}
 	return attempt{pi: pi, charge: ch}
+}
+
+// saveForCustomer attaches m to pi's customer when pi was confirmed with
+// setup_future_usage, as Stripe saves the method for later payments.
+func saveForCustomer(w dialect.World, pi *object.Object, m method) {
+	cus := fieldID(pi, "customer")
+	if m.pm == nil || cus == "" || fieldID(m.pm, "customer") != "" {
+		return
+	}
+	if v, _ := pi.Get("setup_future_usage"); v == nil || v == "" {
+		return
+	}
+	m.pm.Set("customer", cus)
+	keep(w, "payment_method", m.pm)
 }
 
 // requireAction leaves pi waiting for the customer's 3-D Secure
