@@ -34,6 +34,7 @@ func (t Twin) Flags() []string {
 	add("fault-profile", t.FaultProfile)
 	add("rate-limit", t.RateLimit)
 	add("pii-verbatim", strings.Join(t.PIIVerbatim, ","))
+	add("webhook-allow", strings.Join(t.WebhookAllow, ","))
 	add("state-dir", t.StateDir)
 	for _, l := range []struct {
 		flag string

@@ -74,6 +74,9 @@ type Twin struct {
 	StateDir string
 	// PIIVerbatim are PII-shaped fields served as they are (--pii-verbatim).
 	PIIVerbatim []string
+	// WebhookAllow are hosts webhooks are posted to beside loopback
+	// (--webhook-allow).
+	WebhookAllow []string
 	// The serve limits; nil: the child's default. JournalLimit,
 	// MaxSessions and MaxEntities are counts, MaxBody and MaxMemory bytes.
 	JournalLimit, MaxSessions, MaxEntities, MaxBody, MaxMemory *int64

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,6 +34,7 @@ type rawSettings struct {
 	Debug           any `toml:"debug"`
 	RequireProv     any `toml:"require_provisioned"`
 	PIIVerbatim     any `toml:"pii_verbatim"`
+	WebhookAllow    any `toml:"webhook_allow"`
 	JournalLimit    any `toml:"journal_limit"`
 	MaxSessions     any `toml:"max_sessions"`
 	MaxEntities     any `toml:"max_entities"`
@@ -49,7 +51,7 @@ type rawFile struct {
 }
 
 // knownKeys is the list shown with an unknown key.
-var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, validate, fault_profile, rate_limit, debug, require_provisioned, pii_verbatim, journal_limit, max_sessions, max_entities, max_body, max_memory, state_dir"
+var knownKeys = "name, twin, host, port, fixture, seed, clock, clock_epoch, control_token_env, unknown_entity, validate, fault_profile, rate_limit, debug, require_provisioned, pii_verbatim, webhook_allow, journal_limit, max_sessions, max_entities, max_body, max_memory, state_dir"
 
 // settings is one table after type checks; nil means absent.
 type settings struct {
@@ -60,6 +62,7 @@ type settings struct {
 	clockEpoch                                                                                          *int64
 	debug, requireProvisioned                                                                           *bool
 	piiVerbatim                                                                                         []string
+	webhookAllow                                                                                        []string
 	// The serve limits, in their flags' units (entries, sessions,
 	// entities, bytes).
 	journalLimit, maxSessions, maxEntities, maxBody, maxMemory *int64
@@ -146,6 +149,7 @@ func (p *parser) parse() *Project {
 		set(&t.Debug, s.debug)
 		set(&t.RequireProvisioned, s.requireProvisioned)
 		t.PIIVerbatim = s.piiVerbatim
+		t.WebhookAllow = s.webhookAllow
 		t.JournalLimit, t.MaxSessions, t.MaxEntities = s.journalLimit, s.maxSessions, s.maxEntities
 		t.MaxBody, t.MaxMemory = s.maxBody, s.maxMemory
 		t.Seed, t.ClockEpoch = s.seed, s.clockEpoch
@@ -194,6 +198,10 @@ func merge(d, t settings) settings {
 	out.piiVerbatim = d.piiVerbatim
 	if t.piiVerbatim != nil {
 		out.piiVerbatim = t.piiVerbatim
+	}
+	out.webhookAllow = d.webhookAllow
+	if t.webhookAllow != nil {
+		out.webhookAllow = t.webhookAllow
 	}
 	out.journalLimit = or(t.journalLimit, d.journalLimit)
 	out.maxSessions = or(t.maxSessions, d.maxSessions)
@@ -291,6 +299,7 @@ func (p *parser) settings(prefix string, r *rawSettings) settings {
 		debug:              p.boolean(k("debug"), r.Debug),
 		requireProvisioned: p.boolean(k("require_provisioned"), r.RequireProv),
 		piiVerbatim:        p.fields(k("pii_verbatim"), r.PIIVerbatim),
+		webhookAllow:       p.hosts(k("webhook_allow"), r.WebhookAllow),
 		journalLimit:       p.count(k("journal_limit"), r.JournalLimit, 1),
 		maxSessions:        p.count(k("max_sessions"), r.MaxSessions, 1),
 		maxEntities:        p.count(k("max_entities"), r.MaxEntities, 1),
@@ -307,6 +316,30 @@ func (p *parser) realEpoch(prefix string, s settings) {
 	if s.clock != nil && *s.clock == "real" && s.clockEpoch != nil {
 		p.problem(prefix+".clock_epoch", "clock_epoch means nothing to the real clock, which reads the wall clock: drop clock_epoch, or set clock = \"deterministic\" or \"fixed\"")
 	}
+}
+
+// hosts reads a list of host names or addresses, such as
+// webhook_allow = ["hooks.internal"].
+func (p *parser) hosts(path string, v any) []string {
+	if v == nil {
+		return nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		p.problem(path, "must be a list of hosts, such as [\"hooks.internal\"], not %s", describe(v))
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for i, e := range list {
+		s, ok := e.(string)
+		_, ipErr := netip.ParseAddr(s)
+		if !ok || s == "" || strings.ContainsAny(s, ", \t/@?#") || (strings.Contains(s, ":") && ipErr != nil) {
+			p.problem(path, "entry %d must be a host name or address without scheme, port or path, such as \"hooks.internal\", not %s", i, describe(e))
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // fields reads a list of field names, such as pii_verbatim = ["email"].
