@@ -107,7 +107,8 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		state.close()
 		return nil, err
 	}
-	hooks := newDeliverer(cfg, dia, store, deps.Now, log)
+	own := &ownAddr{}
+	hooks := newDeliverer(cfg, dia, store, deps.Now, log, own)
 	eng, err := engine.New(t, engine.Options{
 		Dialect:          dia,
 		Webhooks:         hooks,
@@ -177,6 +178,7 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		}
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	own.add(ln.Addr())
 	if bound := ln.Addr().(*net.TCPAddr).IP; access.loopback && !bound.IsLoopback() {
 		// The name resolved to loopback a moment ago but the listener is
 		// elsewhere: never serve an open control plane off loopback.
@@ -196,6 +198,11 @@ func Open(cfg Config, deps Deps) (*Server, error) {
 		return nil, err
 	}
 	s.ln = served
+	if sl, ok := served.(*sniffListener); ok {
+		for _, a := range sl.Addrs()[1:] { // the first is ln's
+			own.add(a)
+		}
+	}
 	// Timeouts and header limits: see docs/security.md.
 	s.srv = &http.Server{
 		Handler:   compatHandler(cfg.Compat, s.handler()),

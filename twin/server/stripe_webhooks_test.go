@@ -257,19 +257,37 @@ console.log(ev.type, ev.data.object.id);`)
 	}
 }
 
-func TestStripeWebhookEndpointsOffLoopbackAreRefused(t *testing.T) {
+// TestStripeWebhookEndpointsRefused: an endpoint off loopback, and one
+// that is the twin itself (its API or its control plane: a session could
+// otherwise have the twin reset every session, or post events that make
+// events for ever), are refused at delivery, journaled, not retried.
+func TestStripeWebhookEndpointsRefused(t *testing.T) {
 	srv := webhookTwin(t)
-	for _, c := range []call{
-		{method: "POST", path: "/v1/webhook_endpoints", session: "far", form: "url=http://192.0.2.1/hook&enabled_events[]=*"},
-		{method: "POST", path: "/v1/customers", session: "far", form: "email=a@example.com"},
+	self := strings.Replace(srv.URL(), "127.0.0.1", "localhost", 1)
+	for _, tc := range []struct{ name, url, want string }{
+		{"off loopback", "http://192.0.2.1/hook", "refused: 192.0.2.1 resolves to 192.0.2.1, not a loopback address"},
+		{"the twin's control plane", srv.URL() + "/__wraith/reset", "refused: 127.0.0.1:"},
+		{"the twin's API by name", self + "/v1/customers", "refused: "},
 	} {
-		if resp, b := do(t, srv.URL(), c); resp.StatusCode != 200 {
-			t.Fatalf("%s %s: %d %s", c.method, c.path, resp.StatusCode, b)
-		}
-	}
-	e := deliveries(t, srv.URL(), "far", 1)[0]
-	if e.Status != 0 || !strings.HasPrefix(e.Delivery.Error, "refused: 192.0.2.1 resolves to 192.0.2.1, not a loopback address") || e.Delivery.RetryAt != "" {
-		t.Fatalf("want the delivery refused and not retried, have %d %+v", e.Status, *e.Delivery)
+		t.Run(tc.name, func(t *testing.T) {
+			s := strings.ReplaceAll(tc.name, " ", "-")
+			s = strings.ReplaceAll(s, "'", "")
+			for _, c := range []call{
+				{method: "POST", path: "/v1/webhook_endpoints", session: s, form: "url=" + tc.url + "&enabled_events[]=*"},
+				{method: "POST", path: "/v1/customers", session: s, form: "email=a@example.com"},
+			} {
+				if resp, b := do(t, srv.URL(), c); resp.StatusCode != 200 {
+					t.Fatalf("%s %s: %d %s", c.method, c.path, resp.StatusCode, b)
+				}
+			}
+			e := deliveries(t, srv.URL(), s, 1)[0]
+			if e.Status != 0 || !strings.HasPrefix(e.Delivery.Error, tc.want) || e.Delivery.RetryAt != "" {
+				t.Fatalf("want the delivery refused (%q…) and not retried, have %d %+v", tc.want, e.Status, *e.Delivery)
+			}
+			if !strings.Contains(e.Delivery.Error, "192.0.2.1") && !strings.Contains(e.Delivery.Error, "this twin's own address") {
+				t.Errorf("want the refusal to say why, have %q", e.Delivery.Error)
+			}
+		})
 	}
 }
 

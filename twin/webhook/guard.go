@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -32,6 +33,13 @@ func (d *Deliverer) dial(ctx context.Context, network, addr string) (net.Conn, e
 	for _, a := range addrs {
 		if !allowed && !a.IsLoopback() {
 			return nil, &refusal{fmt.Sprintf("refused: %s resolves to %s, not a loopback address: the twin posts webhooks to loopback only; allow the host with --webhook-allow %s", host, a, host)}
+		}
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err == nil && d.o.Own != nil {
+		for _, a := range addrs {
+			if d.o.Own(netip.AddrPortFrom(a, uint16(n))) {
+				return nil, &refusal{fmt.Sprintf("refused: %s is this twin's own address: the twin does not post webhooks to itself; point the endpoint at your application", net.JoinHostPort(a.String(), port))}
+			}
 		}
 	}
 	var dialer net.Dialer

@@ -81,6 +81,11 @@ type Options struct {
 	// Now is the wall clock: signatures carry its time, and a session's
 	// clock is read through it. nil is time.Now.
 	Now func() time.Time
+	// Own reports whether an address is the twin's own listener: a
+	// delivery there is refused, so that a session cannot have the twin
+	// post to its own API or control plane (an endpoint whose event's
+	// delivery makes another event would never stop). nil refuses none.
+	Own func(netip.AddrPort) bool
 	// Resolver resolves host names; nil is net.DefaultResolver.
 	Resolver Resolver
 	// Logger is hclog.NewNullLogger() when nil.

@@ -217,9 +217,14 @@ func TestRefusesWhatIsNotLoopback(t *testing.T) {
 		{"unknown name", "http://nowhere.test:" + port + "/hook", "refused: nowhere.test does not resolve"},
 		{"not http", "ftp://127.0.0.1:" + port + "/hook", "refused: \"ftp://"},
 		{"allowed name", "http://allowed.test:" + port + "/hook", ""},
+		{"the twin itself", "http://hooks.test:" + port + "/hook", "refused: 127.0.0.1:" + port + " is this twin's own address"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, Options{Resolver: names, Allow: []string{"ALLOWED.test"}, Retries: []time.Duration{}})
+			own := netip.MustParseAddrPort("127.0.0.1:" + port)
+			if tc.name != "the twin itself" {
+				own = netip.MustParseAddrPort("127.0.0.1:1")
+			}
+			f := newFixture(t, Options{Resolver: names, Allow: []string{"ALLOWED.test"}, Retries: []time.Duration{}, Own: func(ap netip.AddrPort) bool { return ap == own }})
 			f.d.Deliver(f.sess, []dialect.Delivery{{URL: tc.url, Secret: "s", Event: "evt_1", Body: []byte(`{}`)}})
 			e := f.deliveries(t, 1)[0]
 			x := e.Delivery()
