@@ -380,7 +380,7 @@ func TestStripeConfirmOnCreate(t *testing.T) {
 // charge is refunded.
 func TestStripeManualCapture(t *testing.T) {
 	srv := startTwin(t, "stripe", "--unknown-entity", "not_found", "--clock", "deterministic", "--clock-epoch", "1700000000")
-	sc, _ := payClient(t, srv.URL(), "manual")
+	sc, tr := payClient(t, srv.URL(), "manual")
 	ctx := context.Background()
 	hold := func(step string) *stripe.PaymentIntent {
 		pi, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{
@@ -418,6 +418,46 @@ func TestStripeManualCapture(t *testing.T) {
 	payOK(t, "refund the captured part", err)
 	if re.Amount != 1500 {
 		t.Errorf("refund of a partial capture: want the 1500 captured, have %d", re.Amount)
+	}
+
+	// The Charges API's capture and refund, on a charge a held intent made.
+	legacy := hold("hold 2000 for the Charges API")
+	ch, err = sc.V1Charges.Capture(ctx, legacy.LatestCharge.ID, &stripe.ChargeCaptureParams{Amount: stripe.Int64(1200)})
+	payOK(t, "capture the charge", err)
+	if !ch.Captured || ch.AmountCaptured != 1200 || ch.AmountRefunded != 800 {
+		t.Errorf("charge captured through the Charges API: want 1200 captured, 800 released, have %v %d %d", ch.Captured, ch.AmountCaptured, ch.AmountRefunded)
+	}
+	legacy, err = sc.V1PaymentIntents.Retrieve(ctx, legacy.ID, nil)
+	payOK(t, "retrieve the intent its charge captured", err)
+	if legacy.Status != stripe.PaymentIntentStatusSucceeded || legacy.AmountReceived != 1200 {
+		t.Errorf("intent of a charge captured: want succeeded with 1200, have %s %d", legacy.Status, legacy.AmountReceived)
+	}
+	_, err = sc.V1Charges.Capture(ctx, ch.ID, nil)
+	if se := payErr(t, "capture it again", err, 400); se.Code != stripe.ErrorCodeChargeAlreadyCaptured {
+		t.Errorf("second capture: want charge_already_captured, have %s %q", se.Code, se.Msg)
+	}
+
+	// stripe-go has no call for the Charges API's deprecated refund.
+	for _, c := range []struct {
+		form     string
+		status   int
+		refunded int64
+	}{
+		{"amount=500", 200, 1300},
+		{"amount=800", 400, 1300}, // 700 left
+		{"", 200, 2000},
+	} {
+		resp, err := (&http.Client{Transport: tr}).Post(srv.URL()+"/v1/charges/"+ch.ID+"/refund", "application/x-www-form-urlencoded", strings.NewReader(c.form))
+		payOK(t, "refund the charge "+c.form, err)
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			t.Errorf("POST /v1/charges/{id}/refund %s: want %d, have %s", c.form, c.status, resp.Status)
+		}
+		got, err := sc.V1Charges.Retrieve(ctx, ch.ID, nil)
+		payOK(t, "retrieve the charge refunded", err)
+		if got.AmountRefunded != c.refunded || got.Refunded != (c.refunded == 2000) {
+			t.Errorf("after refund %q: want amount_refunded %d, have %d (refunded %v)", c.form, c.refunded, got.AmountRefunded, got.Refunded)
+		}
 	}
 
 	pi = hold("hold 2000 again")

@@ -44,6 +44,14 @@ func captureRoute(c *dialect.Call) (dialect.Answer, bool) {
 		pi.Set("application_fee_amount", num(fee))
 	}
 	mergeMetadata(pi, c.Params["metadata"])
+	return dialect.Answer{Status: http.StatusOK, Body: captureIntent(c, pi, amount),
+		Ignored: unacted(c, "amount_to_capture", "application_fee_amount", "metadata", "statement_descriptor", "statement_descriptor_suffix")}, true
+}
+
+// captureIntent captures amount of pi, a requires_capture intent, and
+// its charge, releasing the rest; it returns the intent as kept.
+func captureIntent(c *dialect.Call, pi *object.Object, amount int64) []byte {
+	w := c.World
 	ch := load(w, "charge", fieldID(pi, "latest_charge"))
 	if ch != nil {
 		ch.Set("captured", true)
@@ -62,8 +70,36 @@ func captureRoute(c *dialect.Call) (dialect.Answer, bool) {
 		emit(w, c, "charge.captured", ch, nil)
 	}
 	emit(w, c, "payment_intent.succeeded", pi, nil)
-	return dialect.Answer{Status: http.StatusOK, Body: body,
-		Ignored: unacted(c, "amount_to_capture", "application_fee_amount", "metadata", "statement_descriptor", "statement_descriptor_suffix")}, true
+	return body
+}
+
+// chargeCaptureRoute answers POST /v1/charges/{id}/capture, the Charges
+// API's capture, for a charge a held payment intent made: the intent is
+// captured (amount, default all of it), and the answer is the charge.
+func chargeCaptureRoute(c *dialect.Call) (dialect.Answer, bool) {
+	w := c.World
+	ch := decode(c.Entity("charge"))
+	if ch == nil {
+		return dialect.Answer{}, false
+	}
+	if captured(ch) {
+		return stripeError(http.StatusBadRequest, invalidRequest("charge_already_captured", "", "Charge "+ch.String("id")+" has already been captured.")), true
+	}
+	pi := load(w, "payment_intent", fieldID(ch, "payment_intent"))
+	if pi == nil || pi.String("status") != "requires_capture" || ch.String("status") != "succeeded" {
+		return dialect.Answer{}, false // a charge of the Charges API: the engine's
+	}
+	capturable := integer(pi, "amount_capturable")
+	amount, sent := paramInt(c, "amount")
+	if !sent {
+		amount = capturable
+	}
+	if amount > capturable {
+		return stripeError(http.StatusBadRequest, invalidRequest("amount_too_large", "amount",
+			"The payment could not be captured because the requested capture amount is greater than the amount you can capture for this charge.")), true
+	}
+	captureIntent(c, pi, amount)
+	return dialect.Answer{Status: http.StatusOK, Body: w.Get("charge", ch.String("id")), Ignored: unacted(c, "amount")}, true
 }
 
 // mergeMetadata sets the metadata keys sent (a map of strings) on o's

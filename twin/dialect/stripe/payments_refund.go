@@ -27,10 +27,7 @@ func refundTarget(c *dialect.Call) (ch *object.Object, refusal *object.Object, o
 		if ch == nil {
 			return nil, nil, false
 		}
-		if ch.String("status") != "succeeded" || !captured(ch) {
-			return nil, invalidRequest("charge_not_refundable", "charge", "Charge "+id+" has no captured payment to refund: only a succeeded, captured charge can be refunded (cancel an uncaptured payment intent to release it)."), true
-		}
-		return ch, nil, true
+		return ch, notRefundable(ch), true
 	}
 	id := param(c, "payment_intent")
 	pi := load(w, "payment_intent", id)
@@ -42,6 +39,15 @@ func refundTarget(c *dialect.Call) (ch *object.Object, refusal *object.Object, o
 		return nil, invalidRequest("", "payment_intent", "This PaymentIntent does not have a successful charge to refund."), true
 	}
 	return ch, nil, true
+}
+
+// notRefundable refuses a refund of ch unless it was paid and captured;
+// nil when it was.
+func notRefundable(ch *object.Object) *object.Object {
+	if ch.String("status") == "succeeded" && captured(ch) {
+		return nil
+	}
+	return invalidRequest("charge_not_refundable", "charge", "Charge "+ch.String("id")+" has no captured payment to refund: only a succeeded, captured charge can be refunded (cancel an uncaptured payment intent to release it).")
 }
 
 // unrefunded is what is left to refund of ch: its amount less what was
@@ -63,20 +69,29 @@ func refundable(c *dialect.Call) (dialect.Answer, bool) {
 	case refusal != nil:
 		return stripeError(http.StatusBadRequest, refusal), true
 	}
+	if e := tooMuch(c, ch); e != nil {
+		return stripeError(http.StatusBadRequest, e), true
+	}
+	return dialect.Answer{}, false
+}
+
+// tooMuch refuses a refund of ch of the amount c asks (all that is left
+// by default): of a charge already refunded, of less than 1, or of more
+// than is left. nil when it may be made.
+func tooMuch(c *dialect.Call, ch *object.Object) *object.Object {
 	left := unrefunded(ch)
 	if left <= 0 {
-		return stripeError(http.StatusBadRequest, invalidRequest("charge_already_refunded", "", "Charge "+ch.String("id")+" has already been refunded.")), true
+		return invalidRequest("charge_already_refunded", "", "Charge "+ch.String("id")+" has already been refunded.")
 	}
 	amount, sent := paramInt(c, "amount")
 	if sent && amount < 1 {
-		return stripeError(http.StatusBadRequest, invalidRequest("parameter_invalid_integer", "amount", "This value must be greater than or equal to 1.")), true
+		return invalidRequest("parameter_invalid_integer", "amount", "This value must be greater than or equal to 1.")
 	}
 	if sent && amount > left {
 		cur := ch.String("currency")
-		return stripeError(http.StatusBadRequest, invalidRequest("", "amount",
-			"Refund amount ("+money(amount, cur)+") is greater than unrefunded amount on charge ("+money(left, cur)+")")), true
+		return invalidRequest("", "amount", "Refund amount ("+money(amount, cur)+") is greater than unrefunded amount on charge ("+money(left, cur)+")")
 	}
-	return dialect.Answer{}, false
+	return nil
 }
 
 // refunded completes the refund the engine made: its charge and amount,
@@ -92,6 +107,14 @@ func refunded(c *dialect.Call, _ int, body []byte) []byte {
 	if re == nil || !ok || refusal != nil {
 		return nil
 	}
+	return applyRefund(c, re, ch)
+}
+
+// applyRefund makes re the refund of ch that c asks for (all that is
+// left by default), with its balance transaction, and the charge's
+// refunded amounts follow; it returns re as kept.
+func applyRefund(c *dialect.Call, re, ch *object.Object) []byte {
+	w := c.World
 	amount, sent := paramInt(c, "amount")
 	if !sent {
 		amount = unrefunded(ch)
@@ -111,13 +134,38 @@ func refunded(c *dialect.Call, _ int, body []byte) []byte {
 		re.Delete(k)
 	}
 	re.Set("balance_transaction", refundTransaction(w, re, amount))
-	body = keep(w, "refund", re)
+	body := keep(w, "refund", re)
 	ch.Set("amount_refunded", num(integer(ch, "amount_refunded")+amount))
 	ch.Set("refunded", unrefunded(ch) == 0)
 	keep(w, "charge", ch)
 	emit(w, c, "charge.refunded", ch, nil)
 	emit(w, c, "refund.created", re, nil)
 	return body
+}
+
+// chargeRefundRoute answers POST /v1/charges/{id}/refund, the Charges
+// API's refund: a refund of the charge, which is the answer.
+func chargeRefundRoute(c *dialect.Call) (dialect.Answer, bool) {
+	w := c.World
+	ch := decode(c.Entity("charge"))
+	if ch == nil || !w.Has("refund") {
+		return dialect.Answer{}, false
+	}
+	e := notRefundable(ch)
+	if e == nil {
+		e = tooMuch(c, ch)
+	}
+	if e != nil {
+		return stripeError(http.StatusBadRequest, e), true
+	}
+	re := fresh(w, "refund")
+	re.Set("status", "succeeded")
+	mergeMetadata(re, c.Params["metadata"])
+	if v := param(c, "reason"); v != "" {
+		re.Set("reason", v)
+	}
+	applyRefund(c, re, ch)
+	return dialect.Answer{Status: http.StatusOK, Body: w.Get("charge", ch.String("id")), Ignored: unacted(c, "amount", "metadata", "reason")}, true
 }
 
 // refundDestination is where a card refund goes: back to the card.
