@@ -18,7 +18,8 @@ import (
 // tokenized. With all, every PII-shaped name is listed: a twin whose
 // entities hold only what its agents sent (the rest dialect's) has
 // nothing recorded to hide, and a token in place of the agent's own
-// name would be an answer the provider never gives.
+// name would be an answer the provider never gives; its schemas written
+// inline in the operations are walked too.
 func verbatimNames(doc *openapi3.T, all bool) []string {
 	pii := scrub.New([]byte("names only"), scrub.Policy{})
 	names := map[string]bool{}
@@ -42,8 +43,34 @@ func verbatimNames(doc *openapi3.T, all bool) []string {
 			walk(b, depth+1)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(doc.Components.Schemas)) {
-		walk(doc.Components.Schemas[k], 0)
+	if doc.Components != nil {
+		for _, k := range slices.Sorted(maps.Keys(doc.Components.Schemas)) {
+			walk(doc.Components.Schemas[k], 0)
+		}
+	}
+	// A bundled description (DigitalOcean's) writes its schemas inline in
+	// its operations, where the components have none of them. Only a twin
+	// of what its agents sent (all) looks there: the Stripe and GitHub
+	// twins' lists are the components', as they were made.
+	for _, o := range OperationsOf(doc) {
+		if !all {
+			break
+		}
+		if rb := o.Op.RequestBody; rb != nil && rb.Value != nil {
+			for _, mt := range slices.Sorted(maps.Keys(rb.Value.Content)) {
+				walk(rb.Value.Content[mt].Schema, 0)
+			}
+		}
+		if o.Op.Responses == nil {
+			continue
+		}
+		for _, code := range slices.Sorted(maps.Keys(o.Op.Responses.Map())) {
+			if r := o.Op.Responses.Value(code); r != nil && r.Value != nil {
+				for _, mt := range slices.Sorted(maps.Keys(r.Value.Content)) {
+					walk(r.Value.Content[mt].Schema, 0)
+				}
+			}
+		}
 	}
 	out := slices.Sorted(maps.Keys(names))
 	sort.Strings(out)

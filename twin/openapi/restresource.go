@@ -372,17 +372,27 @@ func (r *restImport) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, p
 	return skel
 }
 
-// objectSchema reports whether s describes an object: typed so, or with
-// properties of its own or in its allOf parts.
-func objectSchema(s *openapi3.SchemaRef) bool {
-	if s == nil || s.Value == nil {
+// objectSchema reports whether s describes an object: typed so, with
+// properties, or composed of parts or branches that are objects (Box's
+// collaboration item, an allOf of a oneOf of File, Folder, WebLink).
+func objectSchema(s *openapi3.SchemaRef) bool { return objectAt(s, 0) }
+
+func objectAt(s *openapi3.SchemaRef, depth int) bool {
+	if s == nil || s.Value == nil || depth > maxSampleDepth {
 		return false
 	}
-	if s.Value.Type.Is("object") {
+	v := s.Value
+	if v.Type.Is("object") || len(v.Properties) > 0 {
 		return true
 	}
-	props, _ := mergedProps(s.Value, 0)
-	return len(props) > 0
+	for _, parts := range []openapi3.SchemaRefs{v.AllOf, v.OneOf, v.AnyOf} {
+		for _, p := range parts {
+			if objectAt(p, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // withKey gives a reference's sample the key its schema has, where the
