@@ -22,6 +22,7 @@ import (
 //	current_period_start[...] (subscriptions)  the items' latest start
 //	subscription (invoices)            the invoice's parent subscription
 //	pending (invoice items)            not yet on an invoice
+//	delivery_success (events)          no webhook left to deliver
 //
 // A field that holds an expanded object compares by its id.
 
@@ -45,6 +46,12 @@ func (Dialect) Filter(resource, param string, value any) (func(*object.Object) b
 		s, _ := value.(string)
 		return func(o *object.Object) bool {
 			return formValue(fieldAt(o, "parent", "subscription_details", "subscription")) == s
+		}, true
+	case resource == "event" && param == "delivery_success":
+		s, _ := value.(string)
+		return func(o *object.Object) bool {
+			n, _ := numberOf(fieldOf(o, "pending_webhooks"))
+			return (n == 0) == (s == "true")
 		}, true
 	case resource == "invoiceitem" && param == "pending":
 		s, _ := value.(string)

@@ -46,6 +46,9 @@ func TestFilter(t *testing.T) {
 		{"current_period_start: the latest item's", "subscription", subs, "current_period_start", map[string]any{"gte": "150"}, "sub_1"},
 		{"an invoice's subscription", "invoice", invoices, "subscription", "sub_1", "in_1"},
 		{"pending invoice items", "invoiceitem", []string{`{"id":"ii_1","invoice":null}`, `{"id":"ii_2","invoice":"in_1"}`}, "pending", "true", "ii_1"},
+		{"events delivered", "event", []string{`{"id":"evt_1","pending_webhooks":0}`, `{"id":"evt_2","pending_webhooks":2}`}, "delivery_success", "true", "evt_1"},
+		{"events not delivered", "event", []string{`{"id":"evt_1","pending_webhooks":0}`, `{"id":"evt_2","pending_webhooks":2}`}, "delivery_success", "false", "evt_2"},
+		{"types[] of events", "event", []string{`{"id":"evt_1","type":"charge.refunded"}`, `{"id":"evt_2","type":"invoice.paid"}`}, "types", []any{"invoice.paid"}, "evt_2"},
 		{"a plain value is the engine's", "charge", []string{`{"id":"ch_1"}`}, "customer", "cus_1", "-"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
