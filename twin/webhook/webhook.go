@@ -49,10 +49,12 @@ const (
 // over which Stripe retries in live mode with an exponential back-off.
 var DefaultRetries = []time.Duration{1 * time.Hour, 2 * time.Hour, 4 * time.Hour, 8 * time.Hour, 16 * time.Hour, 32 * time.Hour}
 
-// Journal is where attempts are journaled: the store of the sessions
-// (session.Store's Begin, which keeps journals within their budget).
-type Journal interface {
+// Store is the sessions' store (session.Store): attempts are journaled
+// through its Begin, which keeps journals within their budget, and Get
+// tells a session that is gone, whose deliveries are dropped.
+type Store interface {
 	Begin(s *session.Session, e *session.Entry, h http.Header)
+	Get(name string) *session.Session
 }
 
 // Resolver resolves an endpoint's host (net.Resolver).
@@ -66,7 +68,7 @@ type Options struct {
 	// deliveries unsigned.
 	Signer dialect.Signer
 	// Journal journals every attempt in its session. Required.
-	Journal Journal
+	Journal Store
 	// Allow names hosts posted to beside loopback addresses
 	// (--webhook-allow), compared without case and without port.
 	Allow []string
@@ -103,6 +105,7 @@ type Deliverer struct {
 
 	mu     sync.Mutex
 	queues map[*session.Session]*queue
+	swept  int // len(queues) after the last sweep (sweepLocked)
 	closed bool
 }
 
@@ -291,10 +294,27 @@ func (d *Deliverer) Close() error {
 func (d *Deliverer) queueOf(sess *session.Session) *queue {
 	q := d.queues[sess]
 	if q == nil {
+		d.sweepLocked()
 		q = &queue{}
 		d.queues[sess] = q
 	}
 	return q
+}
+
+// sweepLocked drops the retries of sessions deleted since (a deleted
+// session's clock never moves again, so they would wait for ever), once
+// the queues have doubled since the last sweep: a sweep visits every
+// queue, and so costs each new queue a constant share.
+func (d *Deliverer) sweepLocked() {
+	if len(d.queues) < max(2*d.swept, 16) {
+		return
+	}
+	for s, q := range d.queues {
+		if !q.running && d.o.Journal.Get(s.Name()) != s {
+			delete(d.queues, s)
+		}
+	}
+	d.swept = len(d.queues)
 }
 
 // startLocked starts q's goroutine when it has work and none runs.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -375,5 +376,37 @@ func TestDropsARetryOfAnEventTheSessionLost(t *testing.T) {
 	case r := <-got:
 		t.Fatalf("a retry of a lost event reached the endpoint: %s", r.body)
 	default:
+	}
+}
+
+func TestForgetsDeletedSessions(t *testing.T) {
+	url, got := endpoint(t, slices.Repeat([]int{500}, 40)...)
+	f := newFixture(t, Options{Retries: []time.Duration{time.Hour}})
+	set := session.Settings{Clock: session.Clock{Mode: session.ClockFixed, BaseEpoch: epoch}}
+	for i := range 20 {
+		name := "gone-" + strconv.Itoa(i)
+		s, _, err := f.store.GetOrCreate(name, func() *session.Session { return session.New(name, set, nil, false) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.d.Deliver(s, []dialect.Delivery{{URL: url, Event: "evt_1", Body: []byte(`{}`)}})
+		wait(t, got)
+		if err := f.d.Wait(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		if _, later := f.d.Pending(s); later != 1 {
+			t.Fatalf("%s: want its failed delivery waiting for a retry, have %d", name, later)
+		}
+		f.store.Delete(name)
+	}
+	f.d.Deliver(f.sess, []dialect.Delivery{{URL: url, Event: "evt_2", Body: []byte(`{}`)}})
+	wait(t, got)
+	f.d.mu.Lock()
+	held := len(f.d.queues)
+	f.d.mu.Unlock()
+	// Sweeps come as the queues double (from 16): of 20 deleted
+	// sessions, the 16 queued before the sweep are gone.
+	if held != 5 {
+		t.Fatalf("want the live session's queue and the 4 made after the sweep, have %d", held)
 	}
 }
