@@ -3,7 +3,6 @@ package stripe
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/object"
@@ -14,7 +13,7 @@ import (
 //
 //	created[gte]=...&created[lt]=...   a range of a number field, any list
 //	created=1700000000                 (the engine: the field's value)
-//	ids[]=prod_1, lookup_keys[]=k      a set of the singular field's values
+//	ids[]=prod_1, lookup_keys[]=k      a set of a field's values (types[] too)
 //	recurring[interval]=month          fields of a nested object
 //	status (subscriptions)             none: all but canceled; all; ended
 //	price (subscriptions)              an item's price
@@ -64,7 +63,7 @@ func (Dialect) Filter(resource, param string, value any) (func(*object.Object) b
 		}
 		return func(o *object.Object) bool { return nestedEqual(fieldOf(o, param), v) }, true
 	case []any:
-		field, ok := strings.CutSuffix(param, "s") // ids: id, lookup_keys: lookup_key, types: type
+		field, ok := setFilters[param]
 		if !ok {
 			return nil, false
 		}
@@ -151,6 +150,10 @@ type bound struct {
 }
 
 var rangeOps = map[string]string{"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+// setFilters are the list parameters Stripe documents as a set of a
+// field's values: products' ids[], prices' lookup_keys[], events' types[].
+var setFilters = map[string]string{"ids": "id", "lookup_keys": "lookup_key", "types": "type"}
 
 // readRange reads {gt, gte, lt, lte}; ok is false for a hash of other
 // keys (a nested object's fields).
