@@ -77,9 +77,9 @@ func validateKeys(r *Resource, skel map[string]any, at string, probs *Problems) 
 		}
 	}
 	switch k.CreateStatus {
-	case 0, 200, 201:
+	case 0, 200, 201, 202:
 	default:
-		probs.addf("%s: create_status %d: want 200 or 201", at, k.CreateStatus)
+		probs.addf("%s: create_status %d: want 200, 201 or 202 (accepted, as DigitalOcean creates a droplet)", at, k.CreateStatus)
 	}
 	switch k.DeleteStatus {
 	case 0, 200, 204:

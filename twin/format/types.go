@@ -251,8 +251,8 @@ type Keys struct {
 	// the field's text ("{id}" answers an integer id as a string).
 	// Optional: a create answers the entity.
 	CreateBody string `toml:"create_body,omitzero"`
-	// CreateStatus and DeleteStatus are the statuses of a create (200 or
-	// 201) and of a delete (200, or 204 with no body).
+	// CreateStatus and DeleteStatus are the statuses of a create (200,
+	// 201 or 202) and of a delete (200, or 204 with no body).
 	CreateStatus int `toml:"create_status,omitzero"`
 	DeleteStatus int `toml:"delete_status,omitzero"`
 	// Required names create parameters that must be present.
