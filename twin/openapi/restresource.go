@@ -120,10 +120,8 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 	}
 	if hasCreate {
 		switch status, _, _ := Success(create.Op); status {
-		case 200:
-			fr.CreateStatus = 200
-		case 201:
-			fr.CreateStatus = 201
+		case 200, 201, 202:
+			fr.CreateStatus = status
 		}
 		if _, cs, _ := Success(create.Op); env == "" && cs != nil && RefName(cs) != "" && RefName(cs) != RefName(ref) {
 			if body := r.stubBody(cs, props, key); body != "" {

@@ -64,9 +64,10 @@ const hexIDLen = 32
 
 // KeyNames are the fields an entity's key is found in, in order: what
 // real descriptions name an id (Twilio's sid, Asana's gid, Jira's key,
-// GitHub-style number, uuid). The importer looks for a resource's key in
-// them, and FromString for the key of an object named by a string.
-var KeyNames = []string{"id", "sid", "gid", "key", "number", "uuid"}
+// GitHub-style number, uuid, DigitalOcean's slug). The importer looks
+// for a resource's key in them, and FromString for the key of an object
+// named by a string.
+var KeyNames = []string{"id", "sid", "gid", "key", "number", "uuid", "slug"}
 
 // FromString reads a string sent where the entity holds an object as a
 // reference to that object by its key (Asana's workspace: "12345",
