@@ -363,6 +363,25 @@ func TestStripeConfirmOnCreate(t *testing.T) {
 	if later.Status != stripe.PaymentIntentStatusSucceeded || later.PaymentMethod.ID != pm.ID {
 		t.Errorf("off session with the saved method: want succeeded with %s, have %s %v", pm.ID, later.Status, later.PaymentMethod)
 	}
+	// A test token attached to the customer is the customer's method:
+	// every payment names it.
+	att, err := sc.V1PaymentMethods.Attach(ctx, "pm_card_mastercard", &stripe.PaymentMethodAttachParams{Customer: stripe.String(cus.ID)})
+	payOK(t, "attach pm_card_mastercard", err)
+	for i := 0; i < 2; i++ {
+		paid, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{
+			Amount: stripe.Int64(300), Currency: stripe.String("usd"), Customer: stripe.String(cus.ID), PaymentMethod: stripe.String(att.ID),
+			OffSession: stripe.Bool(true), Confirm: stripe.Bool(true),
+		})
+		payOK(t, "charge the attached method", err)
+		if paid.PaymentMethod == nil || paid.PaymentMethod.ID != att.ID {
+			t.Errorf("payment %d with the attached method: want payment_method %s, have %v", i, att.ID, paid.PaymentMethod)
+		}
+	}
+	pmAtt, err := sc.V1PaymentMethods.Retrieve(ctx, att.ID, nil)
+	payOK(t, "retrieve the attached method", err)
+	if pmAtt.Card == nil || pmAtt.Card.Last4 != "4444" || pmAtt.Card.Brand != "mastercard" || pmAtt.Customer == nil || pmAtt.Customer.ID != cus.ID {
+		t.Errorf("attached method: want %s's mastercard ending 4444, have %+v %+v", cus.ID, pmAtt.Customer, pmAtt.Card)
+	}
 	bare, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(700), Currency: stripe.String("usd")})
 	payOK(t, "create with no payment method", err)
 	_, err = sc.V1PaymentIntents.Confirm(ctx, bare.ID, nil)

@@ -19,6 +19,8 @@ func (b behaviours) payments() {
 	b["POST /v1/payment_intents/{id}/capture"] = behaviour{before: captureRoute}
 	b["POST /v1/payment_intents/{id}/cancel"] = behaviour{after: canceled}
 	b["POST /v1/refunds"] = behaviour{before: refundable, after: refunded}
+	// A test token attached is a new method of the session.
+	b["POST /v1/payment_methods/{id}/attach"] = behaviour{before: attachTestMethod}
 	// The Charges API's capture and refund, on a charge an intent made.
 	b["POST /v1/charges/{id}/capture"] = behaviour{before: chargeCaptureRoute}
 	b["POST /v1/charges/{id}/refund"] = behaviour{before: chargeRefundRoute}

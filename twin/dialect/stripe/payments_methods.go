@@ -3,6 +3,7 @@ package stripe
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"net/http"
 	"strings"
 	"time"
 
@@ -122,6 +123,16 @@ type method struct {
 // does not hold is charged as an ordinary Visa card.
 func resolveMethod(w dialect.World, ref string) method {
 	if tc, ok := testCards()[ref]; ok {
+		// A test token the session attached to a customer is that
+		// customer's method: the same id on every payment.
+		if pm := load(w, "payment_method", ref); pm != nil {
+			if cardOf(pm).String("last4") == "" {
+				onlyType(pm, "card")
+				pm.Set("card", cardObject(w, tc, ref))
+				keep(w, "payment_method", pm)
+			}
+			return method{id: ref, card: tc, pm: pm}
+		}
 		pm := cardMethod(w, tc, ref)
 		if pm == nil {
 			return method{id: ref, card: tc}
@@ -133,18 +144,46 @@ func resolveMethod(w dialect.World, ref string) method {
 	if pm != nil && pm.String("type") != "card" && pm.String("type") != "" {
 		return method{id: ref, typ: pm.String("type"), pm: pm}
 	}
+	co := cardOf(pm)
+	if known, ok := cardByLast4(co.String("last4")); ok {
+		tc = known
+	} else if b, l := co.String("brand"), co.String("last4"); b != "" && l != "" {
+		tc.brand, tc.last4 = b, l
+	}
+	return method{id: ref, card: tc, pm: pm}
+}
+
+// attachTestMethod answers POST /v1/payment_methods/{id}/attach for a
+// test token (pm_card_visa): as Stripe does, it attaches a new payment
+// method of the session made from it, whose id the answer gives.
+func attachTestMethod(c *dialect.Call) (dialect.Answer, bool) {
+	w := c.World
+	tok := c.Path("id")
+	tc, ok := testCards()[tok]
+	cus := param(c, "customer")
+	if !ok || load(w, "payment_method", tok) != nil || load(w, "customer", cus) == nil {
+		return dialect.Answer{}, false // the engine's attach, or its missing reference
+	}
+	pm := cardMethod(w, tc, tok)
+	if pm == nil {
+		return dialect.Answer{}, false
+	}
+	pm.Set("customer", cus)
+	body := keep(w, "payment_method", pm)
+	emit(w, c, "payment_method.attached", pm, nil)
+	return dialect.Answer{Status: http.StatusOK, Body: body, Ignored: unacted(c, "customer")}, true
+}
+
+// cardOf is pm's card details; an empty object when it has none.
+func cardOf(pm *object.Object) *object.Object {
 	if pm != nil {
-		if card, ok := pm.Get("card"); ok {
-			if co, ok := card.(*object.Object); ok {
-				if known, ok := cardByLast4(co.String("last4")); ok {
-					tc = known
-				} else if b, l := co.String("brand"), co.String("last4"); b != "" && l != "" {
-					tc.brand, tc.last4 = b, l
-				}
+		if v, ok := pm.Get("card"); ok {
+			if co, ok := v.(*object.Object); ok {
+				return co
 			}
 		}
 	}
-	return method{id: ref, card: tc, pm: pm}
+	return object.New(0)
 }
 
 // cardMethod keeps a new card payment method of the session for test
@@ -154,6 +193,14 @@ func cardMethod(w dialect.World, tc testCard, tok string) *object.Object {
 	if pm == nil {
 		return nil
 	}
+	onlyType(pm, "card")
+	pm.Set("card", cardObject(w, tc, tok))
+	keep(w, "payment_method", pm)
+	return pm
+}
+
+// cardObject is a payment method's card details for test card tc.
+func cardObject(w dialect.World, tc testCard, tok string) *object.Object {
 	card := object.New(14)
 	card.Set("brand", tc.brand)
 	checks := object.New(3)
@@ -179,10 +226,7 @@ func cardMethod(w dialect.World, tc testCard, tok string) *object.Object {
 	tds.Set("supported", true)
 	card.Set("three_d_secure_usage", tds)
 	card.Set("wallet", nil)
-	onlyType(pm, "card")
-	pm.Set("card", card)
-	keep(w, "payment_method", pm)
-	return pm
+	return card
 }
 
 // expiry is the month and year a test card expires: a year from the
@@ -227,9 +271,9 @@ func dataMethod(w dialect.World, typ string) method {
 	return method{id: pm.String("id"), typ: typ, pm: pm}
 }
 
-// onlyType makes pm, a new payment method from the skeleton (which holds
+// onlyType makes pm, a payment method from the skeleton (which holds
 // every type's details), a method of type typ: its own details only, and
-// billing details no one filled in.
+// billing details with every field, null where no one filled it in.
 func onlyType(pm *object.Object, typ string) {
 	for _, k := range append([]string(nil), pm.Keys()...) {
 		if v, _ := pm.Get(k); k != typ && k != "billing_details" && k != "metadata" && k != "radar_options" {
@@ -238,6 +282,15 @@ func onlyType(pm *object.Object, typ string) {
 			}
 		}
 	}
-	pm.Set("billing_details", noBillingDetails())
+	bd := noBillingDetails()
+	if v, ok := pm.Get("billing_details"); ok {
+		if set, ok := v.(*object.Object); ok {
+			for _, k := range set.Keys() {
+				x, _ := set.Get(k)
+				bd.Set(k, x)
+			}
+		}
+	}
+	pm.Set("billing_details", bd)
 	pm.Set("type", typ)
 }
