@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -195,7 +196,8 @@ func (e *Engine) Advanced(sess *session.Session, now int64, ds []dialect.Deliver
 func (e *Engine) deliver(sess *session.Session, req *request) {
 	if req.moved && e.opts.Webhooks != nil {
 		now := int64(0)
-		if sess.ReadContext(req.ctx, func(st session.Reader) { now = st.Now(e.now) }) == nil {
+		// The client may be gone: what fell due is due all the same.
+		if sess.ReadContext(context.WithoutCancel(req.ctx), func(st session.Reader) { now = st.Now(e.now) }) == nil {
 			e.opts.Webhooks.Due(sess, now)
 		}
 	}
