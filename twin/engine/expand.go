@@ -103,15 +103,18 @@ func (e *Engine) expandAnswer(st session.Reader, x *expansion, a *answer) {
 	if err != nil {
 		return
 	}
-	if e.expander.Expand(x.q, x.paths, o, entities{e: e, st: st}) {
+	if e.expander.Expand(x.q, x.paths, o, &entities{e: e, st: st}) {
 		a.body = o.AppendJSON(nil)
 	}
 }
 
-// entities are st's entities as an expansion reads them.
+// entities are st's entities as an expansion reads them. A page whose
+// objects name the same entity (ten charges of one customer) reads it
+// once: found keeps what Find parsed, and each caller gets a copy.
 type entities struct {
-	e  *Engine
-	st session.Reader
+	e     *Engine
+	st    session.Reader
+	found map[string]*object.Object
 }
 
 // Find looks an entity up as a read finds it: made in the session,
@@ -120,11 +123,26 @@ type entities struct {
 // expands a deleted customer so); under the synthesize policy an id the
 // session lacks is the declared type's template with that id, as a read
 // of it answers.
-func (x entities) Find(typ, id string) *object.Object {
-	e := x.e
+func (x *entities) Find(typ, id string) *object.Object {
 	if id == "" {
 		return nil
 	}
+	o, ok := x.found[id]
+	if !ok {
+		o = x.find(typ, id)
+		if x.found == nil {
+			x.found = map[string]*object.Object{}
+		}
+		x.found[id] = o
+	}
+	if o == nil {
+		return nil
+	}
+	return o.Clone()
+}
+
+func (x *entities) find(typ, id string) *object.Object {
+	e := x.e
 	ent := x.st.Get(id)
 	if ent != nil && ent.Deleted {
 		return e.tombstone(ent.Resource, id)
@@ -143,7 +161,7 @@ func (x entities) Find(typ, id string) *object.Object {
 
 // Referring lists the entities of typ whose field holds id, or an
 // expanded object with that id, as a list of typ finds them.
-func (x entities) Referring(typ, field, id string, limit int) ([]*object.Object, bool) {
+func (x *entities) Referring(typ, field, id string, limit int) ([]*object.Object, bool) {
 	if x.e.twin.Resource(typ) == nil || id == "" {
 		return nil, false
 	}
@@ -169,7 +187,7 @@ func (x entities) Referring(typ, field, id string, limit int) ([]*object.Object,
 }
 
 // Collection is typ's collection path.
-func (x entities) Collection(typ string) string {
+func (x *entities) Collection(typ string) string {
 	if res := x.e.twin.Resource(typ); res != nil {
 		return res.Collection
 	}

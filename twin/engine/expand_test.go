@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 )
@@ -63,5 +64,32 @@ func TestExpandAnswerOnly(t *testing.T) {
 	_, unknown := serve(t, e, "GET", "/v1/payment_intents/"+piID+"?expand[]=description", "x", "")
 	if unknown["description"] != nil {
 		t.Errorf("a field that names no entity: want it as stored (null), have %v", unknown["description"])
+	}
+}
+
+// BenchmarkListExpand lists 10 payment intents, plain and with each one's
+// customer expanded (data.customer): what expansion adds to a list.
+func BenchmarkListExpand(b *testing.B) {
+	e := newCheckout(b, Options{UnknownEntity: NotFound})
+	_, cus := serve(b, e, "POST", "/v1/customers", "b", "email=a%40example.com")
+	for range 10 {
+		serve(b, e, "POST", "/v1/payment_intents", "b", "amount=100&currency=usd&customer="+cus["id"].(string))
+	}
+	for _, tc := range []struct{ name, query string }{
+		{"plain", "limit=10"},
+		{"data.customer", "limit=10&expand[]=data.customer"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := newRequest(b, "GET", "/v1/payment_intents?"+tc.query, "b", "")
+			w := &sink{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				w.reset()
+				e.ServeHTTP(w, r)
+			}
+			if w.status != http.StatusOK {
+				b.Fatalf("list: %d", w.status)
+			}
+		})
 	}
 }
