@@ -390,3 +390,34 @@ func TestStripeWebhooksTheSameInTwoSessions(t *testing.T) {
 		t.Errorf("want the request's idempotency key in the event: %s", bodies["one"][0])
 	}
 }
+
+// TestStripeWebhookRetriedByATestClock: Stripe's own test clock moves the
+// session's clock, and the retry it makes due goes once it is answered.
+func TestStripeWebhookRetriedByATestClock(t *testing.T) {
+	srv := webhookTwin(t)
+	url, got := hookEndpoint(t, http.StatusServiceUnavailable)
+	sc := stripeClient(srv.URL(), "tc")
+	ctx := t.Context()
+	if _, err := sc.V1WebhookEndpoints.Create(ctx, &stripe.WebhookEndpointCreateParams{URL: stripe.String(url), EnabledEvents: stripe.StringSlice([]string{"customer.created"})}); err != nil {
+		t.Fatal(err)
+	}
+	cus, err := sc.V1Customers.Create(ctx, &stripe.CustomerCreateParams{Email: stripe.String("tc@example.com")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := nextHook(t, got)
+	deliveries(t, srv.URL(), "tc", 1)
+	clock, err := sc.V1TestHelpersTestClocks.Create(ctx, &stripe.TestHelpersTestClockCreateParams{FrozenTime: stripe.Int64(cus.Created)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.V1TestHelpersTestClocks.Advance(ctx, clock.ID, &stripe.TestHelpersTestClockAdvanceParams{FrozenTime: stripe.Int64(cus.Created + 3600)}); err != nil {
+		t.Fatal(err)
+	}
+	if again := nextHook(t, got); string(again.body) != string(first.body) {
+		t.Fatalf("want the customer.created event again, have %s", again.body)
+	}
+	if a := deliveries(t, srv.URL(), "tc", 2)[1]; a.Status != 200 || a.Delivery.Attempt != 2 {
+		t.Fatalf("want attempt 2 delivered, have %d %+v", a.Status, *a.Delivery)
+	}
+}
