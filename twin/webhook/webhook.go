@@ -17,6 +17,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"net"
 	"net/http"
@@ -225,20 +226,9 @@ func (d *Deliverer) Due(sess *session.Session, now int64) {
 	if len(due) == 0 {
 		return
 	}
-	slices.SortFunc(due, func(a, b *job) int { return int(a.seq - b.seq) })
 	q.now = append(q.now, due...)
-	slices.SortStableFunc(q.now, func(a, b *job) int { return compareSeq(a.seq, b.seq) })
+	slices.SortFunc(q.now, func(a, b *job) int { return cmp.Compare(a.seq, b.seq) }) // the events' order
 	d.startLocked(sess, q)
-}
-
-func compareSeq(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Pending reports how many of sess's deliveries are to be posted now or
