@@ -126,7 +126,9 @@ func (d *Deliverer) journal(sess *session.Session, j *job, h http.Header, out ou
 	if u == nil {
 		u = &url.URL{Path: j.d.URL}
 	}
-	x := &session.Delivery{URL: j.d.URL, Event: j.d.Event, Attempt: j.attempt, Error: out.err}
+	// An endpoint's URL may carry a password (http://user:pw@…), which
+	// the journal, like a request's Authorization, does not show.
+	x := &session.Delivery{URL: u.Redacted(), Event: j.d.Event, Attempt: j.attempt, Error: out.err}
 	ent := &session.Entry{
 		Method: http.MethodPost, Path: u.Path, Query: u.RawQuery, Host: u.Host,
 		Status: out.status, Provenance: prov.Webhook,

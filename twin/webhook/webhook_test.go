@@ -218,6 +218,7 @@ func TestRefusesWhatIsNotLoopback(t *testing.T) {
 		{"unknown name", "http://nowhere.test:" + port + "/hook", "refused: nowhere.test does not resolve"},
 		{"not http", "ftp://127.0.0.1:" + port + "/hook", "refused: \"ftp://"},
 		{"allowed name", "http://allowed.test:" + port + "/hook", ""},
+		{"a password in the URL", "http://user:hunter2@127.0.0.1:" + port + "/hook", ""},
 		{"the twin itself", "http://hooks.test:" + port + "/hook", "refused: 127.0.0.1:" + port + " is this twin's own address"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -233,6 +234,9 @@ func TestRefusesWhatIsNotLoopback(t *testing.T) {
 				wait(t, got)
 				if x.Error != "" || e.Status != 200 {
 					t.Fatalf("want a delivery, have status %d, error %q", e.Status, x.Error)
+				}
+				if strings.Contains(x.URL, "hunter2") {
+					t.Errorf("the journal shows the URL's password: %s", x.URL)
 				}
 				return
 			}
