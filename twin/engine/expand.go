@@ -57,6 +57,8 @@ func (e *Engine) expansions(req *request, a *answer) (*expansion, bool) {
 	}
 	switch ep.Kind {
 	case compiled.KindRetrieve, compiled.KindList, compiled.KindCreate, compiled.KindUpdate, compiled.KindAction:
+		// A DELETE that keeps its entity is an action (Stripe's canceled
+		// subscription); a delete's tombstone holds nothing to expand.
 	default:
 		return nil, true
 	}

@@ -353,8 +353,12 @@ func TestStripeListFilters(t *testing.T) {
 		stateful(t, "subscription create", s.LastResponse, err)
 		subs = append(subs, s.ID)
 	}
-	if _, err := sc.V1Subscriptions.Cancel(ctx, subs[0], nil); err != nil {
-		t.Fatalf("cancel: %v", err)
+	cancel := &stripe.SubscriptionCancelParams{}
+	cancel.AddExpand("latest_invoice")
+	canceled, err := sc.V1Subscriptions.Cancel(ctx, subs[0], cancel)
+	stateful(t, "cancel (DELETE) with expand[]=latest_invoice", canceled.LastResponse, err)
+	if canceled.LatestInvoice == nil || canceled.LatestInvoice.Object != "invoice" {
+		t.Errorf("DELETE with expand[]=latest_invoice: want the invoice, have %+v", canceled.LatestInvoice)
 	}
 	listSubs := func(p *stripe.SubscriptionListParams) []string {
 		t.Helper()
