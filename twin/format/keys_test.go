@@ -101,7 +101,7 @@ func TestKeysValidation(t *testing.T) {
 		name, from, to, want string
 	}{
 		{"unknown list", `list = "array"`, `list = "pages"`, `list "pages": want "stripe"`},
-		{"create status", `create_status = 201`, `create_status = 202`, "create_status 202: want 200 or 201"},
+		{"create status", `create_status = 201`, `create_status = 203`, "create_status 203: want 200, 201 or 202"},
 		{"delete status", `delete_status = 204`, `delete_status = 404`, "delete_status 404: want 200 or 204"},
 		{"id kind", `id_kind = "none"`, `id_kind = "uuid"`, `id_kind "uuid"`},
 		{"integer ids need no prefix, strings do", `id_kind = "none"`, `id_kind = "string"`, "id_prefix is required"},
