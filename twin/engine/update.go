@@ -114,8 +114,11 @@ func (e *Engine) remove(st *session.State, req *request, a *answer) {
 		a.status = http.StatusNoContent
 		return
 	}
-	if res.Deleted != nil {
-		a.shape(res.Deleted, map[string]string{"id": shownID(res, ent.ID), "object": res.Name})
+	if answer := res.Deleted; answer != nil || res.DeleteBody != nil {
+		if answer == nil {
+			answer = res.DeleteBody
+		}
+		a.shape(answer, map[string]string{"id": shownID(res, ent.ID), "object": res.Name})
 		return
 	}
 	a.body = ent.Body()

@@ -177,7 +177,9 @@ type Resource struct {
 	// shape), "tombstone" (reads answer DeletedBody with status 200),
 	// "none" (the resource cannot be deleted) or "action" (DELETE runs
 	// OnDelete and keeps the entity, as Stripe cancels a subscription).
-	// Default "not_found".
+	// Default "not_found". DeletedBody is, for "not_found" too, the
+	// answer of a delete that answers 200 (OpenAI's {id, object,
+	// deleted}), rather than the entity.
 	Delete      string `toml:"delete,omitzero"`
 	DeletedBody string `toml:"deleted_body,omitzero"`
 	// Create lists rules applied after parameters on create; the first

@@ -131,6 +131,9 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 		validateOmit(&m.Resources[i], at, probs)
 		switch r.Delete {
 		case "", "not_found", "none":
+			if r.DeletedBody != "" && !json.Valid([]byte(sampleFill(r.DeletedBody))) {
+				probs.addf("%s: deleted_body is not JSON: write the 200 answer of a delete, a JSON object with {id}", at)
+			}
 		case "tombstone":
 			if !json.Valid([]byte(sampleFill(r.DeletedBody))) {
 				probs.addf("%s: delete = \"tombstone\" needs deleted_body, a JSON object with {id}", at)

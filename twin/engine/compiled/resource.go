@@ -26,6 +26,7 @@ type Resource struct {
 	Create     []Rule           // a create's rules: the first that holds applies
 	Delete     string           // "not_found", "tombstone", "none", "action"
 	Deleted    *Shaped          // tombstone answer, for delete = "tombstone"
+	DeleteBody *Shaped          // a 200 delete's answer, for delete = "not_found" with a deleted_body
 	OnDelete   *Action          // what DELETE runs, for delete = "action"
 	NotFound   *Shaped          // the resource's own not-found answer, else the twin's
 	Actions    []*Action
@@ -99,6 +100,11 @@ func compileResource(spec *format.Resource, errs ErrorShapes, named *format.Erro
 	}
 	if r.Delete == "tombstone" {
 		if r.Deleted, err = compileShaped(&format.Answer{Body: spec.DeletedBody}, 200); err != nil {
+			return nil, fmt.Errorf("deleted_body: %w", err)
+		}
+	}
+	if r.Delete == "not_found" && spec.DeletedBody != "" {
+		if r.DeleteBody, err = compileShaped(&format.Answer{Body: spec.DeletedBody}, 200); err != nil {
 			return nil, fmt.Errorf("deleted_body: %w", err)
 		}
 	}
