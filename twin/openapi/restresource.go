@@ -155,8 +155,12 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 		fr.Omit = append(fr.Omit, "update")
 	}
 	if del, ok := it["DELETE"]; ok {
-		if status, _, _ := Success(del.Op); status == 200 {
+		if status, ds, _ := Success(del.Op); status == 200 {
 			fr.DeleteStatus = 200
+			if body := r.deletedBody(ds, ref, key); body != "" {
+				fr.DeletedBody = body
+				im.report.AddInferred(name, "deleted_body", body, "the delete answers "+RefName(ds)+", not the entity", 0.7)
+			}
 		} else {
 			fr.DeleteStatus = 204
 		}
@@ -214,6 +218,29 @@ func sameType(a, b *openapi3.Schema) bool {
 		return a.Type == nil && b.Type == nil
 	}
 	return slices.Equal(a.Type.Slice(), b.Type.Slice())
+}
+
+// deletedBody is the answer of a delete that answers ds, another schema
+// than the entity's (OpenAI's DeleteFileResponse {id, object,
+// deleted}): its sample, the key the deleted entity's id, a boolean
+// "deleted" true. "" when the delete answers the entity, or no object.
+func (r *restImport) deletedBody(ds, item *openapi3.SchemaRef, key string) string {
+	if ds == nil || ds.Value == nil || (RefName(ds) != "" && RefName(ds) == RefName(item)) || RefName(ds) == "" {
+		return ""
+	}
+	v, ok := r.im.restExample(ds, nil).(map[string]any)
+	if !ok {
+		return ""
+	}
+	props, _ := mergedProps(ds.Value, 0)
+	if p := props[key]; p == nil || p.Value == nil || !p.Value.Type.Is("string") {
+		return "" // the stub cannot name the entity it deleted
+	}
+	v[key] = "{id}"
+	if p := props["deleted"]; p != nil && p.Value != nil && p.Value.Type.Is("boolean") {
+		v["deleted"] = true
+	}
+	return Compact(v)
 }
 
 // notUpdate says why an item's write is not the resource's update, or

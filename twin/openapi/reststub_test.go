@@ -57,3 +57,50 @@ func TestRestCreateStub(t *testing.T) {
 		t.Errorf("read: want 200 and the whole scheme, its id a number, have %d %v", status, read)
 	}
 }
+
+// filesSpec is written the way OpenAI writes its files: a delete that
+// answers {id, object, deleted} rather than the file.
+const filesSpec = `{"openapi":"3.0.0","info":{"title":"Files","version":"1"},
+"paths":{
+ "/files":{
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/File"}},"object":{"type":"string"}}}}}}}},
+  "post":{"requestBody":{"content":{"application/json":{"schema":{"type":"object","required":["purpose"],"properties":{"purpose":{"type":"string"}}}}}},
+   "responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/File"}}}}}}},
+ "/files/{file_id}":{
+  "parameters":[{"name":"file_id","in":"path","required":true,"schema":{"type":"string"}}],
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/File"}}}}}},
+  "delete":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/DeleteFileResponse"}}}}}}}
+},
+"components":{"schemas":{
+ "File":{"type":"object","required":["id","purpose"],"properties":{"id":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer"}}},
+ "DeleteFileResponse":{"type":"object","required":["id","object","deleted"],"properties":{"id":{"type":"string"},"object":{"type":"string"},"deleted":{"type":"boolean"}}}}}}`
+
+// TestRestDeletedBody: a delete that answers another schema than the
+// entity is inferred with a deleted_body naming the deleted entity and
+// answered so; the read after it is still a 404.
+func TestRestDeletedBody(t *testing.T) {
+	res, err := openapi.Import([]byte(filesSpec), openapi.Options{Dialects: importers.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Twin.Manifest.Resources) != 1 {
+		t.Fatalf("resources: want file, have %+v", res.Twin.Manifest.Resources)
+	}
+	if want, have := `{"deleted":true,"id":"{id}","object":""}`, res.Twin.Manifest.Resources[0].DeletedBody; want != have {
+		t.Errorf("deleted_body: want %s, have %s", want, have)
+	}
+	tw := res.Twin
+	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, file := sendJSON(t, e, "POST", "/files", `{"purpose":"fine-tune"}`)
+	id, _ := file["id"].(string)
+	status, del := sendJSON(t, e, "DELETE", "/files/"+id, "")
+	if status != 200 || del["id"] != id || del["deleted"] != true || del["purpose"] != nil {
+		t.Errorf("delete: want 200 {id, object, deleted: true}, have %d %v", status, del)
+	}
+	if status, _ := sendJSON(t, e, "GET", "/files/"+id, ""); status != 404 {
+		t.Errorf("read after delete: want 404, have %d", status)
+	}
+}
