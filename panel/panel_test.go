@@ -205,7 +205,9 @@ func runPrism(t *testing.T, prism string, d description, tw *format.Twin, r *row
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	testbin.WaitUntil(t, 60*time.Second, "Prism to listen", func() bool {
+	// Prism reads Figma's description for about a minute on an idle
+	// machine before it listens; on a loaded one, longer.
+	testbin.WaitUntil(t, 3*time.Minute, "Prism to listen", func() bool {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err == nil {
 			c.Close()
