@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -351,6 +352,14 @@ func TestCloseCancelsWhatIsUnderWay(t *testing.T) {
 	<-entered
 	f.d.Close() // returns only once the attempt's goroutine has
 	<-gone
+	// A goroutine that called wg.Done is still finishing its return:
+	// look until none is left, within a deadline, as goleak does.
+	for deadline := time.Now().Add(5 * time.Second); strings.Contains(goroutines(), "webhook.(*Deliverer).run"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("a delivery goroutine outlived Close:\n%s", goroutines())
+		}
+		runtime.Gosched()
+	}
 	if now, later := f.d.Pending(f.sess); now+later != 0 {
 		t.Fatalf("closed: want nothing held, have %d and %d", now, later)
 	}
@@ -413,4 +422,10 @@ func TestForgetsDeletedSessions(t *testing.T) {
 	if held != 5 {
 		t.Fatalf("want the live session's queue and the 4 made after the sweep, have %d", held)
 	}
+}
+
+// goroutines is every goroutine's stack, as a leak check reads them.
+func goroutines() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
 }
