@@ -2,6 +2,7 @@ package stripe
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/wraithdev/wraith/twin/dialect"
@@ -27,23 +28,46 @@ import (
 // without end; the rest falls due on the next move.
 const maxClockWork = 10000
 
-// clockWork is one clock move's work.
+// clockWork is one clock move's work. The session's subscriptions and the
+// drafts that finalize by the move's end are read once; a subscription is
+// read again after its own work changed it, so a move costs one pass over
+// them plus the work that fell due.
 type clockWork struct {
 	w        dialect.World
 	from, to int64
-	warned   map[string]bool // subscriptions whose trial_will_end ran
+	subs     []*object.Object // oldest first: the older wins a tie
+	drafts   []*object.Object // oldest first
+	warned   map[string]bool  // subscriptions whose trial_will_end ran
 }
 
 func newClockWork(w dialect.World, from, to int64) *clockWork {
-	return &clockWork{w: w, from: from, to: to, warned: map[string]bool{}}
+	cw := &clockWork{w: w, from: from, to: to, warned: map[string]bool{}}
+	w.Each("subscription", func(b []byte) bool {
+		if s := decode(b); s != nil {
+			cw.subs = append(cw.subs, s)
+		}
+		return true
+	})
+	w.Each("invoice", func(b []byte) bool {
+		if inv := decode(b); inv != nil && inv.String("status") == "draft" {
+			if at := integer(inv, "automatically_finalizes_at"); at > 0 && at <= to {
+				cw.drafts = append(cw.drafts, inv)
+			}
+		}
+		return true
+	})
+	slices.Reverse(cw.subs) // Each is newest first
+	slices.Reverse(cw.drafts)
+	return cw
 }
 
-// dueWork is the next thing that falls due on one subscription.
+// dueWork is the next thing that falls due: on one subscription (sub), or
+// a draft's automatic finalization (draft, an index into drafts).
 type dueWork struct {
-	at   int64
-	sub  *object.Object
-	warn bool           // trial_will_end, else the period's end
-	inv  *object.Object // else a draft's automatic finalization
+	at    int64
+	sub   int
+	warn  bool // trial_will_end, else the period's end
+	draft int  // -1 for a subscription's work
 }
 
 func (cw *clockWork) run() {
@@ -52,48 +76,50 @@ func (cw *clockWork) run() {
 		if !ok {
 			return
 		}
-		if d.inv != nil {
-			cw.finalizes(d.inv, d.at)
+		if d.draft >= 0 {
+			inv := cw.drafts[d.draft]
+			cw.drafts = slices.Delete(cw.drafts, d.draft, d.draft+1)
+			cw.finalizes(inv, d.at)
+			cw.reread(invoiceSubscription(inv))
 			continue
 		}
+		sub := cw.subs[d.sub]
 		if d.warn {
-			cw.warned[d.sub.String("id")] = true
-			emit(cw.w, nil, "customer.subscription.trial_will_end", d.sub, nil)
+			cw.warned[sub.String("id")] = true
+			emit(cw.w, nil, "customer.subscription.trial_will_end", sub, nil)
 			continue
 		}
-		cw.periodEnds(d.sub, d.at)
+		cw.periodEnds(sub, d.at)
+		cw.reread(sub.String("id"))
 	}
 }
 
-// next is the earliest work due, over the session's subscriptions.
-func (cw *clockWork) next() (dueWork, bool) {
-	var subs []*object.Object
-	cw.w.Each("subscription", func(b []byte) bool {
-		if s := decode(b); s != nil {
-			subs = append(subs, s)
-		}
-		return true
-	})
-	var best dueWork
-	found := false
-	for i := len(subs) - 1; i >= 0; i-- { // oldest first: it wins a tie
-		d, ok := cw.dueOn(subs[i])
-		if ok && (!found || d.at < best.at) {
-			best, found = d, true
+// reread takes up the session's copy of subscription id after work that
+// changed it.
+func (cw *clockWork) reread(id string) {
+	for i, s := range cw.subs {
+		if s.String("id") == id {
+			if fresh := load(cw.w, "subscription", id); fresh != nil {
+				cw.subs[i] = fresh
+			}
+			return
 		}
 	}
-	var drafts []*object.Object
-	cw.w.Each("invoice", func(b []byte) bool {
-		if inv := decode(b); inv != nil && inv.String("status") == "draft" {
-			if at := integer(inv, "automatically_finalizes_at"); at > 0 && at <= cw.to {
-				drafts = append(drafts, inv)
-			}
+}
+
+// next is the earliest work due.
+func (cw *clockWork) next() (dueWork, bool) {
+	var best dueWork
+	found := false
+	for i, sub := range cw.subs {
+		at, warn, ok := cw.dueOn(sub)
+		if ok && (!found || at < best.at) {
+			best, found = dueWork{at: at, sub: i, warn: warn, draft: -1}, true
 		}
-		return true
-	})
-	for i := len(drafts) - 1; i >= 0; i-- {
-		if at := integer(drafts[i], "automatically_finalizes_at"); !found || at < best.at {
-			best, found = dueWork{at: at, inv: drafts[i]}, true
+	}
+	for i, inv := range cw.drafts {
+		if at := integer(inv, "automatically_finalizes_at"); !found || at < best.at {
+			best, found = dueWork{at: at, draft: i}, true
 		}
 	}
 	return best, found
@@ -107,29 +133,30 @@ func (cw *clockWork) finalizes(inv *object.Object, at int64) {
 	collectAuto(cw.w, nil, inv, at)
 }
 
-// dueOn is the next work due on sub by the move's end.
-func (cw *clockWork) dueOn(sub *object.Object) (dueWork, bool) {
+// dueOn is when the next work on sub falls due by the move's end, and
+// whether it is the trial's warning.
+func (cw *clockWork) dueOn(sub *object.Object) (at int64, warn, ok bool) {
 	switch sub.String("status") {
 	case "trialing", "active", "past_due", "unpaid":
 	default:
-		return dueWork{}, false
+		return 0, false, false
 	}
 	end := periodEnd(sub)
 	if end == 0 {
-		return dueWork{}, false
+		return 0, false, false
 	}
 	if sub.String("status") == "trialing" && !cw.warned[sub.String("id")] {
-		if at := integer(sub, "trial_end") - 3*day; at > cw.from && at <= cw.to && at < end {
-			return dueWork{at: at, sub: sub, warn: true}, true
+		if warnAt := integer(sub, "trial_end") - 3*day; warnAt > cw.from && warnAt <= cw.to && warnAt < end {
+			return warnAt, true, true
 		}
 	}
 	if ca := integer(sub, "cancel_at"); ca > 0 && ca < end {
 		end = ca
 	}
 	if end > cw.to {
-		return dueWork{}, false
+		return 0, false, false
 	}
-	return dueWork{at: end, sub: sub}, true
+	return end, false, true
 }
 
 // periodEnds runs sub's period end at at: its cancelation, or its next
