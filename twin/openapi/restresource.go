@@ -367,8 +367,8 @@ func (r *restImport) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, p
 		skel = map[string]any{}
 	}
 	for _, k := range sortedRefKeys(props) {
-		if skel[k] != nil || sent[k] == nil || !objectSchema(props[k]) || !(objectSchema(sent[k]) || stringSchema(sent[k])) {
-			continue
+		if m, empty := skel[k].(map[string]any); (skel[k] != nil && !(empty && len(m) == 0)) || sent[k] == nil || !objectSchema(props[k]) || !(objectSchema(sent[k]) || stringSchema(sent[k])) {
+			continue // set already, or no reference: an empty object is the sampler's, and says nothing
 		}
 		if v, ok := r.im.restExample(notNull(props[k]), nil).(map[string]any); ok {
 			r.withKey(v, props[k])

@@ -217,6 +217,11 @@ func (sp *sampler) composed(ref *openapi3.SchemaRef, depth int, walk func(*opena
 					list = v
 				}
 			}
+			// A nullable array part samples as null (DigitalOcean's
+			// tags): the whole is still an array.
+			if list == nil && part.Value != nil && part.Value.Type.Is("array") {
+				list = []any{}
+			}
 		}
 		if len(out) == 0 && list != nil {
 			return list, true
