@@ -59,9 +59,10 @@ func newBillingSession(tb testing.TB, base string, doc *openapi3.T, session stri
 func (s *billingSession) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("X-Wraith-Session", s.session)
-	if r.Header.Get("Idempotency-Key") != "" {
+	if k := r.Header.Get("Idempotency-Key"); k != "" && !strings.HasPrefix(k, "keep-") {
 		// stripe-go draws a random key for every POST; events name it, and
-		// the sessions' answers are compared byte for byte.
+		// the sessions' answers are compared byte for byte. A flow's own
+		// keys (keep-...) go as they are.
 		s.mu.Lock()
 		s.sent++
 		r.Header.Set("Idempotency-Key", fmt.Sprintf("billing-%d", s.sent))
@@ -431,7 +432,9 @@ func invoiceOfThreeItems(t *testing.T, s *billingSession) {
 		{Customer: stripe.String(cus.ID), Invoice: stripe.String(inv.ID), Pricing: &stripe.InvoiceItemCreatePricingParams{Price: stripe.String(price.ID)}},
 	}
 	wantAmounts := []int64{2500, 1000, 500}
-	for i, p := range itemsSent {
+	itemsSent[0].SetIdempotencyKey("keep-setup-item")
+	for i, p := range append(itemsSent, itemsSent[0]) { // the first again: replayed, not added
+		i %= len(wantAmounts)
 		ii, err := sc.V1InvoiceItems.Create(ctx, p)
 		billingMust(t, "invoice item create", err)
 		if ii.Amount != wantAmounts[i] || ii.Invoice == nil || ii.Invoice.ID != inv.ID || ii.Currency != "usd" {
@@ -455,6 +458,19 @@ func invoiceOfThreeItems(t *testing.T, s *billingSession) {
 	billingMust(t, "pay", err)
 	if inv.Status != stripe.InvoiceStatusPaid || inv.AmountPaid != 4000 || inv.AmountRemaining != 0 || inv.StatusTransitions.PaidAt == 0 || inv.AttemptCount != 1 {
 		t.Errorf("paid: want paid 4000, nothing remaining, paid_at, one attempt; have %s %d %d %d %d", inv.Status, inv.AmountPaid, inv.AmountRemaining, inv.StatusTransitions.PaidAt, inv.AttemptCount)
+	}
+	if inv.Payments == nil || len(inv.Payments.Data) != 1 || inv.Payments.Data[0].Payment.PaymentIntent == nil {
+		t.Fatalf("paid: want the payment intent among the invoice's payments, have %+v", inv.Payments)
+	}
+	pi, err := sc.V1PaymentIntents.Retrieve(ctx, inv.Payments.Data[0].Payment.PaymentIntent.ID, nil)
+	billingMust(t, "the invoice's payment intent", err)
+	if pi.Status != stripe.PaymentIntentStatusSucceeded || pi.Amount != 4000 || pi.Customer == nil || pi.Customer.ID != cus.ID {
+		t.Errorf("the invoice's payment: want a succeeded intent of 4000 for %s, have %s %d %+v", cus.ID, pi.Status, pi.Amount, pi.Customer)
+	}
+	ip, err := sc.V1InvoicePayments.Retrieve(ctx, inv.Payments.Data[0].ID, nil)
+	billingMust(t, "invoice payment retrieve", err)
+	if ip.Status != "paid" || ip.AmountPaid != 4000 || ip.Invoice == nil || ip.Invoice.ID != inv.ID {
+		t.Errorf("invoice payment: want paid 4000 of %s, have %s %d %+v", inv.ID, ip.Status, ip.AmountPaid, ip.Invoice)
 	}
 	if _, err := sc.V1Invoices.VoidInvoice(ctx, inv.ID, nil); !isStripeError(err, 400) || !strings.Contains(err.Error(), "You can only pass in open invoices") {
 		t.Errorf("void a paid invoice: want Stripe's 400 (only open invoices), have %v", err)
