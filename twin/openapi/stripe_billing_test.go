@@ -593,4 +593,24 @@ func testClockAdvance(t *testing.T, s *billingSession) {
 	if _, err := sc.V1TestHelpersTestClocks.Advance(ctx, tc.ID, &stripe.TestHelpersTestClockAdvanceParams{FrozenTime: stripe.Int64(to - 10)}); !isStripeError(err, 400) {
 		t.Errorf("advance backwards: want Stripe's 400, have %v", err)
 	}
+
+	// A trial ended early: trial_end=now starts the first period at once.
+	trial, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{
+		Customer:        stripe.String(cus.ID),
+		Items:           []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(price.ID)}},
+		TrialPeriodDays: stripe.Int64(30),
+	})
+	billingMust(t, "subscription with a trial", err)
+	later := trial.TrialEnd + 7*86400
+	trial, err = sc.V1Subscriptions.Update(ctx, trial.ID, &stripe.SubscriptionUpdateParams{TrialEnd: stripe.Int64(later)})
+	billingMust(t, "extend the trial", err)
+	if trial.Status != stripe.SubscriptionStatusTrialing || trial.TrialEnd != later || trial.Items.Data[0].CurrentPeriodEnd != later {
+		t.Errorf("trial extended: want trialing until %d, have %s %d (period end %d)", later, trial.Status, trial.TrialEnd, trial.Items.Data[0].CurrentPeriodEnd)
+	}
+	trial, err = sc.V1Subscriptions.Update(ctx, trial.ID, &stripe.SubscriptionUpdateParams{TrialEndNow: stripe.Bool(true)})
+	billingMust(t, "end the trial now", err)
+	if it := trial.Items.Data[0]; trial.Status != stripe.SubscriptionStatusActive || trial.TrialEnd != it.CurrentPeriodStart || it.CurrentPeriodEnd <= it.CurrentPeriodStart {
+		t.Errorf("trial_end=now: want active, a period from the trial's end, have %s trial_end %d period %d to %d", trial.Status, trial.TrialEnd, it.CurrentPeriodStart, it.CurrentPeriodEnd)
+	}
+	wantPaidCycle(t, "trial ended now", billingInvoice(t, s, trial.LatestInvoice.ID), 1200)
 }

@@ -24,7 +24,7 @@ func (b behaviours) billing() {
 	b["POST /v1/invoices/{id}/void"] = behaviour{before: voidInvoice}
 	b["POST /v1/invoices/{id}/mark_uncollectible"] = behaviour{after: invoiceUncollectible}
 	b["POST /v1/subscriptions"] = behaviour{after: subscriptionCreated, takes: subscriptionCreateTakes}
-	b["POST /v1/subscriptions/{id}"] = behaviour{after: subscriptionUpdated}
+	b["POST /v1/subscriptions/{id}"] = behaviour{before: endTrialNow, after: subscriptionUpdated}
 	b["DELETE /v1/subscriptions/{id}"] = behaviour{after: subscriptionDeleted}
 	b["POST /v1/test_helpers/test_clocks"] = behaviour{after: testClockCreated}
 	b["POST /v1/test_helpers/test_clocks/{id}/advance"] = behaviour{before: advanceTestClock}

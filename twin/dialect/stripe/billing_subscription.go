@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"net/http"
 	"strconv"
 	"time"
 
@@ -224,8 +225,9 @@ func subscriptionInvoice(w dialect.World, c *dialect.Call, sub, cus *object.Obje
 	return inv
 }
 
-// subscriptionUpdated follows cancel_at_period_end: set, the subscription
-// is canceled when its period ends (cancel_at); cleared, it renews.
+// subscriptionUpdated follows cancel_at_period_end (set, the subscription
+// is canceled when its period ends, cancel_at; cleared, it renews) and a
+// trialing subscription's trial_end.
 func subscriptionUpdated(c *dialect.Call, _ int, body []byte) []byte {
 	sub := decode(body)
 	if sub == nil {
@@ -244,9 +246,73 @@ func subscriptionUpdated(c *dialect.Call, _ int, body []byte) []byte {
 	default:
 		prev = object.New(0)
 	}
+	if sub.String("status") == "trialing" {
+		if te, ok := trialEndParam(c); ok {
+			return endTrial(c, sub, prev, te)
+		}
+	}
 	body = keep(c.World, "subscription", sub)
 	emit(c.World, c, "customer.subscription.updated", sub, prev)
 	return body
+}
+
+// endTrialNow answers an update of a trialing subscription that sends
+// trial_end=now, which the subscription's integer field cannot hold: the
+// trial ends at once (endTrial). An update that sends more than that goes
+// to the engine.
+func endTrialNow(c *dialect.Call) (dialect.Answer, bool) {
+	if param(c, "trial_end") != "now" {
+		return dialect.Answer{}, false
+	}
+	for k := range c.Params {
+		switch k {
+		case "trial_end", "proration_behavior", "expand":
+		default:
+			return dialect.Answer{}, false
+		}
+	}
+	sub := decode(c.Entity("subscription"))
+	if sub == nil || sub.String("status") != "trialing" {
+		return dialect.Answer{}, false
+	}
+	return dialect.Answer{Status: http.StatusOK, Body: endTrial(c, sub, object.New(1), c.Now)}, true
+}
+
+// trialEndParam is the trial_end an update sends ("now" is the request's
+// time), ok false when it sends none.
+func trialEndParam(c *dialect.Call) (int64, bool) {
+	switch v := param(c, "trial_end"); v {
+	case "":
+		return 0, false
+	case "now":
+		return c.Now, true
+	default:
+		te, err := strconv.ParseInt(v, 10, 64)
+		return te, err == nil
+	}
+}
+
+// endTrial moves a trialing subscription's trial end to te, as Stripe's
+// update with trial_end does: a later time extends the trial; now (or a
+// past time) ends it at once, with the first period's invoice charged as
+// the clock would at the trial's end.
+func endTrial(c *dialect.Call, sub, prev *object.Object, te int64) []byte {
+	w := c.World
+	prev.Set("trial_end", num(periodEnd(sub))) // a trial's period ends with it; the engine set the field already
+	if te > c.Now {
+		sub.Set("trial_end", num(te))
+		sub.Set("billing_cycle_anchor", num(te))
+		setPeriod(sub, periodStart(sub), te)
+		body := keep(w, "subscription", sub)
+		emit(w, c, "customer.subscription.updated", sub, prev)
+		return body
+	}
+	sub.Set("trial_end", num(c.Now))
+	sub.Set("billing_cycle_anchor", num(c.Now))
+	setPeriod(sub, periodStart(sub), c.Now)
+	keep(w, "subscription", sub)
+	newClockWork(w, c.Now, c.Now).periodEnds(sub, c.Now)
+	return w.Get("subscription", sub.String("id"))
 }
 
 // subscriptionDeleted records the cancelation the engine made.
