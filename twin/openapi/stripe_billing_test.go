@@ -560,17 +560,23 @@ func testClockAdvance(t *testing.T, s *billingSession) {
 		ProductData: &stripe.PriceCreateProductDataParams{Name: stripe.String("Basic")},
 	})
 	billingMust(t, "price create", err)
+	setup, err := sc.V1Prices.Create(ctx, &stripe.PriceCreateParams{
+		Currency: stripe.String("usd"), UnitAmount: stripe.Int64(300),
+		ProductData: &stripe.PriceCreateProductDataParams{Name: stripe.String("Setup fee")},
+	})
+	billingMust(t, "one-time price create", err)
 	sub, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{
-		Customer: stripe.String(cus.ID),
-		Items:    []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(price.ID), Quantity: stripe.Int64(2)}},
+		Customer:        stripe.String(cus.ID),
+		Items:           []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(price.ID), Quantity: stripe.Int64(2)}},
+		AddInvoiceItems: []*stripe.SubscriptionCreateAddInvoiceItemParams{{Price: stripe.String(setup.ID)}},
 	})
 	billingMust(t, "subscription create", err)
 	if sub.Status != stripe.SubscriptionStatusActive || sub.TestClock == nil || sub.TestClock.ID != tc.ID {
 		t.Errorf("subscription: want active on %s, have %s %+v", tc.ID, sub.Status, sub.TestClock)
 	}
 	first := billingInvoice(t, s, sub.LatestInvoice.ID)
-	if first.Status != stripe.InvoiceStatusPaid || first.AmountPaid != 2400 || first.BillingReason != "subscription_create" {
-		t.Errorf("first invoice: want paid 2400 for subscription_create, have %s %d %s", first.Status, first.AmountPaid, first.BillingReason)
+	if first.Status != stripe.InvoiceStatusPaid || first.AmountPaid != 2700 || first.BillingReason != "subscription_create" || len(first.Lines.Data) != 2 {
+		t.Errorf("first invoice with add_invoice_items: want paid 2400+300 in two lines for subscription_create, have %s %d %s %d lines", first.Status, first.AmountPaid, first.BillingReason, len(first.Lines.Data))
 	}
 	end := sub.Items.Data[0].CurrentPeriodEnd
 	to := end + 86400
@@ -613,4 +619,10 @@ func testClockAdvance(t *testing.T, s *billingSession) {
 		t.Errorf("trial_end=now: want active, a period from the trial's end, have %s trial_end %d period %d to %d", trial.Status, trial.TrialEnd, it.CurrentPeriodStart, it.CurrentPeriodEnd)
 	}
 	wantPaidCycle(t, "trial ended now", billingInvoice(t, s, trial.LatestInvoice.ID), 1200)
+	cp := &stripe.SubscriptionCancelParams{CancellationDetails: &stripe.SubscriptionCancelCancellationDetailsParams{Comment: stripe.String("too many fees"), Feedback: stripe.String("too_expensive")}}
+	trial, err = sc.V1Subscriptions.Cancel(ctx, trial.ID, cp)
+	billingMust(t, "cancel now", err)
+	if cd := trial.CancellationDetails; trial.Status != stripe.SubscriptionStatusCanceled || cd == nil || cd.Comment != "too many fees" || cd.Feedback != "too_expensive" || cd.Reason != "cancellation_requested" {
+		t.Errorf("canceled now: want canceled with the comment and feedback sent, have %s %+v", trial.Status, cd)
+	}
 }

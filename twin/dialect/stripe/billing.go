@@ -17,7 +17,7 @@ func (b behaviours) billing() {
 	b.also("POST /v1/customers", behaviour{after: customerCreated})
 	b["POST /v1/products"] = behaviour{after: productCreated, takes: []string{"default_price_data"}}
 	b["POST /v1/prices"] = behaviour{after: priceCreated, takes: []string{"product_data"}}
-	b["POST /v1/invoiceitems"] = behaviour{after: invoiceItemCreated, takes: []string{"pricing", "unit_amount_decimal", "price_data"}}
+	b["POST /v1/invoiceitems"] = behaviour{after: invoiceItemCreated, takes: []string{"pricing", "unit_amount_decimal"}}
 	b["POST /v1/invoices"] = behaviour{after: invoiceCreated, takes: []string{"days_until_due", "pending_invoice_items_behavior"}}
 	b["POST /v1/invoices/{id}/finalize"] = behaviour{after: invoiceFinalized}
 	b["POST /v1/invoices/{id}/pay"] = behaviour{before: payInvoice}
@@ -25,7 +25,7 @@ func (b behaviours) billing() {
 	b["POST /v1/invoices/{id}/mark_uncollectible"] = behaviour{after: invoiceUncollectible}
 	b["POST /v1/subscriptions"] = behaviour{after: subscriptionCreated, takes: subscriptionCreateTakes}
 	b["POST /v1/subscriptions/{id}"] = behaviour{before: endTrialNow, after: subscriptionUpdated}
-	b["DELETE /v1/subscriptions/{id}"] = behaviour{after: subscriptionDeleted}
+	b["DELETE /v1/subscriptions/{id}"] = behaviour{after: subscriptionDeleted, takes: []string{"cancellation_details"}}
 	b["POST /v1/test_helpers/test_clocks"] = behaviour{after: testClockCreated}
 	b["POST /v1/test_helpers/test_clocks/{id}/advance"] = behaviour{before: advanceTestClock}
 }

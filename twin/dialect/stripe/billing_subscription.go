@@ -18,7 +18,7 @@ import (
 // on that name no field of the subscription. proration_behavior changes
 // nothing on a create without billing_cycle_anchor, as at Stripe (there is
 // no partial period to prorate).
-var subscriptionCreateTakes = []string{"trial_period_days", "payment_behavior", "proration_behavior", "off_session"}
+var subscriptionCreateTakes = []string{"trial_period_days", "payment_behavior", "proration_behavior", "off_session", "add_invoice_items"}
 
 // subscriptionCreated starts the subscription the engine made: its trial
 // (trial_period_days or trial_end) or first period, the invoice for it
@@ -66,6 +66,7 @@ func subscriptionCreated(c *dialect.Call, _ int, body []byte) []byte {
 		sub.Set("cancel_at", num(end))
 	}
 	inv := subscriptionInvoice(w, c, sub, cus, "subscription_create", now, now, now, end, trialEnd > 0)
+	addInvoiceItems(c, sub, inv)
 	sub.Set("latest_invoice", inv.String("id"))
 	charge := sub.String("collection_method") != "send_invoice" && integer(inv, "amount_due") > 0
 	if charge {
@@ -79,6 +80,60 @@ func subscriptionCreated(c *dialect.Call, _ int, body []byte) []byte {
 		collectAuto(w, c, inv, now)
 	}
 	return expandField(c, w.Get("subscription", sub.String("id")), "latest_invoice", "invoice")
+}
+
+// addInvoiceItems adds the one-off items of add_invoice_items (each a
+// price and quantity) to the subscription's first invoice, as invoice
+// items of it, billed even during a trial.
+func addInvoiceItems(c *dialect.Call, sub, inv *object.Object) {
+	w := c.World
+	list, _ := c.Params["add_invoice_items"].([]any)
+	added := false
+	for _, v := range list {
+		m, _ := v.(map[string]any)
+		pr := load(w, "price", text(m, "price"))
+		if pr == nil {
+			continue
+		}
+		qty := int64(1)
+		if n, err := strconv.ParseInt(text(m, "quantity"), 10, 64); err == nil && n > 0 {
+			qty = n
+		}
+		ii := fresh(w, "invoiceitem")
+		if ii == nil {
+			return
+		}
+		amount := integer(pr, "unit_amount") * qty
+		ii.Set("amount", num(amount))
+		ii.Set("currency", pr.String("currency"))
+		ii.Set("customer", idOf(mustGet(sub, "customer")))
+		ii.Set("date", num(c.Now))
+		ii.Set("invoice", inv.String("id"))
+		ii.Set("net_amount", num(amount))
+		parent := object.New(2)
+		details := object.New(1)
+		details.Set("subscription", sub.String("id"))
+		parent.Set("subscription_details", details)
+		parent.Set("type", "subscription_details")
+		ii.Set("parent", parent)
+		period := object.New(2)
+		period.Set("end", num(c.Now))
+		period.Set("start", num(c.Now))
+		ii.Set("period", period)
+		ii.Set("pricing", pricing(pr))
+		ii.Set("quantity", num(qty))
+		ii.Set("quantity_decimal", strconv.FormatInt(qty, 10))
+		ii.Set("test_clock", mustGet(sub, "test_clock"))
+		if keep(w, "invoiceitem", ii) == nil {
+			return
+		}
+		addLine(inv, itemLine(w, ii, inv.String("id")))
+		added = true
+	}
+	if added {
+		totals(inv)
+		keep(w, "invoice", inv)
+	}
 }
 
 // firstPrice is the price of sub's first item, nil for none.
@@ -322,6 +377,14 @@ func subscriptionDeleted(c *dialect.Call, _ int, body []byte) []byte {
 		return nil
 	}
 	cancellation(sub, "cancellation_requested")
+	if cd := paramMap(c, "cancellation_details"); cd != nil {
+		d := child(sub, "cancellation_details")
+		for _, k := range []string{"comment", "feedback"} {
+			if v, ok := cd[k].(string); ok && v != "" {
+				d.Set(k, v)
+			}
+		}
+	}
 	body = keep(c.World, "subscription", sub)
 	emit(c.World, c, "customer.subscription.deleted", sub, nil)
 	return body
