@@ -4,6 +4,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/wraithdev/wraith/twin/dialect"
@@ -73,16 +74,34 @@ var KeyNames = []string{"id", "sid", "gid", "key", "number", "uuid", "slug"}
 // reference to that object by its key (Asana's workspace: "12345",
 // answered as {"gid": "12345", "resource_type": "workspace", ...}): the
 // object as it was, its key (the first of KeyNames it has) set to the
-// string. An object with none of them is not named by a string.
+// string, a number where the key is one. An object with none of them is
+// not named by a string.
 func (Dialect) FromString(field string, cur *object.Object, s string) (*object.Object, bool) {
 	for _, k := range KeyNames {
-		if _, ok := cur.Get(k); ok {
-			o := cur.Clone()
-			o.Set(k, s)
-			return o, true
+		v, ok := cur.Get(k)
+		if !ok {
+			continue
 		}
+		o := cur.Clone()
+		// A numbered key stays a number (Jira's project {"id": 10000}
+		// sent as "10000").
+		if _, isNumber := v.(json.Number); isNumber && isDigits(s) {
+			o.Set(k, json.Number(s))
+		} else {
+			o.Set(k, s)
+		}
+		return o, true
 	}
 	return nil, false
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Defaults: creates answer 201, deletes 204, ids are strings.
