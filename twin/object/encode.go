@@ -48,6 +48,10 @@ func AppendValue(buf []byte, v any) []byte {
 			buf = AppendValue(buf, e)
 		}
 		return append(buf, ']')
+	case json.RawMessage:
+		// JSON already made (an answer's body carried in an event): the
+		// caller's to make valid, written as it is.
+		return append(buf, t...)
 	case int64:
 		return strconv.AppendInt(buf, t, 10)
 	case int:

@@ -9,14 +9,6 @@
 // produced by Parse.
 package object
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-)
-
 // Object is an ordered JSON object. The zero value is an empty object.
 //
 // Small objects find a field by scanning their names, which is cheaper
@@ -217,88 +209,5 @@ func CloneValue(v any) any {
 		return c
 	default:
 		return v
-	}
-}
-
-// Parse decodes one JSON object, keeping field order.
-func Parse(b []byte) (*Object, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("parse object: %w", err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("parse object: not a JSON object")
-	}
-	o, err := parseObject(dec, 0)
-	if err != nil {
-		return nil, fmt.Errorf("parse object: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("parse object: data after the object")
-	}
-	return o, nil
-}
-
-// maxDepth bounds nesting so hostile input cannot exhaust the stack.
-const maxDepth = 64
-
-func parseObject(dec *json.Decoder, depth int) (*Object, error) {
-	if depth > maxDepth {
-		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
-	}
-	o := &Object{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("object key is %v, want a string", tok)
-		}
-		v, err := parseValue(dec, depth)
-		if err != nil {
-			return nil, err
-		}
-		o.Set(k, v)
-	}
-	if _, err := dec.Token(); err != nil { // '}'
-		return nil, err
-	}
-	return o, nil
-}
-
-func parseValue(dec *json.Decoder, depth int) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			return parseObject(dec, depth+1)
-		case '[':
-			if depth+1 > maxDepth {
-				return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
-			}
-			arr := []any{}
-			for dec.More() {
-				v, err := parseValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			if _, err := dec.Token(); err != nil { // ']'
-				return nil, err
-			}
-			return arr, nil
-		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	default:
-		return t, nil // nil, bool, json.Number, string
 	}
 }
