@@ -73,6 +73,10 @@ type Call struct {
 	Body []byte
 	// Header is the request's headers (Stripe-Version, Idempotency-Key).
 	Header http.Header
+	// Before is, for Answered, the entity the write changed as it was
+	// before the write (an update's, an action's, a delete's); nil for a
+	// create, or when the session held none.
+	Before []byte
 	// Attachment is the session's, nil when it has none yet: a read
 	// finds it so when nothing wrote one.
 	Attachment Attachment

@@ -24,10 +24,11 @@ type World interface {
 	// New is a new entity of resource, not yet kept: its skeleton with a
 	// fresh id from the session's generator and its timestamps at Now.
 	New(resource string) ([]byte, error)
-	// Put keeps body as the session's entity of resource whose id is
-	// body's "id", new or changed. It refuses a resource the twin lacks
-	// and a body that is no JSON object with a string id.
-	Put(resource string, body []byte) error
+	// Put keeps body, a JSON object, as the session's entity of resource
+	// with id, new or changed. It refuses a resource the twin lacks and an
+	// empty id; body is the caller's to make valid (the engine reads it
+	// again only for the fields it computes).
+	Put(resource, id string, body []byte) error
 	// NewID is a fresh id with prefix from the session's generator, for
 	// what is no entity of its own (a request's id, a nested object's).
 	NewID(prefix string) string

@@ -122,7 +122,7 @@ func (e *Engine) mutate(st *session.State, req *request, a *answer) {
 			return
 		}
 		if e.handler.Follows(req.match.Value.Route[0]) {
-			defer e.answered(st, req, a)
+			defer e.answered(st, req, a, e.before(st, req))
 		}
 	}
 	switch req.match.Value.Kind {

@@ -66,7 +66,7 @@ func (e *Engine) handle(r session.Reader, st *session.State, req *request, a *an
 // answered tells the dialect's Handler of a write the engine answered
 // itself with a 2xx, so that its attachment follows the session's
 // entities.
-func (e *Engine) answered(st *session.State, req *request, a *answer) {
+func (e *Engine) answered(st *session.State, req *request, a *answer, before []byte) {
 	if a.status < 200 || a.status > 299 || a.replayed {
 		return
 	}
@@ -77,7 +77,7 @@ func (e *Engine) answered(st *session.State, req *request, a *answer) {
 		p, _ = e.params(req, &scratch)
 	}
 	c := e.call(st, req, route, p)
-	c.Attach = st.Attach
+	c.Attach, c.Before = st.Attach, before
 	w := e.lend(c, st, req)
 	if body := e.handler.Answered(c, a.status, a.body); body != nil {
 		a.body = body
@@ -92,6 +92,22 @@ func (e *Engine) answered(st *session.State, req *request, a *answer) {
 	}
 	req.deliveries = append(req.deliveries, w.out...)
 	st.MarkAttachment()
+}
+
+// before is the body of the entity a write to an item is about to
+// change, for Answered's Call.Before; nil for a create and for what the
+// session does not hold.
+func (e *Engine) before(st *session.State, req *request) []byte {
+	res := req.match.Value.Resource
+	switch req.match.Value.Kind {
+	case compiled.KindUpdate, compiled.KindAction, compiled.KindDelete, compiled.KindMember:
+	default:
+		return nil
+	}
+	if res == nil {
+		return nil
+	}
+	return e.entityBody(st, res.Name, req.match)
 }
 
 // lend gives c, a write's call, the session's world and clock.

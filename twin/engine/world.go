@@ -108,18 +108,13 @@ func (w *sessionWorld) New(r string) ([]byte, error) {
 	return o.AppendJSON(nil), nil
 }
 
-func (w *sessionWorld) Put(r string, body []byte) error {
+func (w *sessionWorld) Put(r, id string, body []byte) error {
 	res := w.byIDResource(r)
 	if res == nil {
 		return fmt.Errorf("the twin declares no resource %q kept by id", r)
 	}
-	o, err := object.Parse(body)
-	if err != nil {
-		return fmt.Errorf("%s: %w", r, err)
-	}
-	id := o.String("id")
 	if id == "" {
-		return errors.New(r + ": the body has no string id")
+		return errors.New(r + ": no id to keep it by")
 	}
 	ne := &world.Entity{ID: id, Resource: r, Created: w.now, Provenance: world.Handler}
 	if cur := w.st.Get(id); cur != nil && !cur.Deleted && cur.Resource == r {
@@ -127,10 +122,19 @@ func (w *sessionWorld) Put(r string, body []byte) error {
 	} else {
 		ne.Seq = w.st.NextSeq()
 	}
-	if w.req != nil {
-		w.e.compute(res, o, nil, w.req)
+	if len(res.Keys.Computed) > 0 {
+		o, err := object.Parse(body)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", r, id, err)
+		}
+		req := w.req
+		if req == nil {
+			req = &request{} // the clock's work: no request, so no {base}
+		}
+		w.e.compute(res, o, nil, req)
+		body = w.e.encode(o)
 	}
-	ne.SetBody(w.e.encode(o))
+	ne.SetBody(body)
 	w.st.Put(ne)
 	return nil
 }

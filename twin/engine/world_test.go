@@ -64,7 +64,7 @@ func note(w dialect.World, what string) {
 	}
 	n["text"] = what
 	b, _ := json.Marshal(n)
-	if err := w.Put("note", b); err != nil {
+	if err := w.Put("note", n["id"].(string), b); err != nil {
 		panic(err)
 	}
 }

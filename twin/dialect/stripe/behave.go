@@ -132,7 +132,7 @@ func fresh(w dialect.World, resource string) *object.Object {
 // keep saves o as the session's entity of resource and returns its JSON
 // as kept (nil when the twin declares no such resource).
 func keep(w dialect.World, resource string, o *object.Object) []byte {
-	if w.Put(resource, o.AppendJSON(nil)) != nil {
+	if w.Put(resource, o.String("id"), o.AppendJSON(nil)) != nil {
 		return nil
 	}
 	return w.Get(resource, o.String("id"))

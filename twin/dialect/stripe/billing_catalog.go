@@ -17,6 +17,9 @@ import (
 // generates (3 to 12 upper-case letters or digits) and numbers the
 // customer's invoices with: PREFIX-0001, PREFIX-0002, ...
 func customerCreated(c *dialect.Call, _ int, body []byte) []byte {
+	if _, sent := c.Params["invoice_prefix"]; sent {
+		return nil // the client's own, kept as it sent it
+	}
 	cus := decode(body)
 	if cus == nil || cus.String("invoice_prefix") != "" {
 		return nil

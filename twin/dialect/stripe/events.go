@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"slices"
 
@@ -106,28 +107,16 @@ func endpointUpdated(c *dialect.Call, _ int, body []byte) []byte {
 // created emits resource.created about the entity a create answered.
 func created(resource string) func(*dialect.Call, int, []byte) []byte {
 	return func(c *dialect.Call, _ int, body []byte) []byte {
-		if o := decode(body); o != nil {
-			emit(c.World, c, resource+".created", o, nil)
-		}
+		emitJSON(c.World, c, resource+".created", body, nil)
 		return nil
 	}
 }
 
 // updated emits resource.updated about the entity an update answered,
-// with the values its changed fields had: as the session's latest event
-// about it showed it (every change of it made one), so nothing has to be
-// remembered beside the event log.
+// with the values its changed fields had before the update (Call.Before).
 func updated(resource string) func(*dialect.Call, int, []byte) []byte {
 	return func(c *dialect.Call, _ int, body []byte) []byte {
-		o := decode(body)
-		if o == nil {
-			return nil
-		}
-		prev := lastSeen(c.World, o)
-		if prev == nil {
-			prev = object.New(0) // Stripe names the event's changes, even none
-		}
-		emit(c.World, c, resource+".updated", o, prev)
+		emitJSON(c.World, c, resource+".updated", body, changed(decode(c.Before), decode(body)))
 		return nil
 	}
 }
@@ -137,49 +126,24 @@ func updated(resource string) func(*dialect.Call, int, []byte) []byte {
 // declines, so the engine answers the delete itself.
 func deleting(resource string) func(*dialect.Call) (dialect.Answer, bool) {
 	return func(c *dialect.Call) (dialect.Answer, bool) {
-		if o := decode(c.Entity(resource)); o != nil {
-			emit(c.World, c, resource+".deleted", o, nil)
+		if body := c.Entity(resource); body != nil {
+			emitJSON(c.World, c, resource+".deleted", body, nil)
 		}
 		return dialect.Answer{}, false
 	}
 }
 
-// lastSeen returns the values o's top-level fields had, where they
-// differ, as the session's latest event about o showed it; nil when no
-// event showed o.
-func lastSeen(w dialect.World, o *object.Object) *object.Object {
-	id := o.String("id")
-	if id == "" {
-		return nil
-	}
-	needle := append(append([]byte(`"id":"`), id...), '"')
-	var last *object.Object
-	w.Each("event", func(body []byte) bool {
-		if !bytes.Contains(body, needle) {
-			return true
-		}
-		ev := decode(body)
-		if ev == nil {
-			return true
-		}
-		data, _ := ev.Get("data")
-		d, _ := data.(*object.Object)
-		if d == nil {
-			return true
-		}
-		obj, _ := d.Get("object")
-		if was, _ := obj.(*object.Object); was != nil && was.String("id") == id {
-			last = was
-			return false
-		}
-		return true
-	})
-	if last == nil {
-		return nil
-	}
+// changed returns the values was's top-level fields had where o's
+// differ: an update event's previous_attributes. Stripe names the
+// event's changes even when there are none ({}), and so when the session
+// held no earlier version to compare.
+func changed(was, o *object.Object) *object.Object {
 	prev := object.New(0)
-	for i, k := range last.Keys() {
-		v := last.Values()[i]
+	if was == nil || o == nil {
+		return prev
+	}
+	for i, k := range was.Keys() {
+		v := was.Values()[i]
 		now, _ := o.Get(k)
 		if !bytes.Equal(object.AppendValue(nil, v), object.AppendValue(nil, now)) {
 			prev.Set(k, v)
@@ -195,12 +159,21 @@ func lastSeen(w dialect.World, o *object.Object) *object.Object {
 // work (the event's request is then null, as for Stripe's own
 // automatic work). A twin that declares no event resource records none.
 func emit(w dialect.World, c *dialect.Call, typ string, o, prev *object.Object) {
+	emitJSON(w, c, typ, o.AppendJSON(nil), prev)
+}
+
+// emitJSON is emit of an object as JSON (an answer's body, as it is),
+// which the event carries as it is, not read and written again.
+func emitJSON(w dialect.World, c *dialect.Call, typ string, obj json.RawMessage, prev *object.Object) {
+	if len(obj) == 0 {
+		return
+	}
 	ev := fresh(w, "event")
 	if ev == nil {
 		return
 	}
 	data := object.New(2)
-	data.Set("object", o)
+	data.Set("object", obj)
 	if prev != nil {
 		data.Set("previous_attributes", prev)
 	}
@@ -268,7 +241,9 @@ func endpoints(w dialect.World, typ string) []target {
 }
 
 // accountVersion is the API version the twin's account renders events
-// in (see the top of this file).
+// in (see the top of this file): the request's, else the session's
+// latest event's, which is the latest a request caused or inherits its
+// version from it.
 func accountVersion(w dialect.World, c *dialect.Call) string {
 	if c != nil {
 		if v := c.Header.Get("Stripe-Version"); validVersion(v) {
@@ -277,18 +252,10 @@ func accountVersion(w dialect.World, c *dialect.Call) string {
 	}
 	version := defaultAPIVersion
 	w.Each("event", func(body []byte) bool {
-		ev := decode(body)
-		if ev == nil {
-			return true
+		if ev := decode(body); ev != nil && validVersion(ev.String("api_version")) {
+			version = ev.String("api_version")
 		}
-		req, _ := ev.Get("request")
-		if r, _ := req.(*object.Object); r != nil && r.String("id") != "" {
-			if v := ev.String("api_version"); validVersion(v) {
-				version = v
-			}
-			return false
-		}
-		return true
+		return false
 	})
 	return version
 }

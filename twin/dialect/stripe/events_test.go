@@ -59,14 +59,14 @@ func (w *memWorld) New(r string) ([]byte, error) {
 	return []byte(`{"id":"` + w.NewID(r+"_") + `","object":"` + r + `"}`), nil
 }
 
-func (w *memWorld) Put(r string, body []byte) error {
+func (w *memWorld) Put(r, id string, body []byte) error {
 	o, err := object.Parse(body)
 	if err != nil {
 		return err
 	}
 	list := w.kept[r]
 	for i, cur := range list {
-		if cur.String("id") == o.String("id") {
+		if cur.String("id") == id {
 			list[i] = o
 			return nil
 		}
@@ -98,7 +98,7 @@ func (w *memWorld) endpoint(tb testing.TB, status, version string, events ...str
 	o.Set("enabled_events", list)
 	o.Set("status", status)
 	o.Set("url", "http://127.0.0.1:9/"+id)
-	if err := w.Put("webhook_endpoint", o.AppendJSON(nil)); err != nil {
+	if err := w.Put("webhook_endpoint", id, o.AppendJSON(nil)); err != nil {
 		tb.Fatal(err)
 	}
 	return id
@@ -205,7 +205,7 @@ func TestUpdatedNamesWhatChanged(t *testing.T) {
 	after.Set("email", "b@example.com")
 	after.Set("name", "A")
 	c := call()
-	c.World = w
+	c.World, c.Before = w, before.AppendJSON(nil)
 	updated("customer")(c, 200, after.AppendJSON(nil))
 	ev := decode(w.kept["event"][1].AppendJSON(nil))
 	data, _ := ev.Get("data")
