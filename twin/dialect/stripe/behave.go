@@ -93,7 +93,16 @@ func (d Dialect) Tick(w dialect.World, from, to int64) {
 	if d.b == nil {
 		return
 	}
-	renew(w, from, to)
+	renew(&clockWorld{World: w, version: accountVersion(w, nil)}, from, to)
+}
+
+// clockWorld is the World of the clock's work, which knows the account's
+// API version for all of it: no request names one, and the work of one
+// move (a year of renewals) makes thousands of events, each of which
+// would otherwise look it up in the event log again.
+type clockWorld struct {
+	dialect.World
+	version string
 }
 
 // The helpers below read and write entities as ordered objects (package

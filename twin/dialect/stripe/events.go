@@ -250,6 +250,9 @@ func accountVersion(w dialect.World, c *dialect.Call) string {
 			return v
 		}
 	}
+	if cw, ok := w.(*clockWorld); ok {
+		return cw.version
+	}
 	version := defaultAPIVersion
 	w.Each("event", func(body []byte) bool {
 		if ev := decode(body); ev != nil && validVersion(ev.String("api_version")) {
