@@ -78,7 +78,9 @@ func (tally) Handle(c *dialect.Call) (dialect.Answer, bool) {
 // A Handler missing a method would be none, silently: the engine asserts.
 var _ dialect.Handler = tally{}
 
-func (tally) Follows(route string) bool { return route == "POST /widgets/{id}" || route == "POST /widgets" }
+func (tally) Follows(route string) bool {
+	return route == "POST /widgets/{id}" || route == "POST /widgets"
+}
 
 func (tally) Answered(c *dialect.Call, status int, body []byte) []byte {
 	if c.Route != "POST /widgets/{id}" || status != http.StatusOK {

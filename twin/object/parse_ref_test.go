@@ -34,7 +34,6 @@ func referenceParse(b []byte) (*Object, error) {
 	return o, nil
 }
 
-
 func refObject(dec *json.Decoder, depth int) (*Object, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
