@@ -140,6 +140,25 @@ func (s *billingSession) advance(secs int64) {
 	billingControl(s.tb, s.base+"/__wraith/session/"+s.session+"/clock", fmt.Sprintf(`{"advance_secs":%d}`, secs))
 }
 
+// digest is the session's world's digest (GET /__wraith/session/{id}/digest):
+// every entity it holds, the events among them.
+func (s *billingSession) digest() string {
+	s.tb.Helper()
+	resp, err := http.Get(s.base + "/__wraith/session/" + s.session + "/digest")
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var d struct {
+		Digest   string
+		Entities int
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil || resp.StatusCode != http.StatusOK || d.Digest == "" {
+		s.tb.Fatalf("digest of %s: %d %v", s.session, resp.StatusCode, err)
+	}
+	return fmt.Sprintf("%s (%d entities)", d.Digest, d.Entities)
+}
+
 // done fails the test for every answer that did not conform.
 func (s *billingSession) done() string {
 	s.tb.Helper()
@@ -207,6 +226,9 @@ func TestStripeBilling(t *testing.T) {
 			a, b := sessions[0].done(), sessions[1].done()
 			if a != b {
 				t.Errorf("two sessions running the same flow: want byte-identical answers, have\n%s\nand\n%s", firstDiff(a, b), firstDiff(b, a))
+			}
+			if da, db := sessions[0].digest(), sessions[1].digest(); da != db {
+				t.Errorf("two sessions running the same flow: want one digest of their worlds, have %s and %s", da, db)
 			}
 		})
 	}
