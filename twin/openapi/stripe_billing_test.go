@@ -140,23 +140,10 @@ func (s *billingSession) advance(secs int64) {
 	billingControl(s.tb, s.base+"/__wraith/session/"+s.session+"/clock", fmt.Sprintf(`{"advance_secs":%d}`, secs))
 }
 
-// digest is the session's world's digest (GET /__wraith/session/{id}/digest):
-// every entity it holds, the events among them.
+// digest is the session's world's digest (sessionDigest).
 func (s *billingSession) digest() string {
 	s.tb.Helper()
-	resp, err := http.Get(s.base + "/__wraith/session/" + s.session + "/digest")
-	if err != nil {
-		s.tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var d struct {
-		Digest   string
-		Entities int
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil || resp.StatusCode != http.StatusOK || d.Digest == "" {
-		s.tb.Fatalf("digest of %s: %d %v", s.session, resp.StatusCode, err)
-	}
-	return fmt.Sprintf("%s (%d entities)", d.Digest, d.Entities)
+	return sessionDigest(s.tb, s.base, s.session)
 }
 
 // done fails the test for every answer that did not conform.

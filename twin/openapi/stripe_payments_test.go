@@ -3,7 +3,9 @@ package openapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -264,6 +266,28 @@ func TestStripeAcceptAndRefund(t *testing.T) {
 			t.Errorf("answer %d differs between two sessions running the same flow:\n%s\n%s", i, a[i], b[i])
 		}
 	}
+	if da, db := sessionDigest(t, srv.URL(), "refund-a"), sessionDigest(t, srv.URL(), "refund-b"); da != db {
+		t.Errorf("two sessions running the same flow: want one digest of their worlds, have %s and %s", da, db)
+	}
+}
+
+// sessionDigest is session's world's digest and entity count, as
+// GET /__wraith/session/{id}/digest gives them.
+func sessionDigest(tb testing.TB, base, session string) string {
+	tb.Helper()
+	resp, err := http.Get(base + "/__wraith/session/" + session + "/digest")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var d struct {
+		Digest   string
+		Entities int
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil || resp.StatusCode != http.StatusOK || d.Digest == "" {
+		tb.Fatalf("digest of %s: %d %v", session, resp.StatusCode, err)
+	}
+	return fmt.Sprintf("%s (%d entities)", d.Digest, d.Entities)
 }
 
 // TestStripeConfirmOnCreate creates a payment intent with confirm=true:
