@@ -88,6 +88,10 @@ type Call struct {
 	// by {owner}, {repo} and {pull_number}); nil when the session holds
 	// none.
 	Entity func(resource string) []byte
+	// Each calls fn with the body of each of the session's entities of
+	// resource, whatever their parents, newest first, until fn returns
+	// false: what a read that spans a resource (GitHub's search) reads.
+	Each func(resource string, fn func(body []byte) bool)
 	// World is the session's entities, for a write that changes more than
 	// its own (dialect.World); nil on a read.
 	World World

@@ -129,8 +129,15 @@ func (e *Engine) call(r session.Reader, req *request, route string, p map[string
 		Header:     req.header,
 		Attachment: r.Attachment(),
 		Entity:     func(resource string) []byte { return e.entityBody(r, resource, m) },
-		Now:        req.now,
-		Here:       req.here(),
+		Each: func(resource string, fn func([]byte) bool) {
+			for _, ent := range visible(r, resource) {
+				if !fn(ent.Body()) {
+					return
+				}
+			}
+		},
+		Now:  req.now,
+		Here: req.here(),
 	}
 }
 
