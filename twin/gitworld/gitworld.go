@@ -162,7 +162,7 @@ func (w *World) Fork() *World {
 	defer w.mu.Unlock()
 	f := &World{limits: w.limits, repos: make(map[string]*Repo, len(w.repos)), objects: w.objects}
 	for k, r := range w.repos {
-		f.repos[k] = &Repo{w: f, name: r.name, defaultBranch: r.defaultBranch, st: r.st.fork(f.admit)}
+		f.repos[k] = &Repo{w: f, name: r.name, defaultBranch: r.defaultBranch, releases: slices.Clone(r.releases), st: r.st.fork(f.admit)}
 	}
 	return f
 }
@@ -268,7 +268,8 @@ func (w *World) Repos() []string {
 type Repo struct {
 	w             *World
 	name          string
-	defaultBranch string // guarded by w.mu
+	defaultBranch string    // guarded by w.mu
+	releases      []Release // guarded by w.mu; oldest first
 	st            *store
 }
 

@@ -22,11 +22,19 @@ import (
 //	  uvarint objects, in hash order, each:
 //	    20-byte hash, byte type (git's: 1 commit, 2 tree, 3 blob, 4 tag),
 //	    uvarint length, content
+//	  uvarint releases, oldest first, each:
+//	    uvarint number, string tag, target, name, body, author,
+//	    byte flags (1 draft, 2 prerelease), uvarint created
 //
 // where a string is a uvarint length and its bytes. Objects are not
 // compressed, so equal worlds give equal bytes whatever zlib does.
+// Version 1, written before releases were kept, has no releases part
+// and is still read.
 
-const snapshotMagic = "wraith-gitworld 1\n"
+const (
+	snapshotMagic   = "wraith-gitworld 2\n"
+	snapshotMagicV1 = "wraith-gitworld 1\n"
+)
 
 // Snapshot encodes the World.
 func (w *World) Snapshot() ([]byte, error) {
@@ -61,6 +69,22 @@ func (w *World) Snapshot() ([]byte, error) {
 			putUvarint(&buf, uint64(len(o.data)))
 			buf.Write(o.data)
 		}
+		putUvarint(&buf, uint64(len(r.releases)))
+		for _, rel := range r.releases {
+			putUvarint(&buf, uint64(rel.Number))
+			for _, s := range []string{rel.Tag, rel.Target, rel.Name, rel.Body, rel.Author} {
+				putString(&buf, s)
+			}
+			var flags byte
+			if rel.Draft {
+				flags |= 1
+			}
+			if rel.Prerelease {
+				flags |= 2
+			}
+			buf.WriteByte(flags)
+			putUvarint(&buf, uint64(max(rel.Created, 0)))
+		}
 	}
 	return buf.Bytes(), nil
 }
@@ -80,7 +104,8 @@ var ErrSnapshot = errors.New("not a git world snapshot")
 // snapshot past the limits.
 func Restore(data []byte, l Limits) (*World, error) {
 	d := &decoder{b: data}
-	if !bytes.HasPrefix(data, []byte(snapshotMagic)) {
+	v1 := bytes.HasPrefix(data, []byte(snapshotMagicV1))
+	if !v1 && !bytes.HasPrefix(data, []byte(snapshotMagic)) {
 		return nil, fmt.Errorf("gitworld: the snapshot does not start with %q: %w", snapshotMagic[:len(snapshotMagic)-1], ErrSnapshot)
 	}
 	d.b = d.b[len(snapshotMagic):]
@@ -137,6 +162,9 @@ func Restore(data []byte, l Limits) (*World, error) {
 			if h != want {
 				return nil, fmt.Errorf("gitworld: snapshot: object %s of %s has the content of %s: the snapshot is damaged: %w", want, name, h, ErrSnapshot)
 			}
+		}
+		if !v1 {
+			r.releases = d.releases(r.name)
 		}
 	}
 	if d.err == nil && len(d.b) != 0 {
@@ -205,3 +233,43 @@ func (d *decoder) byte() byte {
 }
 
 func (d *decoder) str() string { return string(d.bytes(d.count())) }
+
+// releases reads a repository's releases, checking their order and tags.
+func (d *decoder) releases(repo string) []Release {
+	n := d.count()
+	if n > maxReleases {
+		d.fail("%d releases of %s, past the limit of %d", n, repo, maxReleases)
+		return nil
+	}
+	var out []Release
+	for range n {
+		rel := Release{Number: d.count()}
+		rel.Tag, rel.Target, rel.Name, rel.Body, rel.Author = d.str(), d.str(), d.str(), d.str(), d.str()
+		flags := d.byte()
+		rel.Draft, rel.Prerelease = flags&1 != 0, flags&2 != 0
+		rel.Created = d.time()
+		if d.err != nil {
+			return nil
+		}
+		if flags > 3 || !validRefName("refs/tags/"+rel.Tag) || (len(out) > 0 && rel.Number <= out[len(out)-1].Number) || rel.Number < 1 {
+			d.fail("release %d (%q) of %s", rel.Number, rel.Tag, repo)
+			return nil
+		}
+		out = append(out, rel)
+	}
+	return out
+}
+
+// time is a uvarint that counts no bytes: unix seconds.
+func (d *decoder) time() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 || v > 1<<40 {
+		d.fail("a bad time")
+		return 0
+	}
+	d.b = d.b[n:]
+	return int64(v)
+}
