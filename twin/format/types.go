@@ -190,6 +190,9 @@ type Resource struct {
 	// "action". Optional otherwise.
 	OnDelete *Action `toml:"on_delete,omitzero"`
 	NotFound *Answer `toml:"not_found,omitzero"`
+	// Events are the provider's event types for the resource's writes
+	// (events.go). Optional.
+	Events Events `toml:"events,omitzero"`
 
 	Nested
 	Keys

@@ -129,6 +129,7 @@ func validateManifest(m *Manifest, file string, probs *Problems) {
 		}
 		validateKeys(&m.Resources[i], skel, at, probs)
 		validateOmit(&m.Resources[i], at, probs)
+		validateEvents(&m.Resources[i], at, probs)
 		switch r.Delete {
 		case "", "not_found", "none":
 			if r.DeletedBody != "" && !json.Valid([]byte(sampleFill(r.DeletedBody))) {
