@@ -280,27 +280,30 @@ func subscriptionInvoice(w dialect.World, c *dialect.Call, sub, cus *object.Obje
 	return inv
 }
 
-// subscriptionUpdated follows cancel_at_period_end (set, the subscription
-// is canceled when its period ends, cancel_at; cleared, it renews) and a
-// trialing subscription's trial_end.
+// subscriptionUpdated follows an update's items (mergeItems),
+// cancel_at_period_end (set, the subscription is canceled when its period
+// ends, cancel_at, and says why, cancellation_details; cleared, it renews
+// and the reason is gone) and a trialing subscription's trial_end. Its
+// event's previous_attributes are every field the update changed, as
+// Stripe's are (metadata, items, cancel_at, canceled_at...).
 func subscriptionUpdated(c *dialect.Call, _ int, body []byte) []byte {
 	sub := decode(body)
 	if sub == nil {
 		return nil
 	}
-	var prev *object.Object
+	was := decode(c.Before)
+	mergeItems(c, was, sub)
 	switch param(c, "cancel_at_period_end") {
 	case "true":
-		prev = previous("cancel_at", nil, "cancel_at_period_end", false)
 		sub.Set("cancel_at", num(periodEnd(sub)))
 		sub.Set("canceled_at", num(c.Now))
+		cancellation(sub, "cancellation_requested")
 	case "false":
-		prev = previous("cancel_at", mustGet(sub, "cancel_at"), "cancel_at_period_end", true)
 		sub.Set("cancel_at", nil)
 		sub.Set("canceled_at", nil)
-	default:
-		prev = object.New(0)
+		cancellation(sub, "")
 	}
+	prev := changed(was, sub)
 	if sub.String("status") == "trialing" {
 		if te, ok := trialEndParam(c); ok {
 			return endTrial(c, sub, prev, te)
@@ -358,6 +361,9 @@ func endTrial(c *dialect.Call, sub, prev *object.Object, te int64) []byte {
 		sub.Set("trial_end", num(te))
 		sub.Set("billing_cycle_anchor", num(te))
 		setPeriod(sub, periodStart(sub), te)
+		if was := decode(c.Before); was != nil {
+			prev = changed(was, sub) // the anchor and the items' period moved too
+		}
 		body := keep(w, "subscription", sub)
 		emit(w, c, "customer.subscription.updated", sub, prev)
 		return body
@@ -390,11 +396,16 @@ func subscriptionDeleted(c *dialect.Call, _ int, body []byte) []byte {
 	return body
 }
 
-// cancellation sets sub's cancellation_details.
+// cancellation sets sub's cancellation_details, the reason null when
+// reason is "" (a cancelation taken back).
 func cancellation(sub *object.Object, reason string) {
 	cd := object.New(3)
 	cd.Set("comment", nil)
 	cd.Set("feedback", nil)
-	cd.Set("reason", reason)
+	if reason == "" {
+		cd.Set("reason", nil)
+	} else {
+		cd.Set("reason", reason)
+	}
 	sub.Set("cancellation_details", cd)
 }
