@@ -17,7 +17,7 @@ func (b behaviours) payments() {
 	b["POST /v1/payment_intents"] = behaviour{after: intentCreated, takes: append(confirmTakes(), "confirm")}
 	b["POST /v1/payment_intents/{id}/confirm"] = behaviour{before: confirmRoute}
 	b["POST /v1/payment_intents/{id}/capture"] = behaviour{before: captureRoute}
-	b["POST /v1/payment_intents/{id}/cancel"] = behaviour{after: canceled}
+	b["POST /v1/payment_intents/{id}/cancel"] = behaviour{before: cancelRoute, after: canceled}
 	b["POST /v1/refunds"] = behaviour{before: refundable, after: refunded}
 	// A test token attached is a new method of the session.
 	b["POST /v1/payment_methods/{id}/attach"] = behaviour{before: attachTestMethod}

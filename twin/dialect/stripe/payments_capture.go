@@ -23,8 +23,11 @@ func captureRoute(c *dialect.Call) (dialect.Answer, bool) {
 		return dialect.Answer{}, false // as confirmRoute: the twin's own capture
 	}
 	pi := decode(c.Entity("payment_intent"))
-	if pi == nil || pi.String("status") != "requires_capture" {
-		return dialect.Answer{}, false // the engine's 404 or state refusal
+	if pi == nil {
+		return dialect.Answer{}, false // the engine's 404
+	}
+	if a, refused := wrongState(pi, "captured"); refused {
+		return a, true
 	}
 	capturable := integer(pi, "amount_capturable")
 	amount, sent := paramInt(c, "amount_to_capture")
@@ -128,6 +131,20 @@ func mergeMetadata(o *object.Object, sent any) {
 		}
 	}
 	o.Set("metadata", md)
+}
+
+// cancelRoute refuses the cancel of an intent in a status Stripe does
+// not cancel from, with Stripe's error carrying the intent; any other
+// cancel is the engine's (the overlay's cancel action).
+func cancelRoute(c *dialect.Call) (dialect.Answer, bool) {
+	if !c.World.Has("charge") {
+		return dialect.Answer{}, false // as confirmRoute: the twin's own cancel
+	}
+	pi := decode(c.Entity("payment_intent"))
+	if pi == nil {
+		return dialect.Answer{}, false // the engine's 404
+	}
+	return wrongState(pi, "canceled")
 }
 
 // canceled follows the engine's cancel of an intent (the overlay's

@@ -17,16 +17,6 @@ import (
 // authentication, as a customer who passed the challenge does: it is
 // then charged as any other.
 
-// confirmable are the statuses a payment intent may be confirmed from;
-// any other is the engine's refusal (the overlay's confirm action).
-func confirmable(status string) bool {
-	switch status {
-	case "requires_payment_method", "requires_confirmation", "requires_action":
-		return true
-	}
-	return false
-}
-
 // confirmOpts is what a confirm is asked beyond the intent itself.
 type confirmOpts struct {
 	method        string // the payment method sent; "" for the intent's own
@@ -351,8 +341,11 @@ func confirmRoute(c *dialect.Call) (dialect.Answer, bool) {
 		return dialect.Answer{}, false
 	}
 	pi := decode(c.Entity("payment_intent"))
-	if pi == nil || !confirmable(pi.String("status")) {
-		return dialect.Answer{}, false // the engine's 404 or state refusal
+	if pi == nil {
+		return dialect.Answer{}, false // the engine's 404
+	}
+	if a, refused := wrongState(pi, "confirmed"); refused {
+		return a, true
 	}
 	for _, k := range []string{"receipt_email", "setup_future_usage", "capture_method"} {
 		if v := param(c, k); v != "" {

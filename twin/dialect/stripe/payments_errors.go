@@ -90,3 +90,47 @@ func unacted(c *dialect.Call, acted ...string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// intentStatuses are the statuses a payment intent may be done (confirmed,
+// captured, canceled) from, in the order Stripe's refusal lists them.
+func intentStatuses(done string) []string {
+	switch done {
+	case "confirmed":
+		return []string{"requires_confirmation", "requires_payment_method", "requires_action"}
+	case "captured":
+		return []string{"requires_capture"}
+	}
+	return []string{"requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"}
+}
+
+// wrongState is Stripe's refusal of an action on pi in a status it may
+// not be done from (docs.stripe.com/error-codes/payment-intent-unexpected-
+// state): the message names the status and those that would do, and the
+// error carries the intent. ok is false when pi's status allows it.
+func wrongState(pi *object.Object, done string) (a dialect.Answer, ok bool) {
+	allowed := intentStatuses(done)
+	status := pi.String("status")
+	if slices.Contains(allowed, status) {
+		return dialect.Answer{}, false
+	}
+	var msg string
+	switch {
+	case done == "confirmed" && status == "succeeded":
+		msg = "You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed."
+	case done == "captured":
+		msg = "This PaymentIntent could not be captured because it has a status of " + status + ". Only a PaymentIntent with one of the following statuses may be captured: " + strings.Join(allowed, ", ") + "."
+	default:
+		verb := strings.TrimSuffix(done, "ed")
+		if done == "canceled" {
+			verb = "cancel"
+		}
+		msg = "You cannot " + verb + " this PaymentIntent because it has a status of " + status + ". Only a PaymentIntent with one of the following statuses may be " + done + ": " + strings.Join(allowed, ", ") + "."
+	}
+	e := object.New(5)
+	e.Set("code", "payment_intent_unexpected_state")
+	e.Set("doc_url", docURL("payment_intent_unexpected_state"))
+	e.Set("message", msg)
+	e.Set("payment_intent", pi)
+	e.Set("type", "invalid_request_error")
+	return stripeError(http.StatusBadRequest, e), true
+}
