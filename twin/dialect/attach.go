@@ -77,6 +77,12 @@ type Call struct {
 	// before the write (an update's, an action's, a delete's); nil for a
 	// create, or when the session held none.
 	Before []byte
+	// Event is, for Answered, the event type the twin declares for the
+	// write ([resources.events] in twin.toml: "customer.created"), ""
+	// when it declares none. The engine calls Answered for every 2xx
+	// write that declares one, whatever Follows says of its route, so
+	// that a dialect keeping an event log hears of each.
+	Event string
 	// Attachment is the session's, nil when it has none yet: a read
 	// finds it so when nothing wrote one.
 	Attachment Attachment

@@ -121,7 +121,9 @@ func (e *Engine) mutate(st *session.State, req *request, a *answer) {
 		if e.handle(st, st, req, a) {
 			return
 		}
-		if e.handler.Follows(req.match.Value.Route[0]) {
+		// A declared event reaches the dialect whatever its Follows
+		// says; a write that declares none costs a string's test.
+		if ep := req.match.Value; ep.Event != "" || e.handler.Follows(ep.Route[0]) {
 			defer e.answered(st, req, a, e.before(st, req))
 		}
 	}

@@ -65,7 +65,7 @@ func (e *Engine) handle(r session.Reader, st *session.State, req *request, a *an
 
 // answered tells the dialect's Handler of a write the engine answered
 // itself with a 2xx, so that its attachment follows the session's
-// entities.
+// entities and its event log the twin's declared events.
 func (e *Engine) answered(st *session.State, req *request, a *answer, before []byte) {
 	if a.status < 200 || a.status > 299 || a.replayed {
 		return
@@ -77,7 +77,7 @@ func (e *Engine) answered(st *session.State, req *request, a *answer, before []b
 		p, _ = e.params(req, &scratch)
 	}
 	c := e.call(st, req, route, p)
-	c.Attach, c.Before = st.Attach, before
+	c.Attach, c.Before, c.Event = st.Attach, before, req.match.Value.Event
 	w := e.lend(c, st, req)
 	if body := e.handler.Answered(c, a.status, a.body); body != nil {
 		a.body = body

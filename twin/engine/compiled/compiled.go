@@ -143,6 +143,7 @@ func (c *compiler) compileResources() (map[string]*Resource, error) {
 			r := resources[rt.Resource.Name]
 			ep = r.endpointFor(rt.Op)
 			ep.Resource = r
+			ep.Event = rt.Resource.Events.Type(rt.Op)
 		case rt.Declared != nil:
 			ep.Template = routeTemplate(*rt.Declared)
 		}

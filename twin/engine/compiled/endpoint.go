@@ -35,6 +35,10 @@ type Endpoint struct {
 	Honest   *Honest   // a declared route's answer under the not_found policy (honest.go)
 	// Search says a list endpoint searches (a resource's search_paths).
 	Search bool
+	// Event is the event type the resource declares for this write
+	// ([resources.events]), "" for none: what the dialect's Handler is
+	// told of with each 2xx answer (dialect.Call.Event).
+	Event string
 	// Params is what the provider accepts in this route's requests (its
 	// query, or its body), from the twin's requests.json; nil: unchecked.
 	Params *reqschema.Schema
