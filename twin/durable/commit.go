@@ -131,7 +131,8 @@ func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
 // commit is the one goroutine that writes the journal: each time records
 // are queued it takes them all, already framed, writes them in one write
 // and one sync, and acknowledges them; what queues meanwhile goes out
-// next. It checkpoints when the journal has grown past its bound.
+// next. When the journal has grown past its bound it retires it, and the
+// sessions it names are checkpointed beside the commits (rotate).
 func (st *Store) commit() {
 	defer close(st.done)
 	var spare []byte // the last batch's frames, written: the next batch's buffer
@@ -167,9 +168,9 @@ func (st *Store) commit() {
 		if closing {
 			return
 		}
-		if st.j.size > st.opts.CheckpointBytes {
-			if err := st.checkpoint(); err != nil {
-				st.fail(fmt.Errorf("checkpoint: %w", err))
+		if st.j.size > st.opts.CheckpointBytes && failed == nil && !st.checkpointing() {
+			if err := st.rotate(); err != nil {
+				st.fail(err)
 			}
 		}
 	}

@@ -16,11 +16,14 @@
 // JSON in the snapshot codec's shapes (session.Snapshot, session.StateDoc).
 // state.db is a bbolt database holding the folder's format and twin, and a
 // checkpoint: each session whole, with the sequence number of the last
-// record it includes. When the journal passes a size, the sessions it
-// names are checkpointed into state.db and the journal starts over, so the
-// folder's size follows the live data, not the history. At start the
-// checkpoint is read, the journal replayed over it (records a checkpoint
-// already holds are skipped by sequence number), and a torn last record,
+// record it includes. When the journal passes a size, it is retired (to
+// journal.old) and a new one takes the next records, while the sessions
+// the old one names are checkpointed into state.db beside the commits;
+// then journal.old is removed. So the folder's size follows the live
+// data, not the history, and no write waits for a checkpoint. At start
+// the checkpoint is read, journal.old (if a checkpoint was under way) and
+// the journal replayed over it (records a checkpoint already holds are
+// skipped by sequence number), and a torn last record,
 // a write the process died in, is cut off and reported. bbolt's file lock
 // keeps a second process out of the folder. docs/durable.md is the
 // user's account of all this.
@@ -86,11 +89,18 @@ type Store struct {
 	closing bool
 
 	maxRecord int64 // maxRecord; tests lower it
+	// testHook, when set, is called by the checkpoint rotate starts at
+	// each step ("checkpoint", before state.db is written; "drop",
+	// before journal.old is removed): a test stops it there, to look at
+	// the folder as a crash at that moment would leave it.
+	testHook func(step string)
 
-	commits atomic.Int64 // group commits written, for the benchmarks' records/commit
+	commits     atomic.Int64 // group commits written, for the benchmarks' records/commit
+	checkpoints atomic.Int64 // checkpoints written, for the benchmarks
 
-	kick chan struct{} // a record queued
-	done chan struct{} // the committer ended
+	kick     chan struct{} // a record queued
+	done     chan struct{} // the committer ended
+	ckptDone chan struct{} // closed when the checkpoint rotate started is written; nil before the first; the committer's
 
 	recovered []Recovered
 	report    Report
@@ -301,6 +311,9 @@ func (st *Store) Close() error {
 	default:
 	}
 	<-st.done
+	if st.ckptDone != nil {
+		<-st.ckptDone
+	}
 	st.mu.Lock()
 	failed := st.failed
 	st.mu.Unlock()
@@ -308,7 +321,7 @@ func (st *Store) Close() error {
 	if failed == nil {
 		// After a failed write the folder stays as of its last good
 		// record: memory holds changes that were refused.
-		err = st.checkpoint()
+		err = st.checkpointAll()
 	}
 	return errors.Join(err, st.j.close(), st.db.Close())
 }

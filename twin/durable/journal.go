@@ -87,7 +87,7 @@ func openJournal(path string) (j *journal, records []frame, cutAt, cutBytes int6
 		f.Close()
 		if len(raw) < len(journalMagic) && bytes.HasPrefix([]byte(journalMagic), raw) {
 			// Died while writing the header of a new journal.
-			j, err := reopenEmpty(path)
+			j, err := newJournal(path)
 			return j, nil, 0, int64(len(raw)), err
 		}
 		return nil, nil, -1, 0, fmt.Errorf("%s does not start with %q: it is not a journal of this wraith version", path, journalMagic)
@@ -127,8 +127,10 @@ func openJournal(path string) (j *journal, records []frame, cutAt, cutBytes int6
 	return j, records, cutAt, cutBytes, nil
 }
 
-func reopenEmpty(path string) (*journal, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_TRUNC, 0o600)
+// newJournal makes an empty journal at path, replacing what is there.
+// The caller syncs the folder if the name is new.
+func newJournal(path string) (*journal, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -72,13 +72,20 @@ func (st *Store) recover() error {
 	if err != nil {
 		return fmt.Errorf("state folder %s: %w", st.opts.Dir, err)
 	}
+	// journal.old, if a checkpoint of it was under way, comes first: its
+	// records are all older than the journal's.
+	payloads, err := readOld(st.opts.Dir)
+	if err != nil {
+		return fmt.Errorf("state folder %s: %w", st.opts.Dir, err)
+	}
 	path := filepath.Join(st.opts.Dir, journalFile)
 	_, statErr := os.Stat(path)
-	j, payloads, cutAt, cutBytes, err := openJournal(path)
+	j, newer, cutAt, cutBytes, err := openJournal(path)
 	if err != nil {
 		return fmt.Errorf("state folder %s: %w", st.opts.Dir, err)
 	}
 	st.j = j
+	payloads = append(payloads, newer...)
 	if os.IsNotExist(statErr) {
 		if err := syncDir(st.opts.Dir); err != nil {
 			return err
@@ -109,7 +116,7 @@ func (st *Store) recover() error {
 	sort.Slice(st.recovered, func(i, j int) bool { return st.recovered[i].Snapshot.Session < st.recovered[j].Snapshot.Session })
 	st.report.Sessions = len(st.recovered)
 	if st.report.Records == 0 && len(payloads) == 0 {
-		return nil
+		return st.dropOld() // an old journal with no records
 	}
 	// Checkpoint what the journal changed, and start the journal over.
 	err = st.db.Update(func(tx *bolt.Tx) error {
@@ -137,6 +144,9 @@ func (st *Store) recover() error {
 	})
 	if err != nil {
 		return fmt.Errorf("state folder %s: checkpoint the journal: %w", st.opts.Dir, err)
+	}
+	if err := st.dropOld(); err != nil {
+		return fmt.Errorf("state folder %s: %w", st.opts.Dir, err)
 	}
 	return st.j.reset()
 }

@@ -1,0 +1,109 @@
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestCheckpointBesideWrites: once the journal passes its bound, writes go
+// on being answered while the checkpoint of the retired journal is held
+// at each of its steps, and a crash at that step (the folder copied as it
+// is) recovers every session exactly, from the checkpoint, journal.old and
+// the new journal together.
+func TestCheckpointBesideWrites(t *testing.T) {
+	for _, step := range []string{"checkpoint", "drop"} {
+		t.Run(step, func(t *testing.T) {
+			dir := t.TempDir()
+			ds, ss := open(t, dir, Options{CheckpointBytes: 4 << 10})
+			held, release := make(chan struct{}), make(chan struct{})
+			ds.testHook = func(s string) { // read by the checkpoint's goroutine, which the writes below start
+				if s == step {
+					close(held)
+					<-release
+				}
+			}
+			a, b := create(t, ss, "a"), create(t, ss, "b")
+			for i := 0; ; i++ { // until the journal is retired and its checkpoint held
+				write(t, a, fmt.Sprintf("key-%d", i%3))
+				select {
+				case <-held:
+				default:
+					continue
+				}
+				break
+			}
+			// Answered while the checkpoint waits: the committer does
+			// not run it.
+			for range 20 {
+				write(t, b, "")
+				write(t, a, "")
+			}
+			c := create(t, ss, "c")
+			write(t, c, "")
+			ss.Delete("b")
+			want := worldOf(t, ss)
+			if _, err := os.Stat(filepath.Join(dir, oldJournalFile)); err != nil {
+				t.Fatalf("want %s while its checkpoint is held: %v", oldJournalFile, err)
+			}
+			img := copyFolder(t, dir)
+			close(release)
+			if err := ds.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			ds2, ss2 := open(t, img, Options{})
+			sameWorld(t, want, worldOf(t, ss2))
+			if err := ds2.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(img, oldJournalFile)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("want %s gone after recovery, have %v", oldJournalFile, err)
+			}
+			ds3, ss3 := open(t, dir, Options{}) // and the folder the clean stop left
+			defer ds3.Close()
+			sameWorld(t, want, worldOf(t, ss3))
+		})
+	}
+}
+
+// TestOldJournalDamaged: journal.old was synced whole before it was
+// retired, so a record of it that does not read is damage, and the start
+// is refused.
+func TestOldJournalDamaged(t *testing.T) {
+	dir := t.TempDir()
+	ds, ss := open(t, dir, Options{})
+	write(t, create(t, ss, "a"), "")
+	ds.crash()
+	raw, err := os.ReadFile(filepath.Join(dir, journalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, oldJournalFile), raw[:len(raw)-1], 0o600)
+	_, err = Open(Options{Dir: dir, Twin: twinName, TwinDigest: twinDigest})
+	if !errors.Is(err, ErrDamaged) {
+		t.Fatalf("want an error wrapping ErrDamaged, have %v", err)
+	}
+}
+
+// copyFolder copies the state folder's files as they are: what a process
+// killed at this moment leaves on disk.
+func copyFolder(tb testing.TB, dir string) string {
+	tb.Helper()
+	img := tb.TempDir()
+	for _, name := range []string{dbFile, journalFile, oldJournalFile} {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(img, name), raw, 0o600); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return img
+}
