@@ -499,3 +499,65 @@ func latestEvent(tb testing.TB, sc *stripe.Client, typ string) *stripe.Event {
 	tb.Fatalf("no %s event", typ)
 	return nil
 }
+
+// TestStripeReviewSettled: a paid intent's amount and method no longer
+// change, though its metadata does; a draft invoice paid is finalized
+// and paid in one call; an update that names some items changes those
+// (quantity, deleted) and keeps the others.
+func TestStripeReviewSettled(t *testing.T) {
+	sc, _ := payClient(t, reviewTwin(t), "review-settled")
+	ctx := context.Background()
+	pi := paidIntent(t, sc, 2000, "", "pm_card_visa")
+	_, err := sc.V1PaymentIntents.Update(ctx, pi.ID, &stripe.PaymentIntentUpdateParams{Amount: stripe.Int64(3000)})
+	se := payErr(t, "change a paid intent's amount", err, 400)
+	if want := "This PaymentIntent's amount could not be updated because it has a status of succeeded. You may only update the amount of a PaymentIntent with one of the following statuses: requires_payment_method, requires_confirmation, requires_action."; se.Code != "payment_intent_unexpected_state" || se.Msg != want || se.Param != "amount" {
+		t.Errorf("amount of a paid intent:\nwant payment_intent_unexpected_state on amount %s\nhave %s on %s %s", want, se.Code, se.Param, se.Msg)
+	}
+	up, err := sc.V1PaymentIntents.Update(ctx, pi.ID, &stripe.PaymentIntentUpdateParams{Params: stripe.Params{Metadata: map[string]string{"order": "7"}}})
+	payOK(t, "metadata of a paid intent", err)
+	if up.Amount != 2000 || up.Metadata["order"] != "7" || up.Status != stripe.PaymentIntentStatusSucceeded {
+		t.Errorf("paid intent's metadata: want 2000 succeeded with order=7, have %d %s %v", up.Amount, up.Status, up.Metadata)
+	}
+	open, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(2000), Currency: stripe.String("usd")})
+	payOK(t, "an open intent", err)
+	open, err = sc.V1PaymentIntents.Update(ctx, open.ID, &stripe.PaymentIntentUpdateParams{Amount: stripe.Int64(2500)})
+	payOK(t, "change an open intent's amount", err)
+	if open.Amount != 2500 {
+		t.Errorf("open intent's amount: want 2500, have %d", open.Amount)
+	}
+
+	cus, price := reviewPlan(t, sc, 1000)
+	inv, err := sc.V1Invoices.Create(ctx, &stripe.InvoiceCreateParams{Customer: stripe.String(cus)})
+	payOK(t, "draft invoice", err)
+	_, err = sc.V1InvoiceItems.Create(ctx, &stripe.InvoiceItemCreateParams{Customer: stripe.String(cus), Invoice: stripe.String(inv.ID), Amount: stripe.Int64(1234), Currency: stripe.String("usd")})
+	payOK(t, "its item", err)
+	inv, err = sc.V1Invoices.Pay(ctx, inv.ID, nil)
+	payOK(t, "pay the draft", err)
+	if inv.Status != stripe.InvoiceStatusPaid || inv.AmountPaid != 1234 || inv.AmountRemaining != 0 || inv.Number == "" ||
+		inv.StatusTransitions.FinalizedAt == 0 || inv.StatusTransitions.PaidAt == 0 {
+		t.Errorf("a draft paid: want paid 1234, numbered, finalized and paid times; have %s %d %d %q %+v", inv.Status, inv.AmountPaid, inv.AmountRemaining, inv.Number, inv.StatusTransitions)
+	}
+
+	_, addon := reviewPlan(t, sc, 300)
+	sub, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(cus), Items: []*stripe.SubscriptionCreateItemParams{
+		{Price: stripe.String(price), Quantity: stripe.Int64(2)}, {Price: stripe.String(addon)}, {Price: stripe.String(addon), Quantity: stripe.Int64(4)},
+	}})
+	payOK(t, "subscription of three items", err)
+	seats, extra, kept := sub.Items.Data[0], sub.Items.Data[1], sub.Items.Data[2]
+	sub, err = sc.V1Subscriptions.Update(ctx, sub.ID, &stripe.SubscriptionUpdateParams{Items: []*stripe.SubscriptionUpdateItemParams{
+		{ID: stripe.String(seats.ID), Quantity: stripe.Int64(5)}, {ID: stripe.String(extra.ID), Deleted: stripe.Bool(true)},
+	}})
+	payOK(t, "five seats, no add-on", err)
+	type item struct {
+		id, price string
+		qty, end  int64
+	}
+	var have []item
+	for _, it := range sub.Items.Data {
+		have = append(have, item{it.ID, it.Price.ID, it.Quantity, it.CurrentPeriodEnd})
+	}
+	want := []item{{seats.ID, price, 5, seats.CurrentPeriodEnd}, {kept.ID, addon, 4, kept.CurrentPeriodEnd}}
+	if !reflect.DeepEqual(have, want) {
+		t.Errorf("items after the update:\nwant %+v\nhave %+v", want, have)
+	}
+}

@@ -15,6 +15,7 @@ func (b behaviours) payments() {
 	// A create with confirm=true is confirmed once the engine made the
 	// intent from the request.
 	b["POST /v1/payment_intents"] = behaviour{after: intentCreated, takes: append(confirmTakes(), "confirm")}
+	b["POST /v1/payment_intents/{id}"] = behaviour{before: intentUpdatable}
 	b["POST /v1/payment_intents/{id}/confirm"] = behaviour{before: confirmRoute}
 	b["POST /v1/payment_intents/{id}/capture"] = behaviour{before: captureRoute}
 	b["POST /v1/payment_intents/{id}/cancel"] = behaviour{before: cancelRoute, after: canceled}
