@@ -331,8 +331,9 @@ func collectAuto(w dialect.World, c *dialect.Call, inv *object.Object, at int64)
 	return &decline{}
 }
 
-// payInvoice answers POST /v1/invoices/{id}/pay of an open, uncollectible
-// or draft invoice (a draft is finalized first, numbered, then paid): paid
+// payInvoice answers POST /v1/invoices/{id}/pay of an open or
+// uncollectible invoice (docs.stripe.com/invoicing/integration/
+// workflow-transitions: a draft is finalized first): paid
 // out of band without a charge, else the amount due collected from the
 // payment method the request names, the invoice's, its subscription's or
 // its customer's default. A decline answers Stripe's 402 card_error and
@@ -344,11 +345,8 @@ func payInvoice(c *dialect.Call) (dialect.Answer, bool) {
 	if inv == nil {
 		return dialect.Answer{}, false
 	}
-	draft := false
 	switch inv.String("status") {
 	case "open", "uncollectible": // a written-off invoice can still be paid
-	case "draft": // finalized first, then paid, as Stripe pays a draft
-		draft = true
 	default:
 		return dialect.Answer{}, false
 	}
@@ -362,9 +360,6 @@ func payInvoice(c *dialect.Call) (dialect.Answer, bool) {
 			return refusal(http.StatusBadRequest, "invalid_request_error", "", "",
 				"This customer has no attached payment source or default payment method. Please consider adding a default payment method."), true
 		}
-	}
-	if draft {
-		finalize(w, c, inv, c.Now)
 	}
 	if d := settle(w, c, inv, c.Now, pm, oob); d != nil {
 		return declined(d), true

@@ -27,6 +27,12 @@ func refundTarget(c *dialect.Call) (ch *object.Object, refusal *object.Object, o
 		if ch == nil {
 			return nil, nil, false
 		}
+		// Both named: they must be the one payment, or the refund would
+		// be of another payment than one of them says.
+		if pi := param(c, "payment_intent"); pi != "" && fieldID(ch, "payment_intent") != pi {
+			return ch, invalidRequest("", "payment_intent", "Charge "+id+" is not a charge of PaymentIntent "+pi+
+				": send the charge or the payment intent to refund, not both, or the intent's own charge."), true
+		}
 		return ch, notRefundable(ch), true
 	}
 	id := param(c, "payment_intent")
