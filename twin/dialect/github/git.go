@@ -111,6 +111,20 @@ func gitRoute(route string) gitHandler {
 		return listBranches
 	case "GET " + r + "/branches/{branch...}":
 		return getBranch
+	case "GET " + r + "/tags":
+		return listTags
+	case "POST " + r + "/releases":
+		return createRelease
+	case "GET " + r + "/releases":
+		return listReleases
+	case "GET " + r + "/releases/latest":
+		return latestRelease
+	case "GET " + r + "/releases/tags/{tag...}":
+		return getReleaseByTag
+	case "GET " + r + "/releases/{release_id}":
+		return getRelease
+	case "DELETE " + r + "/releases/{release_id}":
+		return deleteRelease
 	}
 	return nil
 }
@@ -131,16 +145,26 @@ func pullRoute(route string) pullHandler {
 		return pullCommits
 	case "PUT " + r + "/{pull_number}/merge":
 		return checkMerge
+	case "GET " + r + "/{pull_number}":
+		return getPull
 	}
 	return nil
 }
 
 // Handles reports whether route is one the session's git answers.
-func (Dialect) Handles(route string) bool { return gitRoute(route) != nil || pullRoute(route) != nil }
+func (Dialect) Handles(route string) bool {
+	return gitRoute(route) != nil || pullRoute(route) != nil || entityRoute(route) != nil
+}
 
 // Handle answers a git route from the session's git world, or declines
 // when the repository has none.
 func (Dialect) Handle(c *dialect.Call) (dialect.Answer, bool) {
+	if h := entityRoute(c.Route); h != nil {
+		if c.Each == nil || c.Method != http.MethodGet {
+			return dialect.Answer{}, false
+		}
+		return h(c)
+	}
 	w := World(c.Attachment)
 	if w == nil {
 		return dialect.Answer{}, false
@@ -163,7 +187,17 @@ func (Dialect) Handle(c *dialect.Call) (dialect.Answer, bool) {
 	if h == nil {
 		return dialect.Answer{}, false
 	}
+	// Releases and tags name commits: a repository with none leaves
+	// them to the engine, as its pull requests.
+	if strings.Contains(c.Route, "/releases") {
+		if heads, err := repo.Refs("refs/heads/"); err != nil || len(heads) == 0 {
+			return dialect.Answer{}, false
+		}
+	}
 	a := h(g)
+	if a.Status == 0 {
+		return dialect.Answer{}, false // the handler declined: the engine's answer, its not-found
+	}
 	if c.Method == http.MethodGet {
 		a = readAnswer(c.Route, a)
 	}
@@ -219,6 +253,13 @@ func (Dialect) Answered(c *dialect.Call, status int, body []byte) []byte {
 		// the session) starts over, as GitHub's does.
 		_ = w.DeleteRepo(made.FullName)
 		_, _ = w.CreateRepo(made.FullName, gitworld.RepoOptions{DefaultBranch: made.DefaultBranch, AutoInit: sent.AutoInit, Author: identity(c.Now)})
+		// The answer carries the URLs and owner a read of it will.
+		if m, err := decodeJSON(body); err == nil && m != nil {
+			completeRepo(m, c.Here.Origin(), 0)
+			if out, err := json.Marshal(m); err == nil {
+				return out
+			}
+		}
 	case "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge":
 		return mergePull(c, body)
 	case "DELETE /repos/{owner}/{repo}":

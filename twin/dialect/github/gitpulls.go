@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/dialect"
@@ -175,6 +176,12 @@ func mergePull(c *dialect.Call, body []byte) []byte {
 	if _, ok := m["merge_commit_sha"]; ok {
 		m["merge_commit_sha"] = commit.SHA
 	}
+	// The pull request's merge commit, kept where GitHub keeps a pull
+	// request's commits, refs/pull/N/...: a later read of the pull
+	// request names it, and it forks and snapshots with the world.
+	if commit.SHA != "" && pr.Number > 0 {
+		_, _ = repo.CreateRef("refs/pull/"+strconv.Itoa(pr.Number)+"/merge", commit.SHA)
+	}
 	out, err := json.Marshal(m)
 	if err != nil {
 		return nil
@@ -189,4 +196,51 @@ func decodeJSON(b []byte) (map[string]any, error) {
 	}
 	err := json.Unmarshal(b, &m)
 	return m, err
+}
+
+// getPull is the engine's pull request with what its git says: whether
+// it merges (mergeable, mergeable_state clean or dirty; unknown once
+// merged, as GitHub answers), its commits, additions, deletions and
+// changed files from the comparison of base and head, and once merged
+// its merge commit and who merged it.
+func getPull(g *gitCall) (dialect.Answer, bool) {
+	base, head, merged, ok := g.pullSides()
+	if !ok {
+		return dialect.Answer{}, false
+	}
+	m, err := decodeJSON(g.Entity("pull_request"))
+	if err != nil || m == nil {
+		return dialect.Answer{}, false
+	}
+	n := g.Path("pull_number")
+	if merged {
+		m["mergeable"], m["rebaseable"], m["mergeable_state"] = nil, nil, "unknown"
+		if ref, err := g.repo.Ref("refs/pull/" + n + "/merge"); err == nil {
+			m["merge_commit_sha"] = ref.SHA
+		}
+		if m["merged_by"] == nil {
+			var u map[string]any
+			_ = json.Unmarshal(User(g.base, Login).AppendJSON(nil), &u)
+			m["merged_by"] = u
+		}
+		return answer(http.StatusOK, m), true
+	}
+	check, err := g.repo.Mergeable(base, head)
+	if err != nil {
+		return dialect.Answer{}, false // a branch deleted since: the entity as kept
+	}
+	m["mergeable"], m["rebaseable"] = check.Clean, check.Clean
+	m["mergeable_state"] = "clean"
+	if !check.Clean {
+		m["mergeable_state"] = "dirty"
+	}
+	if cmp, err := g.repo.Compare(g.Ctx, base, head); err == nil {
+		adds, dels := 0, 0
+		for _, f := range cmp.Files {
+			adds += f.Additions
+			dels += f.Deletions
+		}
+		m["commits"], m["additions"], m["deletions"], m["changed_files"] = cmp.AheadBy, adds, dels, len(cmp.Files)
+	}
+	return answer(http.StatusOK, m), true
 }
