@@ -37,6 +37,7 @@ func (st *Store) rotate() error {
 	if err != nil {
 		return fmt.Errorf("start a new %s: %w", journalFile, err)
 	}
+	j.ahead = st.ahead()
 	// One folder sync makes both names durable: the rename and the new
 	// file. Only then may a record go into the new journal.
 	if err := syncDir(st.opts.Dir); err != nil {
@@ -211,7 +212,7 @@ func readOld(dir string) ([]frame, error) {
 		return nil, fmt.Errorf("%s does not start with %q: it is not a journal of this wraith version", path, journalMagic)
 	}
 	frames, good := readFrames(raw[len(journalMagic):])
-	if end := int64(len(journalMagic)) + good; end != int64(len(raw)) {
+	if end := int64(len(journalMagic)) + good; !zeros(raw[end:]) {
 		return nil, fmt.Errorf("%w: %s: the record at offset %d does not read, and this journal was synced whole before it was retired: the file was damaged. Nothing was changed: copy the folder aside to keep what it holds, and start the twin with another --state-dir", ErrDamaged, path, end)
 	}
 	return frames, nil

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/wraithdev/wraith/twin/session"
 )
@@ -154,8 +155,11 @@ func (st *Store) commit() {
 			continue
 		}
 		if b.n > 0 {
+			t0 := time.Now()
 			err := st.j.write(b.frames)
+			st.syncNanos.Add(int64(time.Since(t0)))
 			st.commits.Add(1)
+			st.records.Add(int64(b.n))
 			if err != nil {
 				b.err = st.fail(fmt.Errorf("write %s: %w", journalFile, err))
 			}

@@ -95,8 +95,8 @@ type Store struct {
 	// the folder as a crash at that moment would leave it.
 	testHook func(step string)
 
-	commits     atomic.Int64 // group commits written, for the benchmarks' records/commit
-	checkpoints atomic.Int64 // checkpoints written, for the benchmarks
+	// What Stats reports; the committer and checkpoints count it.
+	commits, records, syncNanos, checkpoints atomic.Int64
 
 	kick     chan struct{} // a record queued
 	done     chan struct{} // the committer ended
@@ -277,6 +277,20 @@ func (st *Store) Recovered() []Recovered {
 
 // Report says what Open found.
 func (st *Store) Report() Report { return st.report }
+
+// Stats counts what the store has written since Open.
+type Stats struct {
+	Commits     int64         // group commits: one write and one sync each
+	Records     int64         // records they carried
+	Syncing     time.Duration // time spent in their writes and syncs
+	Checkpoints int64
+}
+
+// Stats says what the store has written since Open: the benchmarks read
+// it for the writes that share a sync and a sync's mean time.
+func (st *Store) Stats() Stats {
+	return Stats{Commits: st.commits.Load(), Records: st.records.Load(), Syncing: time.Duration(st.syncNanos.Load()), Checkpoints: st.checkpoints.Load()}
+}
 
 // Dir is the state folder.
 func (st *Store) Dir() string { return st.opts.Dir }

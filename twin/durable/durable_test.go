@@ -215,10 +215,7 @@ func TestTornTail(t *testing.T) {
 	before := worldOf(t, ss)
 	write(t, a, "k")
 	ds.crash()
-	raw, err := os.ReadFile(filepath.Join(dir, journalFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := journalRecords(t, filepath.Join(dir, journalFile))
 	recs, good := readFrames(raw[len(journalMagic):])
 	if int(good)+len(journalMagic) != len(raw) || len(recs) < 2 {
 		t.Fatalf("journal: want whole records only, have %d records in %d of %d bytes", len(recs), good, len(raw))
@@ -231,24 +228,28 @@ func TestTornTail(t *testing.T) {
 	// The journal's reader at every offset of the last record; the whole
 	// recovery at its start, inside its frame header, inside its payload
 	// and one byte short of its end.
+	// Each cut also with the zeros the journal is written ahead with
+	// after it: what a record cut short in that room leaves.
 	jdir := t.TempDir()
 	jpath := filepath.Join(jdir, journalFile)
-	for cut := last; cut < int64(len(raw)); cut++ {
-		os.WriteFile(jpath, raw[:cut], 0o600)
-		j, payloads, cutAt, cutBytes, err := openJournal(jpath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		j.close()
-		wantCut := last
-		if cut == last {
-			wantCut = -1
-		}
-		if cutAt != wantCut || (wantCut >= 0 && cutBytes != cut-last) || len(payloads) != len(recs)-1 {
-			t.Errorf("cut at %d: want %d records and the tail cut at %d (%d bytes), have %d records, cut at %d (%d bytes)", cut, len(recs)-1, wantCut, cut-last, len(payloads), cutAt, cutBytes)
-		}
-		if fi, _ := os.Stat(jpath); fi.Size() != last {
-			t.Errorf("cut at %d: want the journal cut back to %d bytes, have %d", cut, last, fi.Size())
+	for _, pad := range []int64{0, 4096} {
+		for cut := last; cut < int64(len(raw)); cut++ {
+			os.WriteFile(jpath, append(append([]byte(nil), raw[:cut]...), make([]byte, pad)...), 0o600)
+			j, payloads, cutAt, cutBytes, err := openJournal(jpath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j.close()
+			wantCut, wantSize := last, last
+			if cut == last {
+				wantCut, wantSize = -1, last+pad // nothing torn: the zeros are room, kept
+			}
+			if cutAt != wantCut || (wantCut >= 0 && cutBytes != cut-last+pad) || len(payloads) != len(recs)-1 {
+				t.Errorf("cut at %d, %d zeros after: want %d records and the tail cut at %d (%d bytes), have %d records, cut at %d (%d bytes)", cut, pad, len(recs)-1, wantCut, cut-last+pad, len(payloads), cutAt, cutBytes)
+			}
+			if fi, _ := os.Stat(jpath); fi.Size() != wantSize {
+				t.Errorf("cut at %d, %d zeros after: want the journal at %d bytes, have %d", cut, pad, wantSize, fi.Size())
+			}
 		}
 	}
 	for _, cut := range []int64{last, last + 3, last + frameHeader + 10, int64(len(raw)) - 1} {
@@ -511,10 +512,7 @@ func TestDamagedRefused(t *testing.T) {
 	}
 	ds.crash()
 	jpath := filepath.Join(dir, journalFile)
-	raw, err := os.ReadFile(jpath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := journalRecords(t, jpath)
 	recs, _ := readFrames(raw[len(journalMagic):])
 	third := int64(len(journalMagic))
 	for _, r := range recs[:2] {
@@ -523,7 +521,7 @@ func TestDamagedRefused(t *testing.T) {
 	bad := append([]byte(nil), raw...)
 	bad[third+frameHeader+20] ^= 0x01
 	os.WriteFile(jpath, bad, 0o600)
-	_, err = Open(Options{Dir: dir, Twin: twinName, TwinDigest: twinDigest})
+	_, err := Open(Options{Dir: dir, Twin: twinName, TwinDigest: twinDigest})
 	if !errors.Is(err, ErrDamaged) {
 		t.Fatalf("want ErrDamaged, have %v", err)
 	}
@@ -548,6 +546,22 @@ func TestDamagedRefused(t *testing.T) {
 	if err != nil || string(kept) != string(bad[last:]) {
 		t.Errorf("want the cut tail's %d bytes kept aside, have %d (%v)", len(bad)-int(last), len(kept), err)
 	}
+}
+
+// journalRecords reads the journal at path without the zeros it is
+// written ahead with, failing unless what follows its records is zeros.
+func journalRecords(tb testing.TB, path string) []byte {
+	tb.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, good := readFrames(raw[len(journalMagic):])
+	end := len(journalMagic) + int(good)
+	if !zeros(raw[end:]) {
+		tb.Fatalf("%s: want whole records, then zeros; have %d bytes of records and %d more that are not all zero", path, end, len(raw)-end)
+	}
+	return raw[:end]
 }
 
 // TestJournalFormat1: a format 1 journal that a clean stop emptied is

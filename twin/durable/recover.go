@@ -85,6 +85,7 @@ func (st *Store) recover() error {
 		return fmt.Errorf("state folder %s: %w", st.opts.Dir, err)
 	}
 	st.j = j
+	st.j.ahead = st.ahead()
 	payloads = append(payloads, newer...)
 	if os.IsNotExist(statErr) {
 		if err := syncDir(st.opts.Dir); err != nil {
@@ -150,6 +151,11 @@ func (st *Store) recover() error {
 	}
 	return st.j.reset()
 }
+
+// ahead is how far the journal is written ahead of its records: growBy,
+// or an eighth of a smaller checkpoint bound, so that the folder stays
+// near the bound it was given.
+func (st *Store) ahead() int64 { return min(growBy, st.opts.CheckpointBytes/8) }
 
 // apply replays rec over sessions, unless the checkpoint already holds
 // it; it reports whether it changed anything.

@@ -77,12 +77,11 @@ func TestOldJournalDamaged(t *testing.T) {
 	ds, ss := open(t, dir, Options{})
 	write(t, create(t, ss, "a"), "")
 	ds.crash()
-	raw, err := os.ReadFile(filepath.Join(dir, journalFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, oldJournalFile), raw[:len(raw)-1], 0o600)
-	_, err = Open(Options{Dir: dir, Twin: twinName, TwinDigest: twinDigest})
+	raw := journalRecords(t, filepath.Join(dir, journalFile))
+	// Cut inside its last record, with the zeros after it that a
+	// retired journal has: still damage.
+	os.WriteFile(filepath.Join(dir, oldJournalFile), append(raw[:len(raw)-1], make([]byte, 4096)...), 0o600)
+	_, err := Open(Options{Dir: dir, Twin: twinName, TwinDigest: twinDigest})
 	if !errors.Is(err, ErrDamaged) {
 		t.Fatalf("want an error wrapping ErrDamaged, have %v", err)
 	}
