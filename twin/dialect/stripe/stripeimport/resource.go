@@ -61,6 +61,7 @@ func (im *importer) manifestResource(r *resource) format.Resource {
 	}
 	im.report.AddInferred(r.name, "routes", r.collection+" "+strings.Join(r.actions, ","), "collection/item pair", 1)
 	if ov == nil {
+		im.declareEvents(&fr)
 		return fr
 	}
 	for _, name := range slices.Sorted(maps.Keys(overridden)) {
@@ -73,6 +74,7 @@ func (im *importer) manifestResource(r *resource) format.Resource {
 	fr.OnDelete = ov.OnDelete
 	fr.Immutable = openapi.MergeSorted(fr.Immutable, ov.Immutable)
 	fr.NestedDefaults, fr.Expand = ov.NestedDefaults, ov.Expand
+	im.declareEvents(&fr)
 	return fr
 }
 

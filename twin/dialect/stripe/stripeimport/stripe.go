@@ -72,6 +72,7 @@ func (dialect) Begin(im *openapi.Importer) (openapi.Hooks, error) {
 		ov:       im.Overlay(),
 		report:   im.Report(),
 		fx:       fx,
+		events:   readEventTypes(im.Doc()),
 		byName:   map[string]*resource{},
 		repaired: map[string]bool{},
 	}, nil
@@ -85,6 +86,7 @@ type importer struct {
 	ov        *openapi.Overlay
 	report    *openapi.Report
 	fx        fixtures
+	events    eventTypes           // every event type the description lists (events.go)
 	resources []*resource          // sorted by name
 	byName    map[string]*resource // resource name -> resource
 	examples  []any                // objects from the description's examples
