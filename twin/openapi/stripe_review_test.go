@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"reflect"
@@ -564,4 +565,62 @@ func TestStripeReviewSettled(t *testing.T) {
 	if !reflect.DeepEqual(have, want) {
 		t.Errorf("items after the update:\nwant %+v\nhave %+v", want, have)
 	}
+}
+
+// TestStripeReviewPreview: the preview of a subscription's next invoice
+// is its next period at its items' prices and quantities, with the
+// customer's pending invoice items; it keeps nothing, and the renewal
+// the clock makes bills what it showed. A customer with nothing to
+// invoice is Stripe's invoice_upcoming_none.
+func TestStripeReviewPreview(t *testing.T) {
+	base := reviewTwin(t)
+	s := newBillingSession(t, base, stripeDoc(t), "review-preview")
+	sc := s.sc
+	ctx := context.Background()
+	cus, price := reviewPlan(t, sc, 1500)
+	sub, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{
+		Customer: stripe.String(cus), Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(price), Quantity: stripe.Int64(3)}},
+	})
+	billingMust(t, "subscription of 3 seats", err)
+	_, err = sc.V1InvoiceItems.Create(ctx, &stripe.InvoiceItemCreateParams{Customer: stripe.String(cus), Amount: stripe.Int64(250), Currency: stripe.String("usd"), Description: stripe.String("setup")})
+	billingMust(t, "a pending item", err)
+	it := sub.Items.Data[0]
+	pre, err := sc.V1Invoices.CreatePreview(ctx, &stripe.InvoiceCreatePreviewParams{Subscription: stripe.String(sub.ID)})
+	billingMust(t, "preview", err)
+	if pre.Total != 4750 || pre.AmountDue != 4750 || len(pre.Lines.Data) != 2 || pre.Status != stripe.InvoiceStatusDraft || pre.Customer.ID != cus ||
+		!strings.HasPrefix(pre.ID, "upcoming_") {
+		t.Fatalf("preview: want an upcoming_ draft of 4500 + 250 for %s in two lines, have %s %s %d due %d, %d lines", cus, pre.ID, pre.Status, pre.Total, pre.AmountDue, len(pre.Lines.Data))
+	}
+	if l := pre.Lines.Data[0]; l.Amount != 4500 || l.Quantity != 3 || l.Period.Start != it.CurrentPeriodEnd || l.Period.End <= it.CurrentPeriodEnd {
+		t.Errorf("preview's line: want 3 x 1500 for the period from %d, have %d x%d %d-%d", it.CurrentPeriodEnd, l.Amount, l.Quantity, l.Period.Start, l.Period.End)
+	}
+	if _, err := sc.V1Invoices.Retrieve(ctx, pre.ID, nil); !isStripeError(err, 404) {
+		t.Errorf("the preview's invoice: want none kept (404), have %v", err)
+	}
+	var pending int
+	for _, err := range sc.V1InvoiceItems.List(ctx, &stripe.InvoiceItemListParams{Customer: stripe.String(cus), Pending: stripe.Bool(true)}) {
+		billingMust(t, "pending items", err)
+		pending++
+	}
+	if pending != 1 {
+		t.Errorf("after a preview: want the item still pending, have %d pending", pending)
+	}
+
+	s.advance(it.CurrentPeriodEnd - billingEpoch + 60)
+	sub, err = sc.V1Subscriptions.Retrieve(ctx, sub.ID, nil)
+	billingMust(t, "subscription renewed", err)
+	inv, err := sc.V1Invoices.Retrieve(ctx, sub.LatestInvoice.ID, nil)
+	billingMust(t, "renewal's invoice", err)
+	if inv.Total != pre.Total || inv.AmountPaid != pre.Total || len(inv.Lines.Data) != 2 || inv.BillingReason != "subscription_cycle" {
+		t.Errorf("renewal: want the preview's %d paid in two lines, have %s %d paid %d, %d lines", pre.Total, inv.BillingReason, inv.Total, inv.AmountPaid, len(inv.Lines.Data))
+	}
+
+	other, err := sc.V1Customers.Create(ctx, &stripe.CustomerCreateParams{Email: stripe.String("none@example.com")})
+	billingMust(t, "a customer with nothing to bill", err)
+	_, err = sc.V1Invoices.CreatePreview(ctx, &stripe.InvoiceCreatePreviewParams{Customer: stripe.String(other.ID)})
+	var se *stripe.Error
+	if !errors.As(err, &se) || se.HTTPStatusCode != 400 || se.Code != "invoice_upcoming_none" {
+		t.Errorf("preview with nothing to invoice: want 400 invoice_upcoming_none, have %v", err)
+	}
+	s.done()
 }

@@ -19,6 +19,7 @@ func (b behaviours) billing() {
 	b["POST /v1/prices"] = behaviour{after: priceCreated, takes: []string{"product_data"}}
 	b["POST /v1/invoiceitems"] = behaviour{after: invoiceItemCreated, takes: []string{"pricing", "unit_amount_decimal"}}
 	b["POST /v1/invoices"] = behaviour{after: invoiceCreated, takes: []string{"days_until_due", "pending_invoice_items_behavior"}}
+	b["POST /v1/invoices/create_preview"] = behaviour{before: previewInvoice}
 	b["POST /v1/invoices/{id}/finalize"] = behaviour{after: invoiceFinalized}
 	b["POST /v1/invoices/{id}/pay"] = behaviour{before: payInvoice}
 	b["POST /v1/invoices/{id}/void"] = behaviour{before: voidInvoice}

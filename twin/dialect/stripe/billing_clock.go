@@ -182,6 +182,16 @@ func (cw *clockWork) periodEnds(sub *object.Object, at int64) {
 	}
 	cus := load(w, "customer", idOf(mustGet(sub, "customer")))
 	inv := subscriptionInvoice(w, nil, sub, cus, "subscription_cycle", at, start, at, end, false)
+	if cus != nil {
+		// The customer's pending items are billed on their next invoice,
+		// as a preview showed them.
+		n := len(items(inv, "lines"))
+		pullPending(w, inv, cus.String("id"))
+		if len(items(inv, "lines")) > n {
+			totals(inv)
+			keep(w, "invoice", inv)
+		}
+	}
 	sub.Set("latest_invoice", inv.String("id"))
 	keep(w, "subscription", sub)
 	prev := previous("latest_invoice", prevInvoice)

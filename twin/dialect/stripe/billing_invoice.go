@@ -103,16 +103,7 @@ func invoiceCreated(c *dialect.Call, _ int, body []byte) []byte {
 // pullPending moves the customer's pending invoice items (those on no
 // invoice yet), oldest first, onto inv.
 func pullPending(w dialect.World, inv *object.Object, customer string) {
-	var pending []*object.Object
-	w.Each("invoiceitem", func(b []byte) bool {
-		ii := decode(b)
-		if ii != nil && ii.String("customer") == customer && mustGet(ii, "invoice") == nil {
-			pending = append(pending, ii)
-		}
-		return true
-	})
-	for i := len(pending) - 1; i >= 0; i-- {
-		ii := pending[i]
+	for _, ii := range pendingItems(w, customer) {
 		ii.Set("invoice", inv.String("id"))
 		keep(w, "invoiceitem", ii)
 		addLine(inv, itemLine(w, ii, inv.String("id")))

@@ -219,6 +219,14 @@ func next(t, anchor int64, pr *object.Object) int64 {
 // returns the draft, kept; the caller records invoice.created once the
 // subscription's own event is recorded, in Stripe's order.
 func subscriptionInvoice(w dialect.World, c *dialect.Call, sub, cus *object.Object, reason string, at, periodStart, lineStart, lineEnd int64, trial bool) *object.Object {
+	inv := billSubscription(w, sub, cus, reason, at, periodStart, lineStart, lineEnd, trial)
+	keep(w, "invoice", inv)
+	return inv
+}
+
+// billSubscription is subscriptionInvoice's draft, not kept: a preview
+// (billing_preview.go) shows it without making it.
+func billSubscription(w dialect.World, sub, cus *object.Object, reason string, at, periodStart, lineStart, lineEnd int64, trial bool) *object.Object {
 	inv := fresh(w, "invoice")
 	inv.Set("auto_advance", true)
 	inv.Set("billing_reason", reason)
@@ -276,7 +284,6 @@ func subscriptionInvoice(w dialect.World, c *dialect.Call, sub, cus *object.Obje
 		}))
 	}
 	totals(inv)
-	keep(w, "invoice", inv)
 	return inv
 }
 
