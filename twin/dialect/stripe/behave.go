@@ -23,7 +23,8 @@ import (
 //     transaction), returning the answer completed with them;
 //   - on the session's clock (Tick): renewals and trial ends.
 //
-// Each file adds its routes: payments.go, billing.go, events.go. A twin
+// Each file adds its routes: payments.go, billing.go, events.go; the
+// events a twin declares for its writes are emitted in declared.go. A twin
 // that declares only some resources (checkout, billing, recorded) gets
 // the effects on those it has: World.Has says which.
 
@@ -72,10 +73,17 @@ func (d Dialect) Handle(c *dialect.Call) (dialect.Answer, bool) {
 // Follows reports whether route has an after.
 func (d Dialect) Follows(route string) bool { return d.b[route].after != nil }
 
-// Answered runs route's after on a write the engine answered with a 2xx.
+// Answered runs route's after on a write the engine answered with a 2xx,
+// then emits the event the twin declares for the write (declared.go).
 func (d Dialect) Answered(c *dialect.Call, status int, body []byte) []byte {
-	b, ok := d.b[c.Route]
-	if !ok || b.after == nil || c.World == nil {
+	if c.World == nil {
+		return nil
+	}
+	b := d.b[c.Route]
+	if c.Event != "" {
+		return answerDeclared(c, b.after, status, body)
+	}
+	if b.after == nil {
 		return nil
 	}
 	return b.after(c, status, body)

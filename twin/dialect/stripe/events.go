@@ -26,16 +26,12 @@ import (
 // caused (the clock's work has no request), else defaultAPIVersion.
 
 // events adds the routes whose behaviour is about events and endpoints:
-// the endpoints' own, and the customer's, whose events Stripe sends for
-// every create, update and delete.
+// the endpoints' own. The events of a resource's create, update and
+// delete (customer.created, ...) are the twin's to declare
+// ([resources.events]; declared.go emits them).
 func (b behaviours) events() {
 	b["POST /v1/webhook_endpoints"] = behaviour{after: endpointCreated}
 	b["POST /v1/webhook_endpoints/{id}"] = behaviour{after: endpointUpdated}
-	// After billing's (newBehaviours adds events last): an event
-	// carries the object as the answer shows it.
-	b.also("POST /v1/customers", behaviour{after: created("customer")})
-	b.also("POST /v1/customers/{id}", behaviour{after: updated("customer")})
-	b.also("DELETE /v1/customers/{id}", behaviour{before: deleting("customer")})
 }
 
 // endpointCreated completes a new endpoint: enabled, and its signing
@@ -102,35 +98,6 @@ func endpointUpdated(c *dialect.Call, _ int, body []byte) []byte {
 	}
 	o.Set("status", status)
 	return keep(c.World, "webhook_endpoint", o)
-}
-
-// created emits resource.created about the entity a create answered.
-func created(resource string) func(*dialect.Call, int, []byte) []byte {
-	return func(c *dialect.Call, _ int, body []byte) []byte {
-		emitJSON(c.World, c, resource+".created", body, nil)
-		return nil
-	}
-}
-
-// updated emits resource.updated about the entity an update answered,
-// with the values its changed fields had before the update (Call.Before).
-func updated(resource string) func(*dialect.Call, int, []byte) []byte {
-	return func(c *dialect.Call, _ int, body []byte) []byte {
-		emitJSON(c.World, c, resource+".updated", body, changed(decode(c.Before), decode(body)))
-		return nil
-	}
-}
-
-// deleting emits resource.deleted before the engine deletes the entity,
-// with the entity as it was, which is what Stripe's event carries; it
-// declines, so the engine answers the delete itself.
-func deleting(resource string) func(*dialect.Call) (dialect.Answer, bool) {
-	return func(c *dialect.Call) (dialect.Answer, bool) {
-		if body := c.Entity(resource); body != nil {
-			emitJSON(c.World, c, resource+".deleted", body, nil)
-		}
-		return dialect.Answer{}, false
-	}
 }
 
 // changed returns the values was's top-level fields had where o's

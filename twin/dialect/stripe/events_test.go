@@ -205,8 +205,9 @@ func TestUpdatedNamesWhatChanged(t *testing.T) {
 	after.Set("email", "b@example.com")
 	after.Set("name", "A")
 	c := call()
+	c.Method, c.Route, c.Event = "POST", "POST /v1/customers/{id}", "customer.updated"
 	c.World, c.Before = w, before.AppendJSON(nil)
-	updated("customer")(c, 200, after.AppendJSON(nil))
+	New().Answered(c, 200, after.AppendJSON(nil))
 	ev := decode(w.kept["event"][1].AppendJSON(nil))
 	data, _ := ev.Get("data")
 	prev, _ := data.(*object.Object).Get("previous_attributes")
