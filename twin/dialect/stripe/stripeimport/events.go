@@ -132,13 +132,22 @@ func (ev eventTypes) events(fr *format.Resource) format.Events {
 
 // pastTense is an action's verb as Stripe's event names it happened:
 // cancel, canceled; finalize, finalized; mark_uncollectible,
-// marked_uncollectible. A regular past tense only: a type the
-// description does not list is no event (pay's is invoice.paid, which
-// the dialect emits itself).
+// marked_uncollectible; and the irregular verbs of Stripe's actions whose
+// events the description lists (invoice.paid, invoice.sent,
+// issuing_dispute.submitted). A past tense the description does not list
+// is no event.
 func pastTense(verb string) string {
 	word, rest, _ := strings.Cut(verb, "_")
 	if rest != "" {
 		rest = "_" + rest
+	}
+	switch word {
+	case "pay":
+		return "paid" + rest
+	case "send":
+		return "sent" + rest
+	case "submit":
+		return "submitted" + rest
 	}
 	if strings.HasSuffix(word, "e") {
 		return word + "d" + rest

@@ -47,7 +47,7 @@ func TestEventPrefix(t *testing.T) {
 }
 
 func TestPastTense(t *testing.T) {
-	for verb, want := range map[string]string{"cancel": "canceled", "finalize": "finalized", "void": "voided", "mark_uncollectible": "marked_uncollectible", "capture": "captured"} {
+	for verb, want := range map[string]string{"cancel": "canceled", "finalize": "finalized", "void": "voided", "mark_uncollectible": "marked_uncollectible", "capture": "captured", "pay": "paid", "send": "sent", "submit": "submitted"} {
 		if have := pastTense(verb); have != want {
 			t.Errorf("pastTense(%q): want %q, have %q", verb, want, have)
 		}
@@ -71,7 +71,7 @@ func TestEventsOfOperations(t *testing.T) {
 			format.Events{Update: "charge.updated", Actions: map[string]string{"capture": "charge.captured"}}},
 		{"actions", format.Resource{Name: "invoice", Collection: "/v1/invoices", Item: "/v1/invoices/{id}", Delete: "none",
 			Actions: []format.Action{{Name: "finalize"}, {Name: "mark_uncollectible"}, {Name: "pay"}, {Name: "send"}, {Name: "void"}}},
-			format.Events{Actions: map[string]string{"finalize": "invoice.finalized", "mark_uncollectible": "invoice.marked_uncollectible", "void": "invoice.voided"}}},
+			format.Events{Actions: map[string]string{"finalize": "invoice.finalized", "mark_uncollectible": "invoice.marked_uncollectible", "pay": "invoice.paid", "void": "invoice.voided"}}},
 		{"none", format.Resource{Name: "bank_account", Collection: "/v1/bank_accounts", Item: "/v1/bank_accounts/{id}"}, format.Events{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
