@@ -168,7 +168,9 @@ func getIssue(c *dialect.Call) (dialect.Answer, bool) {
 // creator and assignee, sorted by created, updated or comments.
 func listIssues(c *dialect.Call) (dialect.Answer, bool) {
 	if c.Entity("repository") == nil {
-		return dialect.Answer{}, false // the engine's not-found for a repository the session lacks
+		// GitHub's not-found: the engine would list nothing under a
+		// repository the session lacks, as if it were there and empty.
+		return message(http.StatusNotFound, "Not Found"), true
 	}
 	g := listCall(c)
 	full := c.Path("owner") + "/" + c.Path("repo")
