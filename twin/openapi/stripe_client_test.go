@@ -103,7 +103,11 @@ func TestStripeGoAgainstStripeTwin(t *testing.T) {
 	stateful(t, "product create", prod.LastResponse, err)
 	price, err := sc.V1Prices.Create(ctx, &stripe.PriceCreateParams{Product: stripe.String(prod.ID), UnitAmount: stripe.Int64(900), Currency: stripe.String("usd"), Recurring: &stripe.PriceCreateRecurringParams{Interval: stripe.String("month")}})
 	stateful(t, "price create", price.LastResponse, err)
-	sub, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(cus.ID), Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(price.ID), Quantity: stripe.Int64(2)}}})
+	// The customer has no payment method: Stripe makes the subscription
+	// only with payment_behavior=default_incomplete (allow_incomplete,
+	// the default, is its 400).
+	sub, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(cus.ID), PaymentBehavior: stripe.String("default_incomplete"),
+		Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(price.ID), Quantity: stripe.Int64(2)}}})
 	stateful(t, "subscription create", sub.LastResponse, err)
 	if sub.Items == nil || len(sub.Items.Data) != 1 {
 		t.Fatalf("subscription create: want one item, have %+v", sub.Items)

@@ -349,7 +349,9 @@ func TestStripeListFilters(t *testing.T) {
 	stateful(t, "price create", price.LastResponse, err)
 	var subs []string
 	for _, c := range customers[:2] {
-		s, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(c.ID), Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(price.ID)}}})
+		// No payment method: default_incomplete, as Stripe asks of one.
+		s, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(c.ID), PaymentBehavior: stripe.String("default_incomplete"),
+			Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(price.ID)}}})
 		stateful(t, "subscription create", s.LastResponse, err)
 		subs = append(subs, s.ID)
 	}

@@ -624,3 +624,78 @@ func TestStripeReviewPreview(t *testing.T) {
 	}
 	s.done()
 }
+
+// TestStripeReviewRefusedCreates: what Stripe refuses to make at all: an
+// intent below the currency's minimum charge, a subscription of a
+// one-time price, and one whose first invoice is to be charged to a
+// customer with no payment method (unless default_incomplete); none of
+// them is made.
+func TestStripeReviewRefusedCreates(t *testing.T) {
+	sc, _ := payClient(t, reviewTwin(t), "review-refused")
+	ctx := context.Background()
+	for _, c := range []struct {
+		amount   int64
+		currency string
+		msg      string // "" when made
+	}{
+		{49, "usd", "Amount must be at least $0.50 usd"},
+		{50, "usd", ""},
+		{29, "gbp", "Amount must be at least £0.30 gbp"},
+		{49, "jpy", "Amount must be at least ¥50 jpy"},
+		{1, "xyz", ""}, // no minimum known
+	} {
+		_, err := sc.V1PaymentIntents.Create(ctx, &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(c.amount), Currency: stripe.String(c.currency)})
+		if c.msg == "" {
+			payOK(t, "intent of the minimum", err)
+			continue
+		}
+		if se := payErr(t, "intent below the minimum", err, 400); se.Code != "amount_too_small" || se.Param != "amount" || se.Msg != c.msg {
+			t.Errorf("%d %s: want amount_too_small on amount %q, have %s on %s %q", c.amount, c.currency, c.msg, se.Code, se.Param, se.Msg)
+		}
+	}
+	n := 0
+	for range sc.V1PaymentIntents.List(ctx, nil) {
+		n++
+	}
+	if n != 2 {
+		t.Errorf("intents made: want the 2 not refused, have %d", n)
+	}
+
+	cus, err := sc.V1Customers.Create(ctx, &stripe.CustomerCreateParams{Email: stripe.String("nopm@example.com")})
+	payOK(t, "customer without a payment method", err)
+	monthly, err := sc.V1Prices.Create(ctx, &stripe.PriceCreateParams{Currency: stripe.String("usd"), UnitAmount: stripe.Int64(900),
+		Recurring: &stripe.PriceCreateRecurringParams{Interval: stripe.String("month")}, ProductData: &stripe.PriceCreateProductDataParams{Name: stripe.String("Plan")}})
+	payOK(t, "monthly price", err)
+	once, err := sc.V1Prices.Create(ctx, &stripe.PriceCreateParams{Currency: stripe.String("usd"), UnitAmount: stripe.Int64(900),
+		ProductData: &stripe.PriceCreateProductDataParams{Name: stripe.String("Once")}})
+	payOK(t, "one-time price", err)
+	_, err = sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(cus.ID), PaymentBehavior: stripe.String("default_incomplete"),
+		Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(monthly.ID)}, {Price: stripe.String(once.ID)}}})
+	if se := payErr(t, "subscription of a one-time price", err, 400); se.Param != "items[1][price]" || !strings.Contains(se.Msg, "type=recurring") {
+		t.Errorf("one-time price: want refused on items[1][price], have %q %q", se.Param, se.Msg)
+	}
+	_, err = sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(cus.ID), Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(monthly.ID)}}})
+	if se := payErr(t, "subscription charged to no payment method", err, 400); !strings.HasPrefix(se.Msg, "This customer has no attached payment source or default payment method.") {
+		t.Errorf("no payment method: want Stripe's refusal, have %q", se.Msg)
+	}
+	sub, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(cus.ID), PaymentBehavior: stripe.String("default_incomplete"),
+		Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(monthly.ID)}}})
+	payOK(t, "default_incomplete without a payment method", err)
+	if sub.Status != stripe.SubscriptionStatusIncomplete {
+		t.Errorf("default_incomplete: want incomplete, have %s", sub.Status)
+	}
+	trial, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(cus.ID), TrialPeriodDays: stripe.Int64(7),
+		Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(monthly.ID)}}})
+	payOK(t, "a trial without a payment method", err)
+	if trial.Status != stripe.SubscriptionStatusTrialing {
+		t.Errorf("trial: want trialing, have %s", trial.Status)
+	}
+	var made []string
+	for s, err := range sc.V1Subscriptions.List(ctx, &stripe.SubscriptionListParams{Customer: stripe.String(cus.ID), Status: stripe.String("all")}) {
+		payOK(t, "subscriptions", err)
+		made = append(made, s.ID)
+	}
+	if want := []string{trial.ID, sub.ID}; !reflect.DeepEqual(made, want) {
+		t.Errorf("subscriptions made: want only %v, have %v", want, made)
+	}
+}

@@ -14,8 +14,13 @@ import (
 func (b behaviours) payments() {
 	// A create with confirm=true is confirmed once the engine made the
 	// intent from the request.
-	b["POST /v1/payment_intents"] = behaviour{after: intentCreated, takes: append(confirmTakes(), "confirm")}
-	b["POST /v1/payment_intents/{id}"] = behaviour{before: intentUpdatable}
+	b["POST /v1/payment_intents"] = behaviour{before: tooSmall, after: intentCreated, takes: append(confirmTakes(), "confirm")}
+	b["POST /v1/payment_intents/{id}"] = behaviour{before: func(c *dialect.Call) (dialect.Answer, bool) {
+		if a, ok := intentUpdatable(c); ok {
+			return a, true
+		}
+		return tooSmall(c)
+	}}
 	b["POST /v1/payment_intents/{id}/confirm"] = behaviour{before: confirmRoute}
 	b["POST /v1/payment_intents/{id}/capture"] = behaviour{before: captureRoute}
 	b["POST /v1/payment_intents/{id}/cancel"] = behaviour{before: cancelRoute, after: canceled}
