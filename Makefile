@@ -16,7 +16,7 @@ GITHUB_OVERLAY := twin/openapi/overlays/github.toml
 github_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(GITHUB_OVERLAY))
 GITHUB_SPEC = .specs/node_modules/$(shell echo '$(call github_source,npm)' | sed 's/@[^@]*$$//')/$(call github_source,spec)
 
-.PHONY: run test check build fuzz bench soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients git-client kubecheck panel mcp-servers mcp sdk-suites
+.PHONY: run test check build fuzz bench bench-durable soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients git-client kubecheck panel mcp-servers mcp sdk-suites
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
@@ -190,6 +190,12 @@ fuzz:
 # `make bench BENCH_SMOKE=1` is a quick check that it all works.
 bench:
 	bash bench/run.sh
+
+# The figures of durable sessions (docs/durable.md) side by side: creates
+# at 32 connections in memory and with --state-dir, recovery of 100,000
+# entities, checkpoints beside writers, the group commit; PASSES=6.
+bench-durable:
+	bash bench/durable.sh
 
 # A bounded soak of wraith-twin (2 rounds of 15 s at 256 connections by
 # default; e.g. SOAK_FLAGS="-duration 5s -rounds 3"): bench/README.md.
