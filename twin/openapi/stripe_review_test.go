@@ -541,6 +541,10 @@ func TestStripeReviewSettled(t *testing.T) {
 	if open.Amount != 2500 {
 		t.Errorf("open intent's amount: want 2500, have %d", open.Amount)
 	}
+	_, err = sc.V1PaymentIntents.Update(ctx, open.ID, &stripe.PaymentIntentUpdateParams{Amount: stripe.Int64(20)})
+	if se := payErr(t, "an open intent's amount below the minimum", err, 400); se.Code != "amount_too_small" {
+		t.Errorf("amount 20 usd on update: want amount_too_small, have %s %q", se.Code, se.Msg)
+	}
 
 	cus, price := reviewPlan(t, sc, 1000)
 	_, addon := reviewPlan(t, sc, 300)
