@@ -117,8 +117,14 @@ func (d *agentDay) morning() {
 	issue, resp, err := c.Issues.Create(ctx, "wraith-user", "demo", &github.IssueRequest{Title: github.Ptr("Crash on start"), Body: github.Ptr("a null pointer"), Labels: &[]string{"bug"}})
 	d.step("open an issue", resp, err, 201)
 	d.issue = issue.GetNumber()
-	_, resp, err = c.Issues.CreateComment(ctx, "wraith-user", "demo", d.issue, &github.IssueComment{Body: github.Ptr("seen it")})
+	if want, have := me.GetLogin(), issue.GetUser().GetLogin(); want != have {
+		t.Errorf("the new issue's user: want %s, have %q", want, have)
+	}
+	comment, resp, err := c.Issues.CreateComment(ctx, "wraith-user", "demo", d.issue, &github.IssueComment{Body: github.Ptr("seen it")})
 	d.step("comment on it", resp, err, 201)
+	if want, have := me.GetLogin(), comment.GetUser().GetLogin(); want != have {
+		t.Errorf("the comment's user: want %s, have %q", want, have)
+	}
 	if got, resp, err := c.Issues.Get(ctx, "wraith-user", "demo", d.issue); true {
 		d.step("read the issue", resp, err, 200)
 		if want, have := 1, got.GetComments(); want != have {
@@ -132,6 +138,9 @@ func (d *agentDay) morning() {
 	pr, resp, err := c.PullRequests.Create(ctx, "wraith-user", "demo", &github.NewPullRequest{Title: github.Ptr("Add the files"), Head: github.Ptr("feature"), Base: github.Ptr("main"), Body: github.Ptr("fixes the crash")})
 	d.step("open a pull request", resp, err, 201)
 	d.pull = pr.GetNumber()
+	if want, have := me.GetLogin(), pr.GetUser().GetLogin(); want != have {
+		t.Errorf("the new pull request's user: want %s, have %q", want, have)
+	}
 	if want, have := d.issue+1, d.pull; want != have {
 		t.Errorf("the pull request's number: want %d, after the issue's, have %d", want, have)
 	}

@@ -44,6 +44,14 @@ func entityRoute(route string) entityHandler {
 // paging and Link header.
 func listCall(c *dialect.Call) *gitCall { return &gitCall{Call: c, base: c.Here.Origin()} }
 
+// sessionUser is Login as a simple-user, for an entity whose user the
+// engine left null: the session's one user made it.
+func sessionUser(base string) map[string]any {
+	var u map[string]any
+	_ = json.Unmarshal(User(base, Login).AppendJSON(nil), &u)
+	return u
+}
+
 // getUser is the session's one user, Login, as GitHub's private-user.
 func getUser(c *dialect.Call) (dialect.Answer, bool) {
 	base := c.Here.Origin()

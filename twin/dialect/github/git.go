@@ -226,7 +226,35 @@ func (Dialect) Follows(route string) bool {
 	case "POST /user/repos", "POST /orgs/{org}/repos", "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", "DELETE /repos/{owner}/{repo}":
 		return true
 	}
+	return authored(route)
+}
+
+// authored reports whether route creates what GitHub answers with its
+// author as user: an issue, a pull request, a comment.
+func authored(route string) bool {
+	switch route {
+	case "POST /repos/{owner}/{repo}/issues", "POST /repos/{owner}/{repo}/pulls", "POST /repos/{owner}/{repo}/issues/{issue_number}/comments":
+		return true
+	}
 	return false
+}
+
+// withUser is body with its user the session's one user when the
+// engine's entity names none, nil when it names one.
+func withUser(body []byte, base string) []byte {
+	m, err := decodeJSON(body)
+	if err != nil || m == nil {
+		return nil
+	}
+	if _, ok := m["user"]; !ok || !noUser(m["user"]) {
+		return nil
+	}
+	m["user"] = sessionUser(base)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 // Answered makes or removes a repository's git world as the engine
@@ -265,6 +293,10 @@ func (Dialect) Answered(c *dialect.Call, status int, body []byte) []byte {
 	case "DELETE /repos/{owner}/{repo}":
 		if w := World(c.Attachment); w != nil {
 			_ = w.DeleteRepo(c.Path("owner") + "/" + c.Path("repo"))
+		}
+	default:
+		if authored(c.Route) {
+			return withUser(body, c.Here.Origin())
 		}
 	}
 	return nil
@@ -316,4 +348,15 @@ func answer(status int, v any) dialect.Answer {
 func (g *gitCall) str(name string) string {
 	s, _ := g.Params[name].(string)
 	return s
+}
+
+// noUser reports whether v, an entity's user, names nobody: the
+// skeleton's null, or its user object with no login.
+func noUser(v any) bool {
+	if v == nil {
+		return true
+	}
+	u, ok := v.(map[string]any)
+	login, _ := u["login"].(string)
+	return ok && login == ""
 }

@@ -213,15 +213,16 @@ func getPull(g *gitCall) (dialect.Answer, bool) {
 		return dialect.Answer{}, false
 	}
 	n := g.Path("pull_number")
+	if noUser(m["user"]) {
+		m["user"] = sessionUser(g.base)
+	}
 	if merged {
 		m["mergeable"], m["rebaseable"], m["mergeable_state"] = nil, nil, "unknown"
 		if ref, err := g.repo.Ref("refs/pull/" + n + "/merge"); err == nil {
 			m["merge_commit_sha"] = ref.SHA
 		}
-		if m["merged_by"] == nil {
-			var u map[string]any
-			_ = json.Unmarshal(User(g.base, Login).AppendJSON(nil), &u)
-			m["merged_by"] = u
+		if noUser(m["merged_by"]) {
+			m["merged_by"] = sessionUser(g.base)
 		}
 		return answer(http.StatusOK, m), true
 	}

@@ -133,10 +133,8 @@ func issueJSON(it *item, base string, comments map[string]int) map[string]any {
 		}
 	}
 	m["comments"] = comments[strings.ToLower(it.repo)+"#"+strconv.Itoa(it.Number)]
-	if m["user"] == nil {
-		var u map[string]any
-		_ = json.Unmarshal(User(base, Login).AppendJSON(nil), &u)
-		m["user"] = u
+	if noUser(m["user"]) {
+		m["user"] = sessionUser(base)
 	}
 	return m
 }
