@@ -703,3 +703,35 @@ func TestStripeReviewRefusedCreates(t *testing.T) {
 		t.Errorf("subscriptions made: want only %v, have %v", want, made)
 	}
 }
+
+// TestStripeReviewCustomerDeleted: deleting a customer cancels their
+// subscriptions at once, each with its customer.subscription.deleted
+// before the customer.deleted.
+func TestStripeReviewCustomerDeleted(t *testing.T) {
+	sc, _ := payClient(t, reviewTwin(t), "review-customer-deleted")
+	ctx := context.Background()
+	cus, price := reviewPlan(t, sc, 800)
+	var subs []string
+	for i := 0; i < 2; i++ {
+		sub, err := sc.V1Subscriptions.Create(ctx, &stripe.SubscriptionCreateParams{Customer: stripe.String(cus), Items: []*stripe.SubscriptionCreateItemParams{{Price: stripe.String(price)}}})
+		payOK(t, "subscription", err)
+		subs = append(subs, sub.ID)
+	}
+	_, err := sc.V1Customers.Delete(ctx, cus, nil)
+	payOK(t, "delete the customer", err)
+	for _, id := range subs {
+		sub, err := sc.V1Subscriptions.Retrieve(ctx, id, nil)
+		payOK(t, "retrieve "+id, err)
+		if sub.Status != stripe.SubscriptionStatusCanceled || sub.EndedAt == 0 || sub.CanceledAt == 0 {
+			t.Errorf("%s after its customer was deleted: want canceled and ended, have %s %d %d", id, sub.Status, sub.EndedAt, sub.CanceledAt)
+		}
+	}
+	var have []string
+	for ev, err := range sc.V1Events.List(ctx, &stripe.EventListParams{ListParams: stripe.ListParams{Limit: stripe.Int64(3), Single: true}}) {
+		payOK(t, "events", err)
+		have = append(have, string(ev.Type))
+	}
+	if want := []string{"customer.deleted", "customer.subscription.deleted", "customer.subscription.deleted"}; !reflect.DeepEqual(have, want) {
+		t.Errorf("latest events, newest first: want %v, have %v", want, have)
+	}
+}

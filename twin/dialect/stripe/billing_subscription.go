@@ -416,3 +416,37 @@ func cancellation(sub *object.Object, reason string) {
 	}
 	sub.Set("cancellation_details", cd)
 }
+
+// customerDeleting cancels the customer's subscriptions before the
+// engine deletes the customer: Stripe's delete "immediately cancels any
+// active subscriptions on the customer" (docs.stripe.com/api/customers/
+// delete). It declines, so the engine answers the delete itself.
+func customerDeleting(c *dialect.Call) (dialect.Answer, bool) {
+	w := c.World
+	cus := decode(c.Entity("customer"))
+	if cus == nil || !w.Has("subscription") {
+		return dialect.Answer{}, false
+	}
+	var open []*object.Object
+	w.Each("subscription", func(b []byte) bool {
+		sub := decode(b)
+		if sub != nil && idOf(mustGet(sub, "customer")) == cus.String("id") {
+			switch sub.String("status") {
+			case "canceled", "incomplete_expired":
+			default:
+				open = append(open, sub)
+			}
+		}
+		return true
+	})
+	for i := len(open) - 1; i >= 0; i-- { // oldest first, as they were made
+		sub := open[i]
+		sub.Set("canceled_at", num(c.Now))
+		sub.Set("ended_at", num(c.Now))
+		sub.Set("status", "canceled")
+		cancellation(sub, "cancellation_requested")
+		keep(w, "subscription", sub)
+		emit(w, c, "customer.subscription.deleted", sub, nil)
+	}
+	return dialect.Answer{}, false
+}
