@@ -29,7 +29,10 @@ import (
 // default price's, a payment intent's before its charge's, a
 // subscription's before its first invoice's). The behaviour's events are
 // seen as they are kept (heard), so an event emitted by any of its
-// helpers counts, whichever World it went through.
+// helpers counts, whichever World it went through. Only the after's are
+// seen: a before that declines runs in a call of its own, so it emits
+// no declared type (a customer's delete cancels the customer's
+// subscriptions there, with their own events, before customer.deleted).
 
 // answerDeclared runs after, the route's behaviour (nil for none), then
 // emits c.Event about the answer unless after emitted it about the same
