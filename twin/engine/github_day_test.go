@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v84/github"
 
@@ -442,6 +443,66 @@ func TestGitHubDayRefusals(t *testing.T) {
 			resp, err := tc.call()
 			if resp == nil || resp.StatusCode != tc.status {
 				t.Errorf("want %d, have %v (%v)", tc.status, resp, err)
+			}
+		})
+	}
+}
+
+// TestGitHubIssueList holds the issue list's filters and order to
+// GitHub's: state open unless asked, labels, creator, assignee, since,
+// direction.
+func TestGitHubIssueList(t *testing.T) {
+	e := newGitHub(t)
+	url := httpTwin(t, e)
+	d := newAgentDay(t, url, "issues", nil)
+	ctx, c := d.ctx, d.c
+	if _, _, err := c.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("demo")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*github.IssueRequest{
+		{Title: github.Ptr("one"), Labels: &[]string{"bug"}},
+		{Title: github.Ptr("two")},
+		{Title: github.Ptr("three"), Assignees: &[]string{"rev"}},
+	} {
+		if _, _, err := c.Issues.Create(ctx, "wraith-user", "demo", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := c.Issues.Edit(ctx, "wraith-user", "demo", 2, &github.IssueRequest{State: github.Ptr("closed")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opt  github.IssueListByRepoOptions
+		want []int
+	}{
+		{"open by default, newest first", github.IssueListByRepoOptions{}, []int{3, 1}},
+		{"all", github.IssueListByRepoOptions{State: "all"}, []int{3, 2, 1}},
+		{"closed", github.IssueListByRepoOptions{State: "closed"}, []int{2}},
+		{"oldest first", github.IssueListByRepoOptions{State: "all", Direction: "asc"}, []int{1, 2, 3}},
+		{"by label", github.IssueListByRepoOptions{Labels: []string{"bug"}}, []int{1}},
+		{"by a label none has", github.IssueListByRepoOptions{Labels: []string{"bug", "docs"}}, nil},
+		{"by creator", github.IssueListByRepoOptions{Creator: "wraith-user"}, []int{3, 1}},
+		{"by another creator", github.IssueListByRepoOptions{Creator: "someone"}, nil},
+		{"assigned to nobody", github.IssueListByRepoOptions{Assignee: "none"}, []int{1}},
+		{"assigned to rev", github.IssueListByRepoOptions{Assignee: "rev"}, []int{3}},
+		{"updated since the future", github.IssueListByRepoOptions{State: "all", Since: time.Unix(1900000000, 0)}, nil},
+		{"a page of one", github.IssueListByRepoOptions{State: "all", ListOptions: github.ListOptions{PerPage: 1, Page: 2}}, []int{2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			list, resp, err := c.Issues.ListByRepo(ctx, "wraith-user", "demo", &tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var have []int
+			for _, it := range list {
+				have = append(have, it.GetNumber())
+			}
+			if !slices.Equal(tc.want, have) {
+				t.Errorf("want %v, have %v", tc.want, have)
+			}
+			if tc.opt.ListOptions.PerPage == 1 && (resp.NextPage != 3 || resp.LastPage != 3 || resp.PrevPage != 1) {
+				t.Errorf("Link: want next 3, last 3, prev 1; have %d, %d, %d", resp.NextPage, resp.LastPage, resp.PrevPage)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wraithdev/wraith/twin/dialect"
 )
@@ -177,7 +178,15 @@ func listIssues(c *dialect.Call) (dialect.Answer, bool) {
 	if s := g.str("labels"); s != "" {
 		labels = strings.Split(s, ",")
 	}
-	creator, assignee, since := g.str("creator"), g.str("assignee"), g.str("since")
+	creator, assignee := g.str("creator"), g.str("assignee")
+	var since time.Time
+	if s := g.str("since"); s != "" {
+		t, err := parseTime(s)
+		if err != nil {
+			return validationFailedOf("Issue", "since", "invalid"), true
+		}
+		since = t
+	}
 	comments := commentCounts(c)
 	var all []*item
 	eachItem(c, func(it *item) bool {
@@ -187,7 +196,7 @@ func listIssues(c *dialect.Call) (dialect.Answer, bool) {
 			!hasLabels(it, labels),
 			creator != "" && !strings.EqualFold(it.author(), creator),
 			assignee != "" && !assigned(it, assignee),
-			since != "" && it.UpdatedAt < since:
+			!since.IsZero() && updatedBefore(it, since):
 			return true
 		}
 		all = append(all, it)
@@ -215,7 +224,18 @@ func listIssues(c *dialect.Call) (dialect.Answer, bool) {
 	}
 	a := answer(http.StatusOK, out)
 	a.Link = link
+	for _, p := range []string{"mentioned", "milestone", "type"} {
+		if _, sent := c.Params[p]; sent {
+			a.Ignored = append(a.Ignored, p) // not modelled: said, not silently dropped
+		}
+	}
 	return a, true
+}
+
+// updatedBefore reports whether it was last updated before t.
+func updatedBefore(it *item, t time.Time) bool {
+	u, err := parseTime(it.UpdatedAt)
+	return err == nil && u.Before(t)
 }
 
 func hasLabels(it *item, names []string) bool {
