@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -393,8 +394,8 @@ func reviewPlan(tb testing.TB, sc *stripe.Client, unit int64) (customer, price s
 }
 
 // TestStripeReviewSubscriptions: an item's quantity bills on its line; a
-// price change keeps the item, its quantity and period, and prorates
-// nothing (the twin does as proration_behavior=none); cancel_at_period_end set and cleared;
+// price change keeps the item, its quantity and period; prorations
+// (none, the default create_prorations, always_invoice); cancel_at_period_end set and cleared;
 // each update's event names what changed in previous_attributes.
 func TestStripeReviewSubscriptions(t *testing.T) {
 	base := reviewTwin(t)
@@ -421,9 +422,8 @@ func TestStripeReviewSubscriptions(t *testing.T) {
 	// A new price, no proration (docs.stripe.com/billing/subscriptions/change-price).
 	_, dearer := reviewPlan(t, sc, 2500)
 	sub, err = sc.V1Subscriptions.Update(ctx, sub.ID, &stripe.SubscriptionUpdateParams{
-		// proration_behavior=none is left out: the twin never prorates,
-		// and reports the parameter ignored whatever its value.
-		Items: []*stripe.SubscriptionUpdateItemParams{{ID: stripe.String(it.ID), Price: stripe.String(dearer)}},
+		Items:             []*stripe.SubscriptionUpdateItemParams{{ID: stripe.String(it.ID), Price: stripe.String(dearer)}},
+		ProrationBehavior: stripe.String("none"),
 	})
 	payOK(t, "change the price", err)
 	if len(sub.Items.Data) != 1 || sub.Items.Data[0].ID != it.ID || sub.Items.Data[0].Price.ID != dearer || sub.Items.Data[0].Quantity != 3 ||
@@ -431,20 +431,60 @@ func TestStripeReviewSubscriptions(t *testing.T) {
 		t.Errorf("price changed on %s: want that one item, now %s, still 3 seats, the same period end; have %+v", it.ID, dearer, sub.Items.Data)
 	}
 	if sub.LatestInvoice.ID != inv.ID {
-		t.Errorf("price changed: want no new invoice, have latest %s (was %s)", sub.LatestInvoice.ID, inv.ID)
+		t.Errorf("proration_behavior=none: want no new invoice, have latest %s (was %s)", sub.LatestInvoice.ID, inv.ID)
 	}
-	var pending int
-	for ii, err := range sc.V1InvoiceItems.List(ctx, &stripe.InvoiceItemListParams{Customer: stripe.String(cus), Pending: stripe.Bool(true)}) {
-		payOK(t, "pending invoice items", err)
-		_ = ii
-		pending++
-	}
-	if pending != 0 {
-		t.Errorf("price changed: want no proration items, have %d", pending)
+	if p := pendingProrations(t, sc, cus); len(p) != 0 {
+		t.Errorf("proration_behavior=none: want no proration items, have %d", len(p))
 	}
 	ev := latestEvent(t, sc, "customer.subscription.updated")
 	if _, ok := ev.Data.PreviousAttributes["items"]; !ok {
 		t.Errorf("price change's event: want items in previous_attributes, have %v", ev.Data.PreviousAttributes)
+	}
+
+	// Two seats fewer, prorated (docs.stripe.com/billing/subscriptions/
+	// prorations): the unused time of 3 seats credited, the time left of 1
+	// charged, pending for the next invoice.
+	sub, err = sc.V1Subscriptions.Update(ctx, sub.ID, &stripe.SubscriptionUpdateParams{
+		Items: []*stripe.SubscriptionUpdateItemParams{{ID: stripe.String(it.ID), Quantity: stripe.Int64(1)}},
+	})
+	payOK(t, "fewer seats", err)
+	pro := pendingProrations(t, sc, cus)
+	if len(pro) != 2 {
+		t.Fatalf("fewer seats: want two proration items, have %d", len(pro))
+	}
+	now, start, end := pro[0].Period.Start, it.CurrentPeriodStart, it.CurrentPeriodEnd
+	share := func(full int64) int64 { return (2*full*(end-now) + (end - start)) / (2 * (end - start)) }
+	if credit, charge := pro[1], pro[0]; credit.Amount != -share(3*2500) || charge.Amount != share(2500) || !credit.Proration || !charge.Proration ||
+		credit.Period.End != end || charge.Quantity != 1 || credit.Quantity != 3 {
+		t.Errorf("prorations from %d of %d-%d: want -%d for 3 seats and %d for 1, both to the period's end; have %d x%d and %d x%d",
+			now, start, end, share(3*2500), share(2500), credit.Amount, credit.Quantity, charge.Amount, charge.Quantity)
+	}
+	// always_invoice bills them, and the next change's, at once.
+	sub, err = sc.V1Subscriptions.Update(ctx, sub.ID, &stripe.SubscriptionUpdateParams{
+		Items:             []*stripe.SubscriptionUpdateItemParams{{ID: stripe.String(it.ID), Quantity: stripe.Int64(3)}},
+		ProrationBehavior: stripe.String("always_invoice"),
+	})
+	payOK(t, "seats back, invoiced now", err)
+	upd, err := sc.V1Invoices.Retrieve(ctx, sub.LatestInvoice.ID, nil)
+	payOK(t, "the proration invoice", err)
+	wantLines := []int64{-share(3 * 2500), share(2500)} // the pending pair
+	now = upd.Created
+	wantLines = append(wantLines, -share(2500), share(3*2500)) // and this change's
+	var haveLines []int64
+	var sum int64
+	for _, l := range upd.Lines.Data {
+		haveLines = append(haveLines, l.Amount)
+	}
+	for _, n := range wantLines {
+		sum += n
+	}
+	slices.Sort(haveLines)
+	slices.Sort(wantLines)
+	if upd.BillingReason != "subscription_update" || upd.Status != stripe.InvoiceStatusPaid || !slices.Equal(haveLines, wantLines) || upd.Total != sum {
+		t.Errorf("always_invoice: want a paid subscription_update invoice of the 4 prorations %v, %d; have %s %s %v %d", wantLines, sum, upd.BillingReason, upd.Status, haveLines, upd.Total)
+	}
+	if p := pendingProrations(t, sc, cus); len(p) != 0 {
+		t.Errorf("after always_invoice: want nothing pending, have %d", len(p))
 	}
 
 	// Cancel at the period's end, then change one's mind
@@ -734,4 +774,16 @@ func TestStripeReviewCustomerDeleted(t *testing.T) {
 	if want := []string{"customer.deleted", "customer.subscription.deleted", "customer.subscription.deleted"}; !reflect.DeepEqual(have, want) {
 		t.Errorf("latest events, newest first: want %v, have %v", want, have)
 	}
+}
+
+// pendingProrations are the customer's pending invoice items, newest
+// first.
+func pendingProrations(tb testing.TB, sc *stripe.Client, customer string) []*stripe.InvoiceItem {
+	tb.Helper()
+	var out []*stripe.InvoiceItem
+	for ii, err := range sc.V1InvoiceItems.List(context.Background(), &stripe.InvoiceItemListParams{Customer: stripe.String(customer), Pending: stripe.Bool(true)}) {
+		payOK(tb, "pending invoice items", err)
+		out = append(out, ii)
+	}
+	return out
 }

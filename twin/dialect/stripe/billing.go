@@ -26,7 +26,7 @@ func (b behaviours) billing() {
 	b["POST /v1/invoices/{id}/void"] = behaviour{before: voidInvoice}
 	b["POST /v1/invoices/{id}/mark_uncollectible"] = behaviour{after: invoiceUncollectible}
 	b["POST /v1/subscriptions"] = behaviour{before: subscriptionRefused, after: subscriptionCreated, takes: subscriptionCreateTakes}
-	b["POST /v1/subscriptions/{id}"] = behaviour{before: endTrialNow, after: subscriptionUpdated}
+	b["POST /v1/subscriptions/{id}"] = behaviour{before: endTrialNow, after: subscriptionUpdated, takes: []string{"proration_behavior"}}
 	b["DELETE /v1/subscriptions/{id}"] = behaviour{after: subscriptionDeleted, takes: []string{"cancellation_details"}}
 	b["POST /v1/test_helpers/test_clocks"] = behaviour{after: testClockCreated}
 	b["POST /v1/test_helpers/test_clocks/{id}/advance"] = behaviour{before: advanceTestClock}

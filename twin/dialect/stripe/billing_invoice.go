@@ -132,7 +132,7 @@ func billTo(inv, cus *object.Object) {
 func itemLine(w dialect.World, ii *object.Object, invoice string) *object.Object {
 	parent := object.New(4)
 	parent.Set("invoice_item", ii.String("id"))
-	parent.Set("proration", false)
+	parent.Set("proration", mustGet(ii, "proration") == true)
 	parent.Set("proration_details", nil)
 	parent.Set("subscription", nil)
 	return line(w, lineOf{

@@ -227,32 +227,7 @@ func subscriptionInvoice(w dialect.World, c *dialect.Call, sub, cus *object.Obje
 // billSubscription is subscriptionInvoice's draft, not kept: a preview
 // (billing_preview.go) shows it without making it.
 func billSubscription(w dialect.World, sub, cus *object.Object, reason string, at, periodStart, lineStart, lineEnd int64, trial bool) *object.Object {
-	inv := fresh(w, "invoice")
-	inv.Set("auto_advance", true)
-	inv.Set("billing_reason", reason)
-	inv.Set("collection_method", sub.String("collection_method"))
-	inv.Set("created", num(at))
-	inv.Set("currency", sub.String("currency"))
-	inv.Set("customer", idOf(mustGet(sub, "customer")))
-	billTo(inv, cus)
-	if d := integer(sub, "days_until_due"); d > 0 && sub.String("collection_method") == "send_invoice" {
-		inv.Set("due_date", num(at+d*day))
-	}
-	parent := object.New(3)
-	parent.Set("quote_details", nil)
-	details := object.New(2)
-	md := child(sub, "metadata")
-	if md == nil {
-		md = object.New(0)
-	}
-	details.Set("metadata", md.Clone())
-	details.Set("subscription", sub.String("id"))
-	parent.Set("subscription_details", details)
-	parent.Set("type", "subscription_details")
-	inv.Set("parent", parent)
-	inv.Set("period_end", num(at))
-	inv.Set("period_start", num(periodStart))
-	inv.Set("test_clock", mustGet(sub, "test_clock"))
+	inv := invoiceHeader(w, sub, cus, reason, at, periodStart)
 	for _, v := range items(sub, "items") {
 		it, ok := v.(*object.Object)
 		if !ok {
@@ -287,7 +262,40 @@ func billSubscription(w dialect.World, sub, cus *object.Object, reason string, a
 	return inv
 }
 
-// subscriptionUpdated follows an update's items (mergeItems),
+// invoiceHeader is a new draft of sub's for reason at at, closing the
+// period from periodStart, with no lines yet.
+func invoiceHeader(w dialect.World, sub, cus *object.Object, reason string, at, periodStart int64) *object.Object {
+	inv := fresh(w, "invoice")
+	inv.Set("auto_advance", true)
+	inv.Set("billing_reason", reason)
+	inv.Set("collection_method", sub.String("collection_method"))
+	inv.Set("created", num(at))
+	inv.Set("currency", sub.String("currency"))
+	inv.Set("customer", idOf(mustGet(sub, "customer")))
+	billTo(inv, cus)
+	if d := integer(sub, "days_until_due"); d > 0 && sub.String("collection_method") == "send_invoice" {
+		inv.Set("due_date", num(at+d*day))
+	}
+	parent := object.New(3)
+	parent.Set("quote_details", nil)
+	details := object.New(2)
+	md := child(sub, "metadata")
+	if md == nil {
+		md = object.New(0)
+	}
+	details.Set("metadata", md.Clone())
+	details.Set("subscription", sub.String("id"))
+	parent.Set("subscription_details", details)
+	parent.Set("type", "subscription_details")
+	inv.Set("parent", parent)
+	inv.Set("period_end", num(at))
+	inv.Set("period_start", num(periodStart))
+	inv.Set("test_clock", mustGet(sub, "test_clock"))
+	return inv
+}
+
+// subscriptionUpdated follows an update's items (mergeItems) and their
+// prorations (prorate),
 // cancel_at_period_end (set, the subscription is canceled when its period
 // ends, cancel_at, and says why, cancellation_details; cleared, it renews
 // and the reason is gone) and a trialing subscription's trial_end. Its
@@ -299,7 +307,11 @@ func subscriptionUpdated(c *dialect.Call, _ int, body []byte) []byte {
 		return nil
 	}
 	was := decode(c.Before)
-	mergeItems(c, was, sub)
+	if mergeItems(c, was, sub) {
+		if inv := prorate(c, was, sub); inv != nil {
+			sub.Set("latest_invoice", inv.String("id"))
+		}
+	}
 	switch param(c, "cancel_at_period_end") {
 	case "true":
 		sub.Set("cancel_at", num(periodEnd(sub)))
