@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"bytes"
 	"net/http"
 
 	"github.com/wraithdev/wraith/twin/dialect"
@@ -79,6 +80,11 @@ func renews(sub *object.Object) bool {
 func pendingItems(w dialect.World, customer string) []*object.Object {
 	var pending []*object.Object
 	w.Each("invoiceitem", func(b []byte) bool {
+		// Most items are on an invoice: a renewal looks at every item,
+		// so only a pending one is read as an object.
+		if !bytes.Contains(b, []byte(`"invoice":null`)) {
+			return true
+		}
 		ii := decode(b)
 		if ii != nil && ii.String("customer") == customer && mustGet(ii, "invoice") == nil {
 			pending = append(pending, ii)
