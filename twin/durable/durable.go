@@ -45,8 +45,13 @@ import (
 	"github.com/wraithdev/wraith/twin/session"
 )
 
-// Format is the version of a state folder's layout and records.
-const Format = 1
+// Format is the version of a state folder's layout and records. Format 2
+// added journal.old (a journal being checkpointed) and the zeros a
+// journal is written ahead with: a wraith of format 1 would not replay
+// journal.old, and would lose its records, so it must refuse the folder.
+// A format 1 folder holds nothing format 2 reads otherwise, and is taken
+// (its header rewritten).
+const Format = 2
 
 // DefaultCheckpointBytes is the journal size past which the sessions it
 // names are checkpointed and the journal starts over.
@@ -231,6 +236,8 @@ func (st *Store) checkHeader() error {
 			return fmt.Errorf("state folder %s: its header does not read (%v): it is not a wraith state folder; pick another --state-dir", st.opts.Dir, err)
 		}
 		switch {
+		case have.Format == 1 && have.TwinDigest == want.TwinDigest:
+			return writeHeader(meta, want)
 		case have.Format != Format:
 			return fmt.Errorf("state folder %s is of state format %d; this wraith reads format %d: serve it with the wraith that wrote it, or pick another --state-dir", st.opts.Dir, have.Format, Format)
 		case have.TwinDigest != want.TwinDigest:
