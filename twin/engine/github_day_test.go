@@ -507,3 +507,36 @@ func TestGitHubIssueList(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkGitHubSearchIssues is one search over a session of 1,000
+// issues with a comment each: the reads that span a resource walk every
+// entity of it (Call.Each), so this is their cost per request.
+func BenchmarkGitHubSearchIssues(b *testing.B) {
+	e := newGitHub(b)
+	url := httpTwin(b, e)
+	c := gitHubClient(b, &httptest.Server{URL: url}, "bench")
+	ctx := context.Background()
+	if _, _, err := c.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("demo")}); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 1000 {
+		title := "an issue"
+		if i%100 == 0 {
+			title = "a crash"
+		}
+		is, _, err := c.Issues.Create(ctx, "wraith-user", "demo", &github.IssueRequest{Title: github.Ptr(title)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := c.Issues.CreateComment(ctx, "wraith-user", "demo", is.GetNumber(), &github.IssueComment{Body: github.Ptr("x")}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		found, _, err := c.Search.Issues(ctx, "repo:wraith-user/demo is:issue crash", nil)
+		if err != nil || found.GetTotal() != 10 {
+			b.Fatalf("want 10 found, have %d (%v)", found.GetTotal(), err)
+		}
+	}
+}

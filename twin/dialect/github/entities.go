@@ -97,7 +97,7 @@ func getRepo(c *dialect.Call) (dialect.Answer, bool) {
 	}
 	full, _ := m["full_name"].(string)
 	open := 0
-	eachItem(c, func(it *item) bool {
+	eachItem(c, inRepo(full), func(it *item) bool {
 		if strings.EqualFold(it.repo, full) && it.State == "open" {
 			open++
 		}

@@ -1,6 +1,7 @@
 package github
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"net/http"
@@ -63,14 +64,20 @@ func repoOfURL(u string) string {
 }
 
 // eachItem calls fn with each of the session's issues and pull requests,
-// issues first, until fn returns false.
-func eachItem(c *dialect.Call, fn func(*item) bool) {
+// issues first, until fn returns false. Decoding a body is most of a
+// read's cost, so a body for which maybe reports false (it cannot match:
+// its bytes lack what the read asks for) is skipped undecoded; nil
+// maybe decodes every body.
+func eachItem(c *dialect.Call, maybe func(body []byte) bool, fn func(*item) bool) {
 	more := true
 	for _, res := range []string{"issue", "pull_request"} {
 		if !more {
 			return
 		}
 		c.Each(res, func(body []byte) bool {
+			if maybe != nil && !maybe(body) {
+				return true
+			}
 			it := &item{pull: res == "pull_request", body: body}
 			if json.Unmarshal(body, it) != nil || it.Number == 0 {
 				return true
@@ -87,16 +94,64 @@ func eachItem(c *dialect.Call, fn func(*item) bool) {
 func commentCounts(c *dialect.Call) map[string]int {
 	out := map[string]int{}
 	c.Each("issue_comment", func(body []byte) bool {
-		var ic struct {
-			IssueURL string `json:"issue_url"`
-		}
-		if json.Unmarshal(body, &ic) == nil && ic.IssueURL != "" {
-			n := ic.IssueURL[strings.LastIndexByte(ic.IssueURL, '/')+1:]
-			out[strings.ToLower(repoOfURL(ic.IssueURL))+"#"+n]++
+		if u := issueURL(body); u != "" {
+			n := u[strings.LastIndexByte(u, '/')+1:]
+			out[strings.ToLower(repoOfURL(u))+"#"+n]++
 		}
 		return true
 	})
 	return out
+}
+
+// issueURL is a comment's issue_url, read from its bytes without
+// decoding the comment: the URL is the engine's computed one, of a host
+// and names that JSON writes unescaped.
+func issueURL(body []byte) string {
+	const key = `"issue_url":"`
+	i := bytes.Index(body, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := body[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 || bytes.IndexByte(rest[:j], '\\') >= 0 {
+		return ""
+	}
+	return string(rest[:j])
+}
+
+// inRepo is eachItem's maybe for the items of the repository full: their
+// url names it (names are letters, digits, '.', '-' and '_', which JSON
+// writes as they are).
+func inRepo(full string) func([]byte) bool {
+	needle := []byte("/repos/" + full + "/")
+	return func(body []byte) bool { return containsFold(body, needle) }
+}
+
+// containsFold reports whether b holds needle, ASCII letters compared
+// without case. Each case of needle's first byte is looked for with
+// bytes.IndexByte, so a body without it costs one fast scan.
+func containsFold(b, needle []byte) bool {
+	if len(needle) == 0 {
+		return true
+	}
+	firsts := []byte{needle[0]}
+	if c := needle[0] | 0x20; c >= 'a' && c <= 'z' {
+		firsts = []byte{c, c &^ 0x20}
+	}
+	for _, f := range firsts {
+		for rest := b; ; {
+			i := bytes.IndexByte(rest, f)
+			if i < 0 || len(rest)-i < len(needle) {
+				break
+			}
+			if bytes.EqualFold(rest[i:i+len(needle)], needle) {
+				return true
+			}
+			rest = rest[i+1:]
+		}
+	}
+	return false
 }
 
 // issueJSON is it as GitHub's issue reads answer it: an issue as kept,
@@ -149,7 +204,7 @@ func getIssue(c *dialect.Call) (dialect.Answer, bool) {
 		return dialect.Answer{}, false
 	}
 	var found *item
-	eachItem(c, func(it *item) bool {
+	eachItem(c, inRepo(full), func(it *item) bool {
 		if it.Number == n && strings.EqualFold(it.repo, full) {
 			found = it
 			return false
@@ -189,7 +244,7 @@ func listIssues(c *dialect.Call) (dialect.Answer, bool) {
 	}
 	comments := commentCounts(c)
 	var all []*item
-	eachItem(c, func(it *item) bool {
+	eachItem(c, inRepo(full), func(it *item) bool {
 		switch {
 		case !strings.EqualFold(it.repo, full),
 			state != "all" && it.State != state,

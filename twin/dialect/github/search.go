@@ -128,6 +128,40 @@ func (qu query) fields(def ...string) []string {
 	return def
 }
 
+// maybe reports whether an issue's or pull request's bytes may match
+// qu: false when a term it must hold is a repository or a word of ASCII
+// letters and digits (which JSON writes as they are) and the bytes lack
+// it. It lets a search decode only the bodies that may match.
+func (qu query) maybe(body []byte) bool {
+	for _, t := range qu.terms {
+		switch {
+		case t.not:
+		case t.name == "repo":
+			if !containsFold(body, []byte("/repos/"+t.value+"/")) {
+				return false
+			}
+		case t.name == "":
+			for _, w := range strings.Fields(t.value) {
+				if plainWord(w) && !containsFold(body, []byte(w)) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// plainWord reports whether w is ASCII letters and digits only.
+func plainWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := w[i] | 0x20
+		if !(c >= 'a' && c <= 'z') && !(w[i] >= '0' && w[i] <= '9') {
+			return false
+		}
+	}
+	return w != ""
+}
+
 // issueQualifiers are the qualifiers an issue search acts on.
 var issueQualifiers = map[string]bool{"repo": true, "user": true, "org": true, "is": true, "type": true, "state": true,
 	"label": true, "author": true, "assignee": true, "no": true}
@@ -231,7 +265,7 @@ func searchIssues(c *dialect.Call) (dialect.Answer, bool) {
 	qu := newQuery(q, func(n string) bool { return issueQualifiers[n] })
 	comments := commentCounts(c)
 	var found []*item
-	eachItem(c, func(it *item) bool {
+	eachItem(c, qu.maybe, func(it *item) bool {
 		if qu.matchIssue(it) {
 			found = append(found, it)
 		}
@@ -272,7 +306,7 @@ func searchRepos(c *dialect.Call) (dialect.Answer, bool) {
 	}
 	qu := newQuery(q, func(n string) bool { return repoQualifiers[n] })
 	open := map[string]int{}
-	eachItem(c, func(it *item) bool {
+	eachItem(c, nil, func(it *item) bool {
 		if it.State == "open" {
 			open[strings.ToLower(it.repo)]++
 		}

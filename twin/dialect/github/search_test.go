@@ -118,3 +118,42 @@ func jsonInt(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// TestMaybe: the byte test a search skips bodies by never skips one that
+// matches, and skips what lacks a repository or a plain word it asks for.
+func TestMaybe(t *testing.T) {
+	body := []byte(`{"title":"Crash on start","url":"http://h/repos/Octo/Demo_1/issues/1","body":"caf\u00e9 <b>"}`)
+	for _, tc := range []struct {
+		q    string
+		want bool
+	}{
+		{"repo:octo/demo_1 crash", true},
+		{"repo:octo/demo", false}, // a prefix of another name is no match
+		{"repo:other/demo_1", false},
+		{"CRASH start", true},
+		{"boom", false},
+		{"-boom", true},
+		{"café", true}, // not a plain word: decoded and tested for real
+		{"<b>", true},
+		{"label:bug", true},
+	} {
+		qu := newQuery(tc.q, func(n string) bool { return issueQualifiers[n] })
+		if have := qu.maybe(body); have != tc.want {
+			t.Errorf("maybe %q: want %v, have %v", tc.q, tc.want, have)
+		}
+	}
+	for _, tc := range []struct {
+		b, needle string
+		want      bool
+	}{
+		{"abc", "", true}, {"aBc", "bC", true}, {"a_b", "_B", true}, {"a-b", "_b", false},
+		{"/x/y", "/Y", true}, {"ab", "abc", false}, {"1a", "1A", true},
+	} {
+		if have := containsFold([]byte(tc.b), []byte(tc.needle)); have != tc.want {
+			t.Errorf("containsFold(%q, %q): want %v, have %v", tc.b, tc.needle, tc.want, have)
+		}
+	}
+	if want, have := "http://h/repos/o/r/issues/3", issueURL([]byte(`{"id":1,"issue_url":"http://h/repos/o/r/issues/3","x":"y"}`)); want != have {
+		t.Errorf("issueURL: want %s, have %s", want, have)
+	}
+}
