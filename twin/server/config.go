@@ -52,6 +52,9 @@ type Config struct {
 	// StateDir keeps every session on disk there (docs/durable.md); \"\"
 	// keeps them in memory only.
 	StateDir string
+	// StateCheckpoint is the journal size past which the state folder is
+	// checkpointed (--state-checkpoint); 0 is durable's default.
+	StateCheckpoint int64
 	// PortSet records whether --port was given: --compat stripe-mock binds
 	// stripe-mock's own ports when it was not.
 	PortSet bool
@@ -241,6 +244,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.Var(sizeFlag{&c.MaxBody}, "max-body", "largest request body (a `SIZE` such as 10MiB, or bytes), and largest entity; larger bodies get 413 body-too-large")
 	fs.Var(sizeFlag{&c.MaxMemory}, "max-memory", "soft limit on the live heap, a `SIZE` such as 512MiB or 2GiB (or bytes); past it writes get 507 memory-limit and reads keep working (0: none)")
 	fs.StringVar(&c.StateDir, "state-dir", "", "keep every session in the folder `DIR`: each write is on disk before it is answered, and a restarted twin recovers every session (see docs/durable.md)")
+	fs.Var(sizeFlag{&c.StateCheckpoint}, "state-checkpoint", "with --state-dir: checkpoint the sessions and start the journal over once it passes this `SIZE` (such as 64MiB, the default, or bytes); a smaller one keeps the folder smaller and rewrites sessions more often")
 	fs.Var(hostsFlag{&c.WebhookAllow}, "webhook-allow", "post webhooks to `HOST` too, beside loopback addresses (repeatable; see docs/webhooks.md)")
 	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second, "how long (a `DURATION`) in-flight requests may finish after SIGINT or SIGTERM")
 	return c
@@ -264,6 +268,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Seed < 0 {
 		bad("--seed %d: want a whole number, 0 or more", c.Seed)
+	}
+	if c.StateCheckpoint != 0 && c.StateDir == "" {
+		bad("--state-checkpoint %d: it bounds the journal of a state folder, and none was given; add --state-dir DIR, or drop --state-checkpoint", c.StateCheckpoint)
+	}
+	if c.StateCheckpoint < 0 {
+		bad("--state-checkpoint %d: want a size such as 64MiB, or bytes", c.StateCheckpoint)
 	}
 	if !session.ValidClockMode(c.Clock) {
 		bad("--clock %q: want real, deterministic or fixed", c.Clock)

@@ -27,7 +27,7 @@ func openState(cfg Config, t *format.Twin, log hclog.Logger) (*state, error) {
 		return nil, nil
 	}
 	log = log.Named("state")
-	ds, err := durable.Open(durable.Options{Dir: cfg.StateDir, Twin: t.Name(), TwinDigest: t.Digest, Logger: log})
+	ds, err := durable.Open(durable.Options{Dir: cfg.StateDir, Twin: t.Name(), TwinDigest: t.Digest, CheckpointBytes: cfg.StateCheckpoint, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("--state-dir %s: %w", cfg.StateDir, err)
 	}
