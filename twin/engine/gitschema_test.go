@@ -22,21 +22,36 @@ import (
 const githubSpecPath = "../../.specs/node_modules/@octokit/openapi/generated/api.github.com.json"
 
 // githubDescription parses GitHub's description, or skips the test when
-// it is not installed (fails under CI=true).
+// it is not installed (fails under CI=true). It is parsed once per test
+// binary: its 13 MB take ten seconds to parse under -race, and the tests
+// only read it.
 func githubDescription(tb testing.TB) *openapi3.T {
 	tb.Helper()
-	spec, err := os.ReadFile(filepath.FromSlash(githubSpecPath))
-	if err != nil {
+	parsed.once.Do(func() {
+		spec, err := os.ReadFile(filepath.FromSlash(githubSpecPath))
+		if err != nil {
+			parsed.missing = err
+			return
+		}
+		parsed.doc, parsed.err = openapi3.NewLoader().LoadFromData(spec)
+	})
+	if err := parsed.missing; err != nil {
 		if os.Getenv("CI") == "true" {
 			tb.Fatalf("CI=true: GitHub's description: %v (make specs installs it)", err)
 		}
 		tb.Skipf("GitHub's description is not installed (%v): run `make specs`", err)
 	}
-	doc, err := openapi3.NewLoader().LoadFromData(spec)
-	if err != nil {
-		tb.Fatalf("parse GitHub's description: %v", err)
+	if parsed.err != nil {
+		tb.Fatalf("parse GitHub's description: %v", parsed.err)
 	}
-	return doc
+	return parsed.doc
+}
+
+// parsed is GitHub's description as githubDescription parsed it.
+var parsed struct {
+	once         sync.Once
+	doc          *openapi3.T
+	missing, err error
 }
 
 // conforming is a RoundTripper that checks every answer of the twin
