@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,18 +29,36 @@ import (
 // agent that was in flight at the kill (whole, if at all), and the ids
 // and clock go on from where they were. The default run is short (8
 // agents, 3 kills); make soak runs 64 agents and 20 kills
-// (WRAITH_KILL_AGENTS, WRAITH_KILL_ROUNDS).
+// (WRAITH_KILL_AGENTS, WRAITH_KILL_ROUNDS). It runs twice: with the
+// default checkpoint bound, which these writes never reach, and with a
+// bound of 4 KiB, past which the journal is retired every few creates,
+// so that the kills land while checkpoints are under way beside the
+// commits (journal.old, state.db being written); it logs how many kills
+// left a journal.old behind.
 func TestKillRecovers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"journal", nil},
+		{"checkpoints", []string{"--state-checkpoint", "4KiB"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { killRecovers(t, tc.args) })
+	}
+}
+
+func killRecovers(t *testing.T, extra []string) {
 	agents, rounds := envInt(t, "WRAITH_KILL_AGENTS", 8), envInt(t, "WRAITH_KILL_ROUNDS", 3)
 	bin := bins.Path(t, "./cmd/wraith-twin")
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	midCheckpoint := 0
 	as := make([]*writer, agents)
 	for i := range as {
 		as[i] = &writer{session: fmt.Sprintf("agent-%d", i), acked: map[string][]byte{}}
 	}
 	for round := 0; round <= rounds; round++ {
-		p := startKillable(t, bin, "checkout", "--state-dir", dir)
+		p := startKillable(t, bin, append([]string{"checkout", "--state-dir", dir}, extra...)...)
 		for _, a := range as {
 			a.check(t, p.url, round)
 		}
@@ -58,7 +77,11 @@ func TestKillRecovers(t *testing.T) {
 		testbin.WaitUntil(t, 30*time.Second, fmt.Sprintf("%d answered creates", target), func() bool { return answered.Load() >= target })
 		p.kill(t)
 		wg.Wait()
+		if _, err := os.Stat(filepath.Join(dir, "journal.old")); err == nil {
+			midCheckpoint++
+		}
 	}
+	t.Logf("%d of %d kills left a journal.old (a checkpoint under way)", midCheckpoint, rounds)
 }
 
 // writer is one agent: it creates customers in its session and keeps
