@@ -44,9 +44,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // zeros. A record then overwrites bytes the file already has, so the
 // fdatasync that makes it durable has only data to flush: a file that
 // grows at every sync also has its size and extents to commit through the
-// file system's own journal, which took about twice as long per sync on
-// the machines measured (docs/durable.md). Zeros end the records: a frame
-// of length 0 is never written.
+// file system's own journal, which made a group commit about one and a
+// half times as long where it was measured (docs/durable.md). Zeros end
+// the records: a frame of length 0 is never written.
 const growBy = 4 << 20
 
 // journal is the append-only file of records. Only the committer writes
