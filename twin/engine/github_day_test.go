@@ -430,6 +430,14 @@ func TestGitHubDayRefusals(t *testing.T) {
 			_, resp, err := c.Repositories.GetRelease(ctx, "wraith-user", "demo", 12345)
 			return resp, err
 		}, 404},
+		{"a page past any int's reach", func() (*github.Response, error) {
+			_, resp, err := c.Repositories.ListReleases(ctx, "wraith-user", "demo", &github.ListOptions{Page: 1<<62 - 1})
+			return resp, err
+		}, 200},
+		{"a search's page past any int's reach", func() (*github.Response, error) {
+			_, resp, err := c.Search.Issues(ctx, "conflict", &github.SearchOptions{ListOptions: github.ListOptions{Page: 1<<62 - 1, PerPage: 100}})
+			return resp, err
+		}, 200},
 		{"an issue that is not there", func() (*github.Response, error) {
 			_, resp, err := c.Issues.Get(ctx, "wraith-user", "demo", 99)
 			return resp, err

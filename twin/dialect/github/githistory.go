@@ -34,6 +34,9 @@ func (g *gitCall) commitJSON(c gitworld.Commit) map[string]any {
 	}
 }
 
+// maxPage is the highest page a list reads, as dialect.LinkPages caps it.
+const maxPage = 1 << 20
+
 // page reads per_page (at most 100, 30 by default) and page (from 1).
 func (g *gitCall) page() (perPage, page int) {
 	perPage, page = 30, 1
@@ -41,7 +44,7 @@ func (g *gitCall) page() (perPage, page int) {
 		perPage = min(n, 100)
 	}
 	if n, err := strconv.Atoi(g.str("page")); err == nil && n > 0 {
-		page = n
+		page = min(n, maxPage) // (page-1)*perPage must not overflow
 	}
 	return perPage, page
 }
