@@ -91,6 +91,14 @@ func gitDay(t *testing.T, url, sess string, check http.RoundTripper) []string {
 		t.Errorf("README url: want it under the twin's own %s/repos/wraith-user/demo, have %s", url, readme.GetURL())
 	}
 
+	// The repository's root, as go-github asks for it (contents/, the
+	// path ""): a listing of its one file.
+	_, root, resp, err := c.Repositories.GetContents(ctx, owner, "demo", "", nil)
+	checkStep("list the root", resp, err, 200)
+	if len(root) != 1 || root[0].GetName() != "README.md" || root[0].GetType() != "file" {
+		t.Errorf("root listing: want [README.md (file)], have %d entries %v", len(root), root)
+	}
+
 	main, resp, err := c.Git.GetRef(ctx, owner, "demo", "heads/main")
 	checkStep("get main", resp, err, 200)
 	shas = append(shas, main.GetObject().GetSHA())

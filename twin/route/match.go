@@ -97,7 +97,10 @@ func (n *node[V]) match(method, path string, values *[MaxParams]string, nv int) 
 			return e
 		}
 	}
-	if n.rest != nil && seg != "" {
+	// A rest parameter takes one or more segments, or nothing at all
+	// after a trailing slash: GitHub's clients ask for a repository's root
+	// as contents/ (the path ""), which the provider answers.
+	if n.rest != nil && (seg != "" || path == "") {
 		values[nv] = path
 		return n.rest.lookup(method)
 	}

@@ -22,7 +22,9 @@ func TestRestParameter(t *testing.T) {
 		{"static wins", "POST", "/repos/o/r/git/refs", "/repos/{owner}/{repo}/git/refs", "owner=o;repo=r;"},
 		{"one-segment parameter first", "GET", "/repos/o/r/contents/a/meta", "/repos/{owner}/{repo}/contents/{path}/meta", "owner=o;repo=r;path=a;"},
 		{"rest when the parameter leads nowhere", "GET", "/repos/o/r/contents/a/b", "/repos/{owner}/{repo}/contents/{path...}", "owner=o;repo=r;path=a/b;"},
-		{"empty rest", "GET", "/repos/o/r/git/ref/", "", ""},
+		{"empty rest after a trailing slash", "GET", "/repos/o/r/git/ref/", "/repos/{owner}/{repo}/git/ref/{ref...}", "owner=o;repo=r;ref=;"},
+		{"no rest without the slash", "GET", "/repos/o/r/git/ref", "", ""},
+		{"an empty segment in the rest", "GET", "/repos/o/r/git/ref//x", "", ""},
 		{"wrong method", "DELETE", "/repos/o/r/git/refs/heads/main", "", ""},
 	})
 	if !r.PathKnown("/repos/o/r/git/refs/heads/main") {

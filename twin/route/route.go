@@ -19,7 +19,8 @@
 //     match answers the names of the template it matched. A rest
 //     parameter's position is named alike by every template.
 //   - A last segment {name...} matches the rest of the path, one or more
-//     segments with their slashes (GitHub's git refs: heads/main). It is
+//     segments with their slashes (GitHub's git refs: heads/main), or
+//     nothing after a trailing slash (contents/, a repository's root). It is
 //     tried after a static segment and a one-segment parameter at the
 //     same depth.
 //   - A static segment wins over a suffixed parameter, and that over a
