@@ -106,34 +106,6 @@ func (s *billingSession) check(r *http.Request, resp *http.Response, body []byte
 	}
 }
 
-// specPath is the description's path that path is an instance of, static
-// segments preferred over parameters; "" for none.
-func specPath(paths []string, path string) string {
-	segs := strings.Split(path, "/")
-	best, bestStatic := "", -1
-	for _, p := range paths {
-		ps := strings.Split(p, "/")
-		if len(ps) != len(segs) {
-			continue
-		}
-		static := 0
-		for i, seg := range ps {
-			if pathParam.MatchString(seg) {
-				continue
-			}
-			if seg != segs[i] {
-				static = -1
-				break
-			}
-			static++
-		}
-		if static > bestStatic {
-			best, bestStatic = p, static
-		}
-	}
-	return best
-}
-
 // advance moves the session's clock by secs through the control plane.
 func (s *billingSession) advance(secs int64) {
 	s.tb.Helper()

@@ -232,6 +232,34 @@ func validate(doc *openapi3.T, method, specPath string, req *http.Request, resp 
 	return openapi3filter.ValidateResponse(context.Background(), in)
 }
 
+// specPath is the description's path that path is an instance of, static
+// segments preferred over parameters; "" for none.
+func specPath(paths []string, path string) string {
+	segs := strings.Split(path, "/")
+	best, bestStatic := "", -1
+	for _, p := range paths {
+		ps := strings.Split(p, "/")
+		if len(ps) != len(segs) {
+			continue
+		}
+		static := 0
+		for i, seg := range ps {
+			if pathParam.MatchString(seg) {
+				continue
+			}
+			if seg != segs[i] {
+				static = -1
+				break
+			}
+			static++
+		}
+		if static > bestStatic {
+			best, bestStatic = p, static
+		}
+	}
+	return best
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]

@@ -22,6 +22,7 @@ import (
 type conformingTransport struct {
 	tb      testing.TB
 	doc     *openapi3.T
+	paths   []string // doc's, for specPath
 	session string
 	mu      sync.Mutex
 	checked int
@@ -46,7 +47,7 @@ func (c *conformingTransport) RoundTrip(r *http.Request) (*http.Response, error)
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(raw))
-	specPath := specPathOf(c.doc, r.URL.Path)
+	specPath := specPath(c.paths, r.URL.Path)
 	if specPath == "" {
 		c.tb.Errorf("%s %s: no path of Stripe's description", r.Method, r.URL.Path)
 		return resp, nil
@@ -62,43 +63,13 @@ func (c *conformingTransport) RoundTrip(r *http.Request) (*http.Response, error)
 	return resp, nil
 }
 
-// specPathOf is the description's path template that path matches, the
-// one with the most literal segments (/v1/customers/search before
-// /v1/customers/{customer}).
-func specPathOf(doc *openapi3.T, path string) string {
-	segs := strings.Split(path, "/")
-	best, bestLit := "", -1
-	for _, p := range doc.Paths.Keys() {
-		ps := strings.Split(p, "/")
-		if len(ps) != len(segs) {
-			continue
-		}
-		lit := 0
-		for i, s := range ps {
-			switch {
-			case pathParam.MatchString(s):
-			case s == segs[i]:
-				lit++
-			default:
-				lit = -1
-			}
-			if lit < 0 {
-				break
-			}
-		}
-		if lit > bestLit {
-			best, bestLit = p, lit
-		}
-	}
-	return best
-}
-
 // conformingStripe is stripe-go against srvURL in one session, every
 // answer checked against Stripe's description, and its backend for the
 // clients of the per-resource packages.
 func conformingStripe(tb testing.TB, srvURL, session string) (*stripe.Client, stripe.Backend, *conformingTransport) {
 	tb.Helper()
-	ct := &conformingTransport{tb: tb, doc: stripeDoc(tb), session: session}
+	doc := stripeDoc(tb)
+	ct := &conformingTransport{tb: tb, doc: doc, paths: doc.Paths.Keys(), session: session}
 	b := stripe.GetBackendWithConfig(stripe.APIBackend, &stripe.BackendConfig{
 		URL:               stripe.String(srvURL),
 		HTTPClient:        &http.Client{Transport: ct},

@@ -33,6 +33,7 @@ var generatedKey = regexp.MustCompile(`^[0-9]{15,}_`)
 type payTransport struct {
 	tb      testing.TB
 	doc     *openapi3.T
+	paths   []string // doc's, for specPath
 	session string
 	mu      sync.Mutex
 	bodies  [][]byte
@@ -62,7 +63,7 @@ func (c *payTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if h := resp.Header.Get("X-Wraith-Ignored-Params"); h != "" {
 		c.tb.Errorf("%s %s: want no ignored parameters, have %s", r.Method, r.URL.Path, h)
 	}
-	if spec := paySpecPath(c.doc, r.URL.Path); spec == "" {
+	if spec := specPath(c.paths, r.URL.Path); spec == "" {
 		c.tb.Errorf("%s %s: no path of Stripe's description matches", r.Method, r.URL.Path)
 	} else if err := validate(c.doc, r.Method, spec, r, resp, raw); err != nil {
 		c.tb.Errorf("%s %s (%s) does not conform to Stripe's description: %s", r.Method, r.URL.Path, resp.Status, firstLine(err.Error()))
@@ -73,36 +74,11 @@ func (c *payTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// paySpecPath is the path of doc that p is an instance of, the one with
-// the fewest parameters when several are.
-func paySpecPath(doc *openapi3.T, p string) string {
-	segs := strings.Split(p, "/")
-	best, params := "", len(segs)+1
-	for _, sp := range doc.Paths.Keys() {
-		ss := strings.Split(sp, "/")
-		if len(ss) != len(segs) {
-			continue
-		}
-		n := 0
-		for i := range ss {
-			if pathParam.MatchString(ss[i]) {
-				n++
-			} else if ss[i] != segs[i] {
-				n = -1
-				break
-			}
-		}
-		if n >= 0 && n < params {
-			best, params = sp, n
-		}
-	}
-	return best
-}
-
 // payClient is stripe-go on srv in session, its answers checked.
 func payClient(tb testing.TB, url, session string) (*stripe.Client, *payTransport) {
 	tb.Helper()
-	tr := &payTransport{tb: tb, doc: stripeDoc(tb), session: session}
+	doc := stripeDoc(tb)
+	tr := &payTransport{tb: tb, doc: doc, paths: doc.Paths.Keys(), session: session}
 	backends := stripe.NewBackendsWithConfig(&stripe.BackendConfig{
 		URL:               stripe.String(url),
 		HTTPClient:        &http.Client{Transport: tr},
