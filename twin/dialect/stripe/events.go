@@ -100,10 +100,12 @@ func endpointUpdated(c *dialect.Call, _ int, body []byte) []byte {
 	return keep(c.World, "webhook_endpoint", o)
 }
 
-// changed returns the values was's top-level fields had where o's
-// differ: an update event's previous_attributes. Stripe names the
-// event's changes even when there are none ({}), and so when the session
-// held no earlier version to compare.
+// changed returns the values was's fields had where o's differ: an update
+// event's previous_attributes. A nested hash shows only its members that
+// changed, a member it did not have before as null; an array that changed
+// is shown whole (docs.stripe.com/changelog 2015-01-26 and 2017-05-25).
+// Stripe names the event's changes even when there are none ({}), and so
+// when the session held no earlier version to compare.
 func changed(was, o *object.Object) *object.Object {
 	prev := object.New(0)
 	if was == nil || o == nil {
@@ -112,8 +114,21 @@ func changed(was, o *object.Object) *object.Object {
 	for i, k := range was.Keys() {
 		v := was.Values()[i]
 		now, _ := o.Get(k)
+		wasObj, _ := v.(*object.Object)
+		nowObj, _ := now.(*object.Object)
+		if wasObj != nil && nowObj != nil {
+			if sub := changed(wasObj, nowObj); sub.Len() > 0 {
+				prev.Set(k, sub)
+			}
+			continue
+		}
 		if !bytes.Equal(object.AppendValue(nil, v), object.AppendValue(nil, now)) {
 			prev.Set(k, v)
+		}
+	}
+	for _, k := range o.Keys() {
+		if !was.Has(k) {
+			prev.Set(k, nil) // a member the hash did not have
 		}
 	}
 	return prev

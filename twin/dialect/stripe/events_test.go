@@ -243,3 +243,24 @@ func TestValidVersion(t *testing.T) {
 }
 
 const wantV1 = "c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925"
+
+// TestChangedShowsNestedDifferences: previous_attributes name a nested
+// hash's changed members only (a new one as null) and a changed array
+// whole, as Stripe's events have since 2015-01-26 and 2017-05-25.
+func TestChangedShowsNestedDifferences(t *testing.T) {
+	for _, tc := range []struct {
+		name, was, now, want string
+	}{
+		{"a member changed", `{"address":{"line1":"Foo","line2":"Bar"}}`, `{"address":{"line1":"Foo","line2":"Baz"}}`, `{"address":{"line2":"Bar"}}`},
+		{"a member added", `{"metadata":{}}`, `{"metadata":{"order":"7"}}`, `{"metadata":{"order":null}}`},
+		{"a member removed", `{"metadata":{"order":"7"}}`, `{"metadata":{}}`, `{"metadata":{"order":"7"}}`},
+		{"an array changed", `{"tags":["a","b"]}`, `{"tags":["a","c"]}`, `{"tags":["a","b"]}`},
+		{"a hash that was null", `{"shipping":null}`, `{"shipping":{"name":"A"}}`, `{"shipping":null}`},
+		{"nothing changed", `{"address":{"line1":"Foo"},"email":"a@x"}`, `{"address":{"line1":"Foo"},"email":"a@x"}`, `{}`},
+	} {
+		was, now := decode([]byte(tc.was)), decode([]byte(tc.now))
+		if have := string(changed(was, now).AppendJSON(nil)); have != tc.want {
+			t.Errorf("%s: want %s, have %s", tc.name, tc.want, have)
+		}
+	}
+}
