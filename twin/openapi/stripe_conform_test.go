@@ -260,6 +260,53 @@ func specPath(paths []string, path string) string {
 	return best
 }
 
+// checkedAnswer is a flow test's request answered by the twin: the
+// response (its body read, and put back for the client), the body, the
+// twin's X-Wraith-Ignored-Params, and what is wrong with the answer
+// against Stripe's description ("" when it conforms).
+type checkedAnswer struct {
+	resp    *http.Response
+	body    []byte
+	ignored string
+	problem string
+}
+
+// sendChecked sends r, in session, to the twin, and checks its answer
+// against the operation's in doc (whose paths are paths): the one round
+// trip the Stripe flow tests' transports share, each keeping what it
+// needs of the answer.
+func sendChecked(doc *openapi3.T, paths []string, session string, r *http.Request) (*checkedAnswer, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Wraith-Session", session)
+	var sent []byte
+	if r.Body != nil {
+		sent, _ = io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(sent))
+	}
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	a := &checkedAnswer{resp: resp, body: body, ignored: resp.Header.Get("X-Wraith-Ignored-Params")}
+	spec := specPath(paths, r.URL.Path)
+	if spec == "" {
+		a.problem = "no path of Stripe's description matches"
+		return a, nil
+	}
+	check := r.Clone(r.Context())
+	check.Body = io.NopCloser(bytes.NewReader(sent))
+	if err := validate(doc, r.Method, spec, check, resp, body); err != nil {
+		a.problem = "(" + resp.Status + ") does not conform to Stripe's description: " + firstLine(err.Error())
+	}
+	return a, nil
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
