@@ -129,6 +129,9 @@ func (e *Engine) fail(a *answer, r *compiled.Rule, res *compiled.Resource, id st
 func (e *Engine) compute(res *compiled.Resource, o *object.Object, scope []string, req *request) {
 	x := res.Keys
 	for _, c := range x.Computed {
+		if c.Parent != "" && parentValue(x, scope, c.Parent) == "" {
+			continue // no parent named: the field keeps what it holds
+		}
 		v := fillComputed(c.Template, func(name string) string {
 			if name == "base" {
 				return req.baseURL()

@@ -44,6 +44,9 @@ type Keys struct {
 type Computed struct {
 	Path     []string // "owner.login" is [owner login]
 	Template string
+	// Parent is the parent the template is, whole ("{customer}"), or "":
+	// a path that names no value of it leaves the field as it was.
+	Parent string
 }
 
 // Member is a sub-collection kept in an array field of its parent item.
@@ -97,7 +100,11 @@ func compileKeys(spec *format.Resource, named *format.Errors, defaults dialect.D
 		x.ListDefaults = append(x.ListDefaults, Filter{Field: f, Want: k.ListDefaults[f]})
 	}
 	for _, f := range slices.Sorted(maps.Keys(k.Computed)) {
-		x.Computed = append(x.Computed, Computed{Path: strings.Split(f, "."), Template: k.Computed[f]})
+		c := Computed{Path: strings.Split(f, "."), Template: k.Computed[f]}
+		if p, ok := strings.CutPrefix(c.Template, "{"); ok && strings.HasSuffix(p, "}") && slices.Contains(k.Parents, p[:len(p)-1]) {
+			c.Parent = p[:len(p)-1]
+		}
+		x.Computed = append(x.Computed, c)
 	}
 	var err error
 	if k.CreateBody != "" {

@@ -39,24 +39,36 @@ import (
 // an alias's update and delete stay templates.
 func (im *importer) inferNested(byPath map[string]map[string]*openapi3.Operation) {
 	items := openapi.ItemPaths(byPath)
+	// A collection is named as its item names it; described is the
+	// description's own path of it: the same, or, where the description
+	// names the parent otherwise in the collection than in its item
+	// (/v1/application_fees/{id}/refunds beside
+	// /v1/application_fees/{fee}/refunds/{id}), the description's.
+	described := map[string]string{}
+	for coll := range items {
+		described[coll] = coll
+	}
+	for coll, r := range renamedItems(byPath, items) {
+		items[coll], described[coll] = r.item, r.described
+	}
 	var cands []string
 	for coll := range items {
 		segs := strings.Split(coll, "/")
-		if strings.Contains(coll, "{") && !openapi.IsParam(segs[len(segs)-1]) && byPath[coll]["POST"] != nil {
+		if strings.Contains(coll, "{") && !openapi.IsParam(segs[len(segs)-1]) && byPath[described[coll]]["POST"] != nil {
 			cands = append(cands, coll)
 		}
 	}
 	// Collections with their own list first (persons before people, external
 	// accounts before the create-only bank_accounts), then by path.
 	sort.Slice(cands, func(i, j int) bool {
-		li, lj := byPath[cands[i]]["GET"] != nil, byPath[cands[j]]["GET"] != nil
+		li, lj := byPath[described[cands[i]]]["GET"] != nil, byPath[described[cands[j]]]["GET"] != nil
 		if li != lj {
 			return li
 		}
 		return cands[i] < cands[j]
 	})
 	for _, coll := range cands {
-		item := items[coll]
+		item, desc := items[coll], described[coll]
 		get := byPath[item]["GET"]
 		if get == nil {
 			continue
@@ -78,14 +90,21 @@ func (im *importer) inferNested(byPath map[string]map[string]*openapi3.Operation
 		parents := pathParams(coll)
 		key := item[len(coll)+2 : len(item)-1]
 		if r := im.byName[name]; r != nil {
+			if desc != coll {
+				im.report.AddUnresolved(coll, "another collection already serves "+r.name+" statefully: served as templates", "high")
+				continue
+			}
 			im.nestedAlias(r, coll, item, key, parents, byPath)
 			continue
 		}
 		r := &resource{name: name, object: object, schema: openapi.RefName(ref), collection: coll, itemParam: key, ref: ref, delete: "none", parents: parents, nested: true}
-		list, create := byPath[coll]["GET"], byPath[coll]["POST"]
+		list, create := byPath[desc]["GET"], byPath[desc]["POST"]
 		r.omit = omitted(list, create, byPath[item]["POST"])
-		im.claimPresent(r, "GET", coll, list)
-		im.claimPresent(r, "POST", coll, create)
+		if desc != coll {
+			im.report.AddInferred(name, "collection", coll, "the description's "+desc+", its parent named as its item "+item+" names it", 1)
+		}
+		im.claimPresent(r, "GET", desc, list)
+		im.claimPresent(r, "POST", desc, create)
 		im.claim("GET", item, r)
 		im.claimPresent(r, "POST", item, byPath[item]["POST"])
 		im.claimDelete(r, item, byPath[item]["DELETE"])
@@ -144,6 +163,52 @@ func (im *importer) itemActions(r *resource, item, object string, byPath map[str
 	}
 	sort.Strings(out)
 	return out
+}
+
+// renamed is an item path whose collection the description has only
+// under other parameter names, and that collection's path.
+type renamed struct{ item, described string }
+
+// renamedItems are the item paths whose collection the description names
+// its parameters otherwise in (/v1/application_fees/{fee}/refunds/{id},
+// whose collection it writes /v1/application_fees/{id}/refunds), by
+// their collection under the item's names. A collection the description
+// has as its item names it is left to ItemPaths.
+func renamedItems(byPath map[string]map[string]*openapi3.Operation, items map[string]string) map[string]renamed {
+	byShape := map[string]string{}
+	for p := range byPath {
+		byShape[shape(p)] = p
+	}
+	out := map[string]renamed{}
+	for p := range byPath {
+		i := strings.LastIndexByte(p, '/')
+		if i <= 0 || !openapi.IsParam(p[i+1:]) {
+			continue
+		}
+		coll := p[:i]
+		desc, ok := byShape[shape(coll)]
+		if _, named := byPath[coll]; named || !ok {
+			continue
+		}
+		if _, taken := items[coll]; taken {
+			continue
+		}
+		if prev, dup := out[coll]; !dup || p < prev.item {
+			out[coll] = renamed{item: p, described: desc}
+		}
+	}
+	return out
+}
+
+// shape is a path with its parameters' names left out: /v1/a/{}/b.
+func shape(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if openapi.IsParam(s) {
+			segs[i] = "{}"
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // pathParams are a path's parameter names, in order.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
 )
@@ -24,6 +26,12 @@ func (im *importer) manifestResource(r *resource) format.Resource {
 	}
 	im.nestedFields(r, &fr)
 	fr.Computed = im.listURLs(r, fr.Item)
+	for f, tmpl := range parentFields(r) {
+		if fr.Computed == nil {
+			fr.Computed = map[string]string{}
+		}
+		fr.Computed[f] = tmpl
+	}
 	fr.Expandable = im.expandable(r)
 	if _, ok := r.skeleton["created"].(json.Number); ok {
 		fr.Timestamps = []string{"created"}
@@ -116,6 +124,41 @@ func (im *importer) baseline() []byte {
 // description lists them at a path of the item (an application fee's
 // refunds at /v1/application_fees/{id}/refunds): Stripe answers each list
 // with the url its client pages and creates at (fee.refunds.create(...)).
+// parentFields are the fields of r that hold a parent the path names: a
+// customer's tax id says its customer, a fee refund its fee, as Stripe
+// answers them, whether it was created, read or updated under that
+// parent. Stripe names the path parameter after the field, and the field
+// holds the parent's id (a string, or an expandable one). Where a path
+// names no parent (a tax id read at /v1/tax_ids/{id}) the field is left
+// as it was (format: a computed field of one parent only).
+func parentFields(r *resource) map[string]string {
+	if r.ref == nil || r.ref.Value == nil {
+		return nil
+	}
+	var out map[string]string
+	for _, p := range r.parents {
+		if !holdsID(r.ref.Value.Properties[p]) {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[p] = "{" + p + "}"
+	}
+	return out
+}
+
+// holdsID reports whether a field's schema is a string or has one among
+// its branches (an expandable reference).
+func holdsID(s *openapi3.SchemaRef) bool {
+	for _, b := range openapi.Branches(s) {
+		if b.Value != nil && b.Value.Type.Is("string") {
+			return true
+		}
+	}
+	return false
+}
+
 func (im *importer) listURLs(r *resource, item string) map[string]string {
 	if r.ref == nil || r.ref.Value == nil {
 		return nil
