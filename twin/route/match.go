@@ -108,9 +108,17 @@ func (n *node[V]) match(method, path string, values *[MaxParams]string, nv int) 
 }
 
 // next continues a match at n, the node for the segment just matched.
+// A path that ends where a rest parameter would begin (contents, with no
+// slash after it) is that parameter empty, as GitHub answers
+// /repos/{owner}/{repo}/contents for the repository's root, unless a
+// route ends there itself.
 func (n *node[V]) next(method, rest string, more bool, values *[MaxParams]string, nv int) *entry[V] {
 	if !more {
-		return n.lookup(method)
+		if e := n.lookup(method); e != nil || n.rest == nil {
+			return e
+		}
+		values[nv] = ""
+		return n.rest.lookup(method)
 	}
 	return n.match(method, rest, values, nv)
 }

@@ -23,7 +23,9 @@ func TestRestParameter(t *testing.T) {
 		{"one-segment parameter first", "GET", "/repos/o/r/contents/a/meta", "/repos/{owner}/{repo}/contents/{path}/meta", "owner=o;repo=r;path=a;"},
 		{"rest when the parameter leads nowhere", "GET", "/repos/o/r/contents/a/b", "/repos/{owner}/{repo}/contents/{path...}", "owner=o;repo=r;path=a/b;"},
 		{"empty rest after a trailing slash", "GET", "/repos/o/r/git/ref/", "/repos/{owner}/{repo}/git/ref/{ref...}", "owner=o;repo=r;ref=;"},
-		{"no rest without the slash", "GET", "/repos/o/r/git/ref", "", ""},
+		{"empty rest without the slash", "GET", "/repos/o/r/contents", "/repos/{owner}/{repo}/contents/{path...}", "owner=o;repo=r;path=;"},
+		{"a route ending there wins", "POST", "/repos/o/r/git/refs", "/repos/{owner}/{repo}/git/refs", "owner=o;repo=r;"},
+		{"no rest of another method", "GET", "/repos/o/r/git/refs", "", ""},
 		{"an empty segment in the rest", "GET", "/repos/o/r/git/ref//x", "", ""},
 		{"wrong method", "DELETE", "/repos/o/r/git/refs/heads/main", "", ""},
 	})

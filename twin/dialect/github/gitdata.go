@@ -49,8 +49,22 @@ func (g *gitCall) refJSON(r gitworld.Ref) map[string]any {
 	}
 }
 
+// getRef answers a reference. The older path, git/refs/{ref} (plural),
+// answers as GitHub documents it: no ref lists every reference, and a ref
+// that is no reference but begins some (heads/feat of heads/feat-a and
+// heads/feat-b) lists those, an array; git/ref/{ref} answers only one.
 func getRef(g *gitCall) dialect.Answer {
-	r, err := g.repo.Ref(g.Path("ref"))
+	name := g.Path("ref")
+	legacy := strings.Contains(g.Route, "/git/refs/")
+	if legacy && name == "" {
+		return listRefs(g)
+	}
+	r, err := g.repo.Ref(name)
+	if legacy && errors.Is(err, gitworld.ErrNotFound) {
+		if refs, _ := g.repo.Refs("refs/" + name); len(refs) > 0 {
+			return listRefs(g)
+		}
+	}
 	if err != nil {
 		return gitError(err)
 	}
