@@ -9,7 +9,9 @@
 // produced by Parse.
 package object
 
-// Object is an ordered JSON object. The zero value is an empty object.
+// Object is an ordered JSON object. The zero value is an empty object,
+// and a nil *Object reads as one (Len, Keys, Values, Get, Has, String):
+// a field that is no object, read as one, has no fields.
 //
 // Small objects find a field by scanning their names, which is cheaper
 // than hashing at the sizes providers use. Past indexAt fields, Set builds
@@ -55,17 +57,35 @@ func New(n int) *Object {
 }
 
 // Len returns the number of fields.
-func (o *Object) Len() int { return len(o.keys) }
+func (o *Object) Len() int {
+	if o == nil {
+		return 0
+	}
+	return len(o.keys)
+}
 
 // Keys returns the field names in order. The slice must not be modified.
-func (o *Object) Keys() []string { return o.keys }
+func (o *Object) Keys() []string {
+	if o == nil {
+		return nil
+	}
+	return o.keys
+}
 
 // Values returns the field values in the order of Keys. The slice must
 // not be modified; set fields with Set.
-func (o *Object) Values() []any { return o.vals }
+func (o *Object) Values() []any {
+	if o == nil {
+		return nil
+	}
+	return o.vals
+}
 
 // find returns the position of field k, or -1.
 func (o *Object) find(k string) int {
+	if o == nil {
+		return -1
+	}
 	if o.index != nil {
 		if i, ok := o.index[k]; ok {
 			return i

@@ -157,3 +157,16 @@ func TestCloneTopInto(t *testing.T) {
 		t.Errorf("the original changed: want %s, have %s", want, have)
 	}
 }
+
+// TestNilReadsEmpty: a field that is no object, read as one (a price
+// the request named by an id the session lacks), has no fields, where
+// reading it panicked the request.
+func TestNilReadsEmpty(t *testing.T) {
+	var o *Object
+	if v, ok := o.Get("unit_amount"); v != nil || ok {
+		t.Errorf("Get on nil: want nil, false; have %v, %v", v, ok)
+	}
+	if o.Has("x") || o.String("x") != "" || o.Len() != 0 || o.Keys() != nil || o.Values() != nil {
+		t.Error("a nil Object: want it to read as empty")
+	}
+}

@@ -84,3 +84,29 @@ func TestStripeNestedSayTheirParent(t *testing.T) {
 		}
 	})
 }
+
+// TestStripeSubscriptionOfUnknownPrices: under the synthesize policy a
+// subscription naming prices the session never made is answered (stripe-go's
+// own TestSubscriptionNew), where billing its first invoice panicked on
+// the price it could not read.
+func TestStripeSubscriptionOfUnknownPrices(t *testing.T) {
+	sc := stripeClient(startTwin(t, "stripe").URL(), "subs")
+	sub, err := sc.V1Subscriptions.Create(context.Background(), &stripe.SubscriptionCreateParams{
+		Customer:         stripe.String("cus_123"),
+		CollectionMethod: stripe.String("charge_automatically"),
+		Items: []*stripe.SubscriptionCreateItemParams{
+			{Price: stripe.String("price_ABC"), Quantity: stripe.Int64(10)},
+			{PriceData: &stripe.SubscriptionCreateItemPriceDataParams{
+				Currency: stripe.String("usd"), Product: stripe.String("prod_ABC"), UnitAmount: stripe.Int64(1000),
+				Recurring: &stripe.SubscriptionCreateItemPriceDataRecurringParams{Interval: stripe.String("month"), IntervalCount: stripe.Int64(6)},
+			}},
+		},
+		AddInvoiceItems: []*stripe.SubscriptionCreateAddInvoiceItemParams{{Price: stripe.String("price_123"), Quantity: stripe.Int64(2)}},
+	})
+	if err != nil {
+		t.Fatalf("subscription of unknown prices: %v", err)
+	}
+	if sub.ID == "" || sub.Items == nil || len(sub.Items.Data) != 2 {
+		t.Fatalf("subscription: want an id and its two items, have %+v", sub)
+	}
+}
