@@ -5,9 +5,21 @@ package main
 // the twin right, or the work the twin needs. classify gives a test here
 // its entry before any rule.
 var known = map[string]verdict{
-	"tests.api_resources.test_application_fee_refund.TestApplicationFeeRefund::test_is_saveable": {
-		Class:  classUnclassified,
-		Reason: "work the twin needs: an application fee's refunds are template routes, and the template of GET /v1/application_fees/fee_123/refunds/fr_123 keeps its sample's id and fee (fr_1Pgc..., fee_1Pgc...) instead of the path's, so the SDK saves the refund at the sample's URL; fee refunds need to be a stateful resource under their fee, or templates to take their ids from the path",
+	"root.TestErrorOnDuplicateExpand": {
+		Class:  classWraithRight,
+		Reason: "the test expands foo and bar on a customer create, which no customer field is: Stripe refuses an expansion of a field that cannot be expanded (400, \"This property cannot be expanded (foo).\"), stripe-mock ignores it",
+	},
+	"charge.TestChargeSearch": {
+		Class:  classWraithRight,
+		Reason: "the test reads the search result's total_count without expanding it: Stripe's search result has total_count only under expand[]=total_count (stripe-mock's fixture always has it), and a fresh account's search matches none of its charges",
+	},
+	"tests.api_resources.test_charge.TestCharge::test_is_searchable": {
+		Class:  classWraithRight,
+		Reason: "the test reads the search result's total_count without expanding it: Stripe's search result has total_count only under expand[]=total_count (stripe-mock's fixture always has it)",
+	},
+	"price.TestPriceList": {
+		Class:  classWraithRight,
+		Reason: "the test lists active monthly licensed prices with lookup keys Key1 and Key2: the session's one price (the compat mode's fixture) has no such lookup key, and Stripe lists only the prices that match every filter (stripe-mock filters nothing)",
 	},
 	"tests.api_resources.checkout.test_session.TestSession::test_is_creatable": {
 		Class:  classWraithRight,
