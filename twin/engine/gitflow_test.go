@@ -248,6 +248,17 @@ func gitDay(t *testing.T, url, sess string, check http.RoundTripper) []string {
 	if len(prCommits) != 4 || prCommits[3].GetSHA() != commit.GetSHA() {
 		t.Errorf("pull request commits: want 4 ending with %s, have %d", commit.GetSHA(), len(prCommits))
 	}
+	// The list names the author and both sides as a read does: each
+	// branch's current sha and the repository (commit is feature's head).
+	open, resp, err := c.PullRequests.List(ctx, owner, "demo", &github.PullRequestListOptions{Head: owner + ":feature"})
+	checkStep("list pull requests", resp, err, 200)
+	if len(open) != 1 || open[0].GetUser().GetLogin() != owner || open[0].GetHead().GetSHA() != commit.GetSHA() ||
+		open[0].GetHead().GetLabel() != owner+":feature" || open[0].GetBase().GetSHA() != shas[0] || open[0].GetHead().GetRepo().GetFullName() != owner+"/demo" {
+		t.Errorf("pull request list: want #%d by %s, head %s:feature at %s, base at %s, in %s/demo; have %d: %+v", pr.GetNumber(), owner, owner, commit.GetSHA(), shas[0], owner, len(open), open)
+	}
+	if closed, _, err := c.PullRequests.List(ctx, owner, "demo", &github.PullRequestListOptions{State: "closed"}); err != nil || len(closed) != 0 {
+		t.Errorf("closed pull requests before the merge: want none, have %d (%v)", len(closed), err)
+	}
 	merged, resp, err := c.PullRequests.Merge(ctx, owner, "demo", pr.GetNumber(), "", &github.PullRequestOptions{MergeMethod: "squash"})
 	if err != nil || resp.StatusCode != 200 || !merged.GetMerged() || len(merged.GetSHA()) != 40 {
 		t.Fatalf("squash merge: want merged with a commit sha, have %v (%v)", merged, err)

@@ -147,6 +147,8 @@ func pullRoute(route string) pullHandler {
 		return checkMerge
 	case "GET " + r + "/{pull_number}":
 		return getPull
+	case "GET " + r:
+		return listPulls
 	}
 	return nil
 }

@@ -1,9 +1,11 @@
 package github
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -213,9 +215,7 @@ func getPull(g *gitCall) (dialect.Answer, bool) {
 		return dialect.Answer{}, false
 	}
 	n := g.Path("pull_number")
-	if noUser(m["user"]) {
-		m["user"] = sessionUser(g.base)
-	}
+	g.completePull(m, g.repoJSON())
 	if merged {
 		m["mergeable"], m["rebaseable"], m["mergeable_state"] = nil, nil, "unknown"
 		if ref, err := g.repo.Ref("refs/pull/" + n + "/merge"); err == nil {
@@ -244,4 +244,116 @@ func getPull(g *gitCall) (dialect.Answer, bool) {
 		m["commits"], m["additions"], m["deletions"], m["changed_files"] = cmp.AheadBy, adds, dels, len(cmp.Files)
 	}
 	return answer(http.StatusOK, m), true
+}
+
+// completePull fills what the engine's pull request cannot know, as
+// GitHub's answers carry it: its user (the session's one user where the
+// entity names none) and its two sides, each with its label
+// ("owner:branch"), the branch's current sha, its user and its
+// repository. repo is the repository entity, URLs completed; a side whose
+// branch git no longer has keeps the sha it was kept with.
+func (g *gitCall) completePull(m map[string]any, repo map[string]any) {
+	if noUser(m["user"]) {
+		m["user"] = sessionUser(g.base)
+	}
+	owner, _, _ := strings.Cut(g.full, "/")
+	for _, k := range []string{"base", "head"} {
+		side, _ := m[k].(map[string]any)
+		if side == nil {
+			continue
+		}
+		ref, _ := side["ref"].(string)
+		branch := branchOf(ref)
+		side["ref"] = branch
+		side["label"] = owner + ":" + branch
+		if r, err := g.repo.Ref("refs/heads/" + branch); err == nil {
+			side["sha"] = r.SHA
+		}
+		if noUser(side["user"]) {
+			side["user"] = sessionUser(g.base)
+		}
+		if repo != nil {
+			side["repo"] = repo
+		}
+	}
+}
+
+// repoJSON is the pull requests' repository as their sides carry it.
+func (g *gitCall) repoJSON() map[string]any {
+	m, err := decodeJSON(g.Entity("repository"))
+	if err != nil || m == nil {
+		return nil
+	}
+	completeRepo(m, g.base, 0)
+	return m
+}
+
+// listPulls is GitHub's pull request list of a repository: by state
+// (open unless asked), head ("owner:branch" or a branch) and base,
+// sorted by created (the default), updated or popularity (comments),
+// newest first unless direction=asc; each as a read of it, its sides'
+// shas their branches' current ones. sort=long-running is said ignored.
+func listPulls(g *gitCall) (dialect.Answer, bool) {
+	state := cmp.Or(g.str("state"), "open")
+	head, base := g.str("head"), g.str("base")
+	type pull struct {
+		m                map[string]any
+		number           int
+		created, updated string
+	}
+	var all []pull
+	g.Each("pull_request", func(body []byte) bool {
+		var pr struct {
+			Number    int    `json:"number"`
+			URL       string `json:"url"`
+			State     string `json:"state"`
+			CreatedAt string `json:"created_at"`
+			UpdatedAt string `json:"updated_at"`
+			Base      struct{ Ref string }
+			Head      struct{ Ref string }
+		}
+		if json.Unmarshal(body, &pr) != nil || !strings.EqualFold(repoOfURL(pr.URL), g.full) {
+			return true
+		}
+		switch {
+		case state != "all" && pr.State != state,
+			head != "" && branchOf(head) != branchOf(pr.Head.Ref),
+			base != "" && base != pr.Base.Ref:
+			return true
+		}
+		if m, err := decodeJSON(body); err == nil && m != nil {
+			all = append(all, pull{m: m, number: pr.Number, created: pr.CreatedAt, updated: pr.UpdatedAt})
+		}
+		return true
+	})
+	var ignored []string
+	key := func(p pull) string { return p.created }
+	switch g.str("sort") {
+	case "", "created":
+	case "updated":
+		key = func(p pull) string { return p.updated }
+	case "popularity":
+		comments := commentCounts(g.Call)
+		key = func(p pull) string {
+			return strconv.Itoa(1e9 + comments[strings.ToLower(g.full)+"#"+strconv.Itoa(p.number)])
+		}
+	default:
+		ignored = append(ignored, "sort")
+	}
+	slices.SortStableFunc(all, func(a, b pull) int {
+		return cmp.Or(cmp.Compare(key(a), key(b)), cmp.Compare(a.number, b.number))
+	})
+	if g.str("direction") != "asc" {
+		slices.Reverse(all)
+	}
+	repo := g.repoJSON()
+	start, end, link := g.span(len(all))
+	out := make([]map[string]any, 0, end-start)
+	for _, p := range all[start:end] {
+		g.completePull(p.m, repo)
+		out = append(out, p.m)
+	}
+	a := answer(http.StatusOK, out)
+	a.Link, a.Ignored = link, ignored
+	return a, true
 }
