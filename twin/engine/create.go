@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/wraithdev/wraith/twin/canon"
+	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/engine/compiled"
 	"github.com/wraithdev/wraith/twin/object"
 	"github.com/wraithdev/wraith/twin/session"
@@ -56,6 +57,9 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		}
 	}
 	e.compute(res, o, scope, req)
+	if e.completer != nil {
+		e.completer.Complete(dialect.New{Route: req.match.Value.Route[0], Resource: res.Name, Object: o, Here: req.here(), Sent: p.sent})
+	}
 	if !e.save(st, req, o, &world.Entity{ID: addr, Resource: res.Name, Created: req.now, Seq: st.NextSeq(), Scope: joinSlash(scope)}, a) {
 		return
 	}

@@ -129,15 +129,17 @@ type Engine struct {
 	handler  dialect.Handler  // the dialect's own answers for some routes (handled.go); nil: none
 	protocol dialect.Protocol // the dialect's own protocol beside its API (protocol.go); nil: none
 	ticker   dialect.Ticker   // the dialect's work as a session's clock moves (world.go); nil: none
-	now      func() time.Time
-	log      hclog.Logger
-	scrub    *scrub.Scrubber
-	store    *session.Store
-	defaults session.Settings
-	age      ageHeader
-	spent    []sync.Pool // per resource (Resource.Index), the *object.Object creates are done with; see startCreate
-	scratch  sync.Pool   // *[]byte buffers for encoding entities
-	heap     heapGauge
+	// completer completes a new entity before it is kept (create.go); nil: none.
+	completer dialect.Completer
+	now       func() time.Time
+	log       hclog.Logger
+	scrub     *scrub.Scrubber
+	store     *session.Store
+	defaults  session.Settings
+	age       ageHeader
+	spent     []sync.Pool // per resource (Resource.Index), the *object.Object creates are done with; see startCreate
+	scratch   sync.Pool   // *[]byte buffers for encoding entities
+	heap      heapGauge
 
 	expander dialect.Expander // the dialect's answer-time expansion (expand.go); nil: none
 	filterer dialect.Filterer // the dialect's own list filters (list.go); nil: none
@@ -191,6 +193,7 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	e.handler, _ = opts.Dialect.(dialect.Handler)
 	e.protocol, _ = opts.Dialect.(dialect.Protocol)
 	e.ticker, _ = opts.Dialect.(dialect.Ticker)
+	e.completer, _ = opts.Dialect.(dialect.Completer)
 	e.expander, _ = opts.Dialect.(dialect.Expander)
 	e.filterer, _ = opts.Dialect.(dialect.Filterer)
 	e.expandable = expandableFields(t)

@@ -126,6 +126,19 @@ func (d *agentDay) morning() {
 	if want, have := me.GetLogin(), comment.GetUser().GetLogin(); want != have {
 		t.Errorf("the comment's user: want %s, have %q", want, have)
 	}
+	// The author is kept with the comment, so a read and a list name it.
+	if got, resp, err := c.Issues.GetComment(ctx, "wraith-user", "demo", comment.GetID()); true {
+		d.step("read the comment", resp, err, 200)
+		if want, have := me.GetLogin(), got.GetUser().GetLogin(); want != have {
+			t.Errorf("the comment read back: want its user %s, have %q", want, have)
+		}
+	}
+	if got, resp, err := c.Issues.ListComments(ctx, "wraith-user", "demo", d.issue, nil); true {
+		d.step("list the comments", resp, err, 200)
+		if len(got) != 1 || got[0].GetUser().GetLogin() != me.GetLogin() {
+			t.Errorf("the issue's comments: want one by %s, have %v", me.GetLogin(), got)
+		}
+	}
 	if got, resp, err := c.Issues.Get(ctx, "wraith-user", "demo", d.issue); true {
 		d.step("read the issue", resp, err, 200)
 		if want, have := 1, got.GetComments(); want != have {

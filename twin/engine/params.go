@@ -135,6 +135,21 @@ func (e *Engine) memberFinder(st *session.State, req *request, res *compiled.Res
 	}
 }
 
+// sent reports whether the request sent the top-level parameter name,
+// empty or not.
+func (p reqParams) sent(name string) bool {
+	if p.tree != nil {
+		_, ok := p.tree[name]
+		return ok
+	}
+	for _, f := range p.flat {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // has reports whether p sets name to something: a value other than ""
 // and null.
 func (p reqParams) has(name string) bool {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/gitworld"
+	"github.com/wraithdev/wraith/twin/object"
 )
 
 // A session of a GitHub twin holds real git repositories
@@ -361,4 +362,21 @@ func noUser(v any) bool {
 	u, ok := v.(map[string]any)
 	login, _ := u["login"].(string)
 	return ok && login == ""
+}
+
+// Complete makes the session's one user the author of what it creates
+// (an issue, a pull request, a comment), kept with it, so that every
+// read and list names the author as the create's answer does.
+func (Dialect) Complete(n dialect.New) {
+	if !authored(n.Route) {
+		return
+	}
+	v, has := n.Object.Get("user")
+	if !has {
+		return
+	}
+	if u, ok := v.(*object.Object); v != nil && (!ok || u.String("login") != "") {
+		return // an author the entity names already
+	}
+	n.Object.Set("user", User(n.Here.Origin(), Login))
 }

@@ -14,7 +14,6 @@ import (
 
 // billing adds the billing routes' behaviour.
 func (b behaviours) billing() {
-	b.also("POST /v1/customers", behaviour{after: customerCreated})
 	b.also("DELETE /v1/customers/{id}", behaviour{before: customerDeleting})
 	b["POST /v1/products"] = behaviour{after: productCreated, takes: []string{"default_price_data"}}
 	b["POST /v1/prices"] = behaviour{after: priceCreated, takes: []string{"product_data"}}

@@ -13,19 +13,16 @@ import (
 // The catalogue: customers' invoice numbering, products and their default
 // price, prices and their inline product.
 
-// customerCreated gives a new customer its invoice_prefix, which Stripe
-// generates (3 to 12 upper-case letters or digits) and numbers the
-// customer's invoices with: PREFIX-0001, PREFIX-0002, ...
-func customerCreated(c *dialect.Call, _ int, body []byte) []byte {
-	if _, sent := c.Params["invoice_prefix"]; sent {
-		return nil // the client's own, kept as it sent it
+// Complete gives a new customer its invoice_prefix, which Stripe
+// derives for every customer, before the engine keeps it, unless the
+// client chose one.
+func (Dialect) Complete(n dialect.New) {
+	if n.Resource != "customer" || n.Sent("invoice_prefix") || n.Object.String("invoice_prefix") != "" {
+		return
 	}
-	cus := decode(body)
-	if cus == nil || cus.String("invoice_prefix") != "" {
-		return nil
+	if id := n.Object.String("id"); id != "" {
+		n.Object.Set("invoice_prefix", invoicePrefix(id))
 	}
-	cus.Set("invoice_prefix", invoicePrefix(cus.String("id")))
-	return keep(c.World, "customer", cus)
 }
 
 // invoicePrefix derives a customer's prefix from its id, so that it is as
