@@ -21,6 +21,9 @@ type World interface {
 	// Each calls fn with the session's entities of resource, newest
 	// first, as a list finds them, until fn returns false.
 	Each(resource string, fn func(body []byte) bool)
+	// Newest is the body of the entity Each gives first, nil for none: the
+	// latest of resource, found without ordering them all.
+	Newest(resource string) []byte
 	// New is a new entity of resource, not yet kept: its skeleton with a
 	// fresh id from the session's generator and its timestamps at Now.
 	New(resource string) ([]byte, error)

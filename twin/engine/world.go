@@ -94,6 +94,16 @@ func (w *sessionWorld) Each(r string, fn func([]byte) bool) {
 	}
 }
 
+func (w *sessionWorld) Newest(r string) []byte {
+	if w.byIDResource(r) == nil {
+		return nil
+	}
+	if ent := newest(w.st, r); ent != nil {
+		return ent.Body()
+	}
+	return nil
+}
+
 func (w *sessionWorld) New(r string) ([]byte, error) {
 	res := w.byIDResource(r)
 	if res == nil {

@@ -235,14 +235,31 @@ func accountVersion(w dialect.World, c *dialect.Call) string {
 	if cw, ok := w.(*clockWorld); ok {
 		return cw.version
 	}
-	version := defaultAPIVersion
-	w.Each("event", func(body []byte) bool {
-		if ev := decode(body); ev != nil && validVersion(ev.String("api_version")) {
-			version = ev.String("api_version")
+	if v := eventVersion(w.Newest("event")); validVersion(v) {
+		return v
+	}
+	return defaultAPIVersion
+}
+
+// eventVersion is an event's api_version, read off its bytes without
+// decoding the object it carries: the twin's events hold api_version
+// before data, in the order of Stripe's event (the skeleton's), so the
+// first "api_version" member is the event's own. A body that holds it
+// otherwise (escaped, or not a string) is decoded.
+func eventVersion(body []byte) string {
+	const key = `"api_version":"`
+	if i := bytes.Index(body, []byte(key)); i >= 0 {
+		if d := bytes.Index(body, []byte(`"data":`)); d < 0 || i < d {
+			rest := body[i+len(key):]
+			if j := bytes.IndexByte(rest, '"'); j >= 0 && bytes.IndexByte(rest[:j], '\\') < 0 {
+				return string(rest[:j])
+			}
 		}
-		return false
-	})
-	return version
+	}
+	if ev := decode(body); ev != nil {
+		return ev.String("api_version")
+	}
+	return ""
 }
 
 // validVersion reports whether v reads as one of Stripe's API versions,

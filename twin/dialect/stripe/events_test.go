@@ -49,6 +49,14 @@ func (w *memWorld) Each(r string, fn func([]byte) bool) {
 	}
 }
 
+func (w *memWorld) Newest(r string) []byte {
+	list := w.kept[r]
+	if len(list) == 0 {
+		return nil
+	}
+	return list[len(list)-1].AppendJSON(nil)
+}
+
 func (w *memWorld) New(r string) ([]byte, error) {
 	if !w.has[r] {
 		return nil, fmt.Errorf("no %s", r)
@@ -261,6 +269,23 @@ func TestChangedShowsNestedDifferences(t *testing.T) {
 		was, now := decode([]byte(tc.was)), decode([]byte(tc.now))
 		if have := string(changed(was, now).AppendJSON(nil)); have != tc.want {
 			t.Errorf("%s: want %s, have %s", tc.name, tc.want, have)
+		}
+	}
+}
+
+// TestEventVersion reads an event's own api_version, not that of the
+// object it carries (a webhook endpoint has one too), in either order.
+func TestEventVersion(t *testing.T) {
+	for _, tt := range []struct{ name, body, want string }{
+		{"the event's first", `{"api_version":"2025-03-31.basil","data":{"object":{"api_version":"2020-08-27","object":"webhook_endpoint"}}}`, "2025-03-31.basil"},
+		{"the object's first", `{"data":{"object":{"api_version":"2020-08-27","object":"webhook_endpoint"}},"api_version":"2025-03-31.basil"}`, "2025-03-31.basil"},
+		{"null", `{"api_version":null,"data":{"object":{"api_version":"2020-08-27"}}}`, ""},
+		{"escaped", `{"api_version":"2025-03-31.b\u0061sil","data":{}}`, "2025-03-31.basil"},
+		{"none", `{"data":{}}`, ""},
+		{"no event", ``, ""},
+	} {
+		if have := eventVersion([]byte(tt.body)); have != tt.want {
+			t.Errorf("%s: want %q, have %q", tt.name, tt.want, have)
 		}
 	}
 }
