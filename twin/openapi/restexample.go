@@ -13,7 +13,9 @@ func sortStrings(s []string) { sort.Strings(s) }
 // restExample is the rest dialect's answer for a schema: the media
 // type's first example that validates, else the first example of the
 // schema itself (or of its first oneOf branch) that validates, else the
-// sampler's output with its empty strings filled by format (restFormats).
+// sampler's output with its empty strings filled by format (restFormats)
+// and every scalar its property's schema refuses replaced by one it
+// takes (validScalars).
 func (im *Importer) restExample(s *openapi3.SchemaRef, mt *openapi3.MediaType) any {
 	for _, ex := range Examples(mt) {
 		if validates(s, ex) {
@@ -36,7 +38,7 @@ func (im *Importer) restExample(s *openapi3.SchemaRef, mt *openapi3.MediaType) a
 	// against the schema (a branch's required property, an enum), and
 	// repair what allOf parts require.
 	v, _ = im.Conform(v, s)
-	return restFormats(im.repair(v, s, 0), s, 0)
+	return validScalars(restFormats(im.repair(v, s, 0), s, 0), s, 0)
 }
 
 // repair adds to a sample's objects the properties their schema
