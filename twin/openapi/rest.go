@@ -61,6 +61,7 @@ type restImport struct {
 	served   map[string]string
 	byServed map[string]map[string]Operation
 	errs     *format.Errors // Errors, once inferred
+	writes   []restWrite    // the resources' creates and updates (Requests)
 }
 
 func (r *restImport) path(o Operation) string { return r.served[o.Method+" "+o.Path] }

@@ -78,7 +78,7 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 	fr.NotFound = r.notFound(get)
 	var sent map[string]*openapi3.SchemaRef
 	if hasCreate {
-		sent = requestProps(create.Op, env)
+		sent = sentProps(create.Op, env)
 	}
 	fr.Skeleton = Compact(r.skeleton(ref, mt, props, sent))
 	im.Claim("GET", get.Path, name)
@@ -136,6 +136,7 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 			im.report.AddInferred(name, "required", strings.Join(fr.Required, ","), "the create's request body requires them", 1)
 		}
 		im.Claim("POST", create.Path, name)
+		r.writes = append(r.writes, restWrite{resource: name, method: "POST", path: r.path(create), env: env, entity: ref})
 	} else {
 		fr.Omit = append(fr.Omit, "create")
 	}
@@ -150,6 +151,7 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 		}
 		fr.Update = append(fr.Update, m)
 		im.Claim(m, o.Path, name)
+		r.writes = append(r.writes, restWrite{resource: name, method: m, path: r.path(o), env: env, entity: ref})
 	}
 	if len(fr.Update) == 0 {
 		fr.Omit = append(fr.Omit, "update")
@@ -474,6 +476,31 @@ func requestProps(op *openapi3.Operation, env string) map[string]*openapi3.Schem
 		return nil
 	}
 	props, _ := mergedProps(s.Value, 0)
+	return props
+}
+
+// sentProps are requestProps with those of each branch of a body that
+// is a oneOf or anyOf (DigitalOcean's droplet create: one droplet or
+// several), which a create may send.
+func sentProps(op *openapi3.Operation, env string) map[string]*openapi3.SchemaRef {
+	s, _ := requestSchema(op, env)
+	if s == nil || s.Value == nil {
+		return nil
+	}
+	props, _ := mergedProps(s.Value, 0)
+	for _, branches := range []openapi3.SchemaRefs{s.Value.OneOf, s.Value.AnyOf} {
+		for _, b := range branches {
+			if b.Value == nil {
+				continue
+			}
+			bp, _ := mergedProps(b.Value, 0)
+			for k, v := range bp {
+				if props[k] == nil {
+					props[k] = v
+				}
+			}
+		}
+	}
 	return props
 }
 
