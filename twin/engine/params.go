@@ -51,6 +51,9 @@ type setter struct {
 type reqParams struct {
 	flat []canon.FlatParam // sorted by name, then key
 	tree map[string]any
+	// env is the item envelope the tree was taken out of (unwrap), ""
+	// for none: its members' schemas are the envelope member's.
+	env string
 }
 
 // writeParams decodes the request's parameters into buf when they are
@@ -88,7 +91,7 @@ func (p *reqParams) unwrap(res *compiled.Resource) {
 		return
 	}
 	if inner, ok := p.tree[res.Keys.ItemEnvelope].(map[string]any); ok {
-		p.tree = inner
+		p.tree, p.env = inner, res.Keys.ItemEnvelope
 	}
 }
 
@@ -99,7 +102,11 @@ func (p *reqParams) unwrap(res *compiled.Resource) {
 // answers 400 and reports false.
 func (e *Engine) setParams(st *session.State, req *request, o *object.Object, p reqParams, only []string, a *answer) ([]string, bool) {
 	res := req.match.Value.Resource
-	w := e.setterFor(res, st, o, req.now, req.match.Value.Params)
+	schema := req.match.Value.Params
+	if p.env != "" {
+		schema = schema.At(p.env) // the members' own, as the tree is
+	}
+	w := e.setterFor(res, st, o, req.now, schema)
 	ignored, err := w.apply(o, p, res.Immutable, only)
 	if err != nil {
 		e.paramFailed(a, err)
