@@ -114,14 +114,16 @@ func properties(s *openapi3.Schema, depth int) (map[string]*openapi3.SchemaRef, 
 	return props, append(required, s.Required...)
 }
 
-// instance is a plain value of a schema: its example, else the first
-// enum value, else a value of its type and format.
+// instance is a plain value of a schema: its example, where the
+// schema takes it (DigitalOcean's maintenance start_time, a string, has
+// the example 720, which a client could not send), else the first enum
+// value, else a value of its type and format.
 func instance(ref *openapi3.SchemaRef, depth int) any {
 	if ref == nil || ref.Value == nil || depth > 6 {
 		return nil
 	}
 	s := ref.Value
-	if s.Example != nil {
+	if s.Example != nil && s.VisitJSON(s.Example) == nil {
 		return s.Example
 	}
 	if len(s.Enum) > 0 {

@@ -4,6 +4,7 @@ package panel_test
 
 import (
 	"fmt"
+	"github.com/getkin/kin-openapi/openapi3"
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/dialect/rest"
@@ -107,18 +108,23 @@ func flow(c *client, res *format.Resource) {
 // text (a form sends every value as a string), under the name sent or,
 // as form-encoding APIs answer a PascalCase name, its snake_case form.
 // A name the answer's schema has no field for is not the entity's and
-// is not looked for.
-func echoes(obj, sent map[string]any, fields map[string]bool) bool {
+// is not looked for, nor is a value the field's schema refuses as sent
+// (Asana's project followers, sent as a string of gids and answered as
+// a list of users; Box's policy scope "enterprise", whose answer's enum
+// is "enterprise_*"): the twin keeps a value of the answer's schema
+// there instead (docs/import.md), as the provider answers another.
+func echoes(obj, sent map[string]any, fields map[string]*openapi3.SchemaRef) bool {
 	for k, v := range sent {
 		switch v.(type) {
 		case map[string]any, []any:
 			continue
 		}
 		name := k
-		if !fields[name] {
+		if fields[name] == nil {
 			name = snakeCase(k)
 		}
-		if !fields[name] {
+		f := fields[name]
+		if f == nil || refuses(f, v) {
 			continue
 		}
 		if scalar(obj[name]) != scalar(v) && !names(obj[name], scalar(v)) {
@@ -160,8 +166,8 @@ func snakeCase(s string) string {
 }
 
 // answerFields are the properties of an operation's success answer.
-func answerFields(op *openapi.Operation, env string) map[string]bool {
-	out := map[string]bool{}
+func answerFields(op *openapi.Operation, env string) map[string]*openapi3.SchemaRef {
+	out := map[string]*openapi3.SchemaRef{}
 	if op == nil {
 		return out
 	}
@@ -173,7 +179,7 @@ func answerFields(op *openapi.Operation, env string) map[string]bool {
 		for k, p := range props {
 			// A write-only field is sent, never answered.
 			if p.Value == nil || !p.Value.WriteOnly {
-				out[k] = true
+				out[k] = p
 			}
 		}
 	}
@@ -181,14 +187,26 @@ func answerFields(op *openapi.Operation, env string) map[string]bool {
 }
 
 // both are the fields in a and in b.
-func both(a, b map[string]bool) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		if b[k] {
-			out[k] = true
+func both(a, b map[string]*openapi3.SchemaRef) map[string]*openapi3.SchemaRef {
+	out := map[string]*openapi3.SchemaRef{}
+	for k, v := range a {
+		if b[k] != nil {
+			out[k] = v
 		}
 	}
 	return out
+}
+
+// refuses reports whether a scalar sent for a field of schema f is
+// neither a value f takes nor, for an object, the key it is named by.
+func refuses(f *openapi3.SchemaRef, v any) bool {
+	if f.Value == nil || f.Value.VisitJSON(v) == nil {
+		return false
+	}
+	if _, isString := v.(string); isString && (f.Value.Type.Is("object") || len(f.Value.Properties) > 0 || len(f.Value.AllOf) > 0 || len(f.Value.OneOf) > 0 || len(f.Value.AnyOf) > 0) {
+		return false // a reference by its key: names checks it
+	}
+	return true
 }
 
 // holds reports whether a list answer (a bare array, or an object with
