@@ -81,6 +81,7 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 		sent = sentProps(create.Op, env)
 	}
 	fr.Skeleton = Compact(r.skeleton(ref, mt, props, sent))
+	r.referenceLists(&fr, props, sent)
 	im.Claim("GET", get.Path, name)
 	if hasList {
 		_, s, lmt := Success(list.Op)
@@ -369,7 +370,7 @@ func (r *restImport) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, p
 		skel = map[string]any{}
 	}
 	for _, k := range sortedRefKeys(props) {
-		if m, empty := skel[k].(map[string]any); (skel[k] != nil && !(empty && len(m) == 0)) || sent[k] == nil || !objectSchema(props[k]) || !(objectSchema(sent[k]) || stringSchema(sent[k])) {
+		if m, empty := skel[k].(map[string]any); (skel[k] != nil && !(empty && len(m) == 0)) || sent[k] == nil || !objectSchema(props[k]) || !(objectSchema(sent[k]) || stringSchema(sent[k]) || stringBranch(sent[k])) {
 			continue // set already, or no reference: an empty object is the sampler's, and says nothing
 		}
 		if v, ok := r.im.restExample(notNull(props[k]), nil).(map[string]any); ok {
@@ -396,7 +397,54 @@ func (r *restImport) skeleton(ref *openapi3.SchemaRef, mt *openapi3.MediaType, p
 			skel[k] = r.im.restExample(p, nil)
 		}
 	}
+	// Whatever an example gave, every scalar is one its property's
+	// schema takes.
+	validScalars(skel, ref, 0)
 	return skel
+}
+
+// stringBranch reports whether s is a oneOf or anyOf with a string
+// branch (DigitalOcean's droplet image: its slug, or its integer id).
+func stringBranch(s *openapi3.SchemaRef) bool {
+	if s == nil || s.Value == nil {
+		return false
+	}
+	for _, branches := range []openapi3.SchemaRefs{s.Value.OneOf, s.Value.AnyOf} {
+		for _, b := range branches {
+			if stringSchema(b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// referenceLists gives each list of keyed objects that a create sends
+// as a list of their keys (a task's followers: gids sent, users
+// answered) a nested default, the object sampled from the answer's item
+// schema with its key: each key sent becomes that object with the key
+// set (rest.Dialect.FromString), so the list answered is the answer's
+// schema's. Each is reported for the resource.
+func (r *restImport) referenceLists(fr *format.Resource, props, sent map[string]*openapi3.SchemaRef) {
+	for _, k := range sortedRefKeys(sent) {
+		s, a := sent[k], props[k]
+		if s == nil || s.Value == nil || !s.Value.Type.Is("array") || s.Value.Items == nil || !stringSchema(s.Value.Items) {
+			continue
+		}
+		if a == nil || a.Value == nil || !a.Value.Type.Is("array") || a.Value.Items == nil || !objectSchema(a.Value.Items) || !hasKey(a.Value.Items) {
+			continue
+		}
+		v, ok := r.im.restExample(notNull(a.Value.Items), nil).(map[string]any)
+		if !ok {
+			continue
+		}
+		r.withKey(v, a.Value.Items)
+		if fr.NestedDefaults == nil {
+			fr.NestedDefaults = map[string]string{}
+		}
+		fr.NestedDefaults[k+"[]"] = Compact(v)
+		r.im.report.AddInferred(fr.Name, "reference_list", k, "the create sends "+k+" as a list of strings, the answer holds a list of objects with a key: each string sent is the key of one, sampled from the answer's item schema", 0.8)
+	}
 }
 
 // objectSchema reports whether s describes an object: typed so, with
@@ -438,10 +486,31 @@ func (r *restImport) withKey(v map[string]any, s *openapi3.SchemaRef) {
 	}
 	for _, k := range keyNames {
 		if _, ok := v[k]; ok {
+			if p := props[k]; p != nil && !stringSchema(p) {
+				r.withStringKey(v, props)
+			}
 			return
 		}
 		if p := props[k]; p != nil {
 			v[k] = r.im.restExample(p, nil)
+			if !stringSchema(p) {
+				r.withStringKey(v, props)
+			}
+			return
+		}
+	}
+}
+
+// withStringKey adds to a reference's sample, keyed by a number, the
+// first string key its schema has beside it (DigitalOcean's image: an
+// integer id and a slug), so that a string sent for it that is no
+// number names it by that key (rest.Dialect.FromString).
+func (r *restImport) withStringKey(v map[string]any, props map[string]*openapi3.SchemaRef) {
+	for _, k := range keyNames {
+		if p := props[k]; p != nil && stringSchema(p) {
+			if _, ok := v[k]; !ok {
+				v[k] = r.im.restExample(p, nil)
+			}
 			return
 		}
 	}

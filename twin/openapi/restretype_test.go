@@ -3,6 +3,7 @@ package openapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +20,8 @@ import (
 
 // projectsSpec's create sends what its answer holds otherwise: an owner
 // as its id where the answer has the user, followers as a string of ids
-// where the answer has a list of users, a scope of an enum the answer's
+// where the answer has a list of users, members as a list of ids where
+// the answer has a list of users, a scope of an enum the answer's
 // enum does not share, and its answer's hour, a string, has an integer
 // example.
 const projectsSpec = `{"openapi":"3.0.0","info":{"title":"Projects","version":"1"},
@@ -28,7 +30,8 @@ const projectsSpec = `{"openapi":"3.0.0","info":{"title":"Projects","version":"1
   "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"array","items":{"$ref":"#/components/schemas/Project"}}}}}}},
   "post":{"requestBody":{"content":{"application/json":{"schema":{"type":"object","required":["name"],"properties":{
     "name":{"type":"string"},"owner":{"type":"string"},"followers":{"type":"string","example":"1,2"},
-    "scope":{"type":"string","enum":["global","enterprise"]},"hour":{"type":"string"}}}}}},
+    "scope":{"type":"string","enum":["global","enterprise"]},"hour":{"type":"string"},
+    "members":{"type":"array","items":{"type":"string"}}}}}}},
    "responses":{"201":{"description":"created","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Project"}}}}}}},
  "/projects/{id}":{
   "parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],
@@ -40,11 +43,13 @@ const projectsSpec = `{"openapi":"3.0.0","info":{"title":"Projects","version":"1
    "id":{"type":"string"},"name":{"type":"string"},
    "owner":{"$ref":"#/components/schemas/User"},
    "followers":{"type":"array","items":{"$ref":"#/components/schemas/User"}},
+   "members":{"type":"array","items":{"$ref":"#/components/schemas/User"}},
    "scope":{"type":"string","enum":["global","enterprise_*"]},
    "hour":{"type":"string","example":840}}}}}}`
 
 // TestRestAnswerTypes: what a create sends is stored as the answer's
-// schema types it: the owner's id is the owner object with that id, the
+// schema types it: the owner's id is the owner object with that id, each
+// member's id a user with that id, the
 // followers string (a list the answer holds as users) and the scope
 // the answer's enum refuses keep a value of the answer's schema, and
 // the hour whose example is no string is answered as one. Every answer
@@ -57,11 +62,11 @@ func TestRestAnswerTypes(t *testing.T) {
 	}
 	facts := map[string]string{}
 	for _, inf := range res.Report.Resources {
-		if inf.Fact == "reference" || inf.Fact == "unanswered" {
+		if inf.Fact == "reference" || inf.Fact == "unanswered" || inf.Fact == "reference_list" {
 			facts[inf.Value] = inf.Fact
 		}
 	}
-	for field, want := range map[string]string{"owner": "reference", "followers": "unanswered", "scope": "unanswered"} {
+	for field, want := range map[string]string{"owner": "reference", "followers": "unanswered", "scope": "unanswered", "members": "reference_list"} {
 		if facts[field] != want {
 			t.Errorf("import-report: want %s %s, have %q (all: %v)", field, want, facts[field], facts)
 		}
@@ -99,10 +104,20 @@ func TestRestAnswerTypes(t *testing.T) {
 		json.NewDecoder(bytes.NewReader(b)).Decode(&m)
 		return m
 	}
-	p := send("POST", "/projects", "/projects", `{"name":"apollo","owner":"u_7","followers":"1,2","scope":"enterprise","hour":"14"}`)
+	p := send("POST", "/projects", "/projects", `{"name":"apollo","owner":"u_7","followers":"1,2","scope":"enterprise","hour":"14","members":["u_1","u_2"]}`)
 	owner, _ := p["owner"].(map[string]any)
 	if owner["id"] != "u_7" || owner["type"] != "user" {
 		t.Errorf("owner: want the user u_7 ({id: u_7, type: user}), have %v", p["owner"])
+	}
+	members, _ := p["members"].([]any)
+	if len(members) != 2 {
+		t.Errorf("members: want two users, have %v", p["members"])
+	}
+	for i, m := range members {
+		u, _ := m.(map[string]any)
+		if want := fmt.Sprintf("u_%d", i+1); u["id"] != want || u["type"] != "user" {
+			t.Errorf("members[%d]: want the user %s ({id: %s, type: user}), have %v", i, want, want, m)
+		}
 	}
 	if _, isList := p["followers"].([]any); !isList {
 		t.Errorf("followers: want a list (the answer's), have %v", p["followers"])
