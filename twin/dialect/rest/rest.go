@@ -75,11 +75,19 @@ var KeyNames = []string{"id", "sid", "gid", "key", "number", "uuid", "slug"}
 // answered as {"gid": "12345", "resource_type": "workspace", ...}): the
 // object as it was, its key (the first of KeyNames it has) set to the
 // string, a number where the key is one. An object with none of them is
-// not named by a string.
+// not named by a string. A numbered key is passed over for a string
+// that is no number where the object has another key (DigitalOcean's
+// image, {"id": 7555620, "slug": "ubuntu-20-04-x64"}, named by its slug).
 func (Dialect) FromString(field string, cur *object.Object, s string) (*object.Object, bool) {
+	keys := make([]string, 0, len(KeyNames))
 	for _, k := range KeyNames {
-		v, ok := cur.Get(k)
-		if !ok {
+		if _, ok := cur.Get(k); ok {
+			keys = append(keys, k)
+		}
+	}
+	for i, k := range keys {
+		v, _ := cur.Get(k)
+		if _, isNumber := v.(json.Number); isNumber && !isDigits(s) && i+1 < len(keys) {
 			continue
 		}
 		o := cur.Clone()
