@@ -573,6 +573,14 @@ func (w *setter) mergeEach(name, path string, s *reqschema.Schema, l []any) ([]a
 	out := make([]any, len(l))
 	items := s.ItemsOf()
 	for i, el := range l {
+		if t, isString := el.(string); isString && t != "" && w.fill.has(path) {
+			// A key sent for an element that is an object (the dialect
+			// reads it as that object, named by its key).
+			if o, ok := w.d.FromString(name, w.fill.defaultAt(path), t); ok {
+				out[i] = o
+				continue
+			}
+		}
 		m, ok := el.(map[string]any)
 		if !ok || !w.fill.has(path) {
 			out[i] = typedParam(items, el)
