@@ -135,15 +135,16 @@ func echoes(obj, sent map[string]any, fields map[string]*openapi3.SchemaRef) boo
 }
 
 // names reports whether an answer's object is the one a string sent for
-// it named by its key (Asana's assignee: "123" answers {"gid": "123"}).
+// it named by one of its keys (Asana's assignee: "123" answers {"gid":
+// "123"}; DigitalOcean's image slug answers {"id": 7555620, "slug": ...}).
 func names(v any, key string) bool {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return false
 	}
 	for _, k := range rest.KeyNames {
-		if id, ok := m[k]; ok {
-			return scalar(id) == key
+		if id, ok := m[k]; ok && scalar(id) == key {
+			return true
 		}
 	}
 	return false
