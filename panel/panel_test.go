@@ -290,6 +290,17 @@ func report(t *testing.T, rows []*row) {
 			fmt.Fprintf(&b, "%-30s %8s %5s %4s %9s %8s %7s %5d/%-5d %10d %5d/%-5d %10d %4d\n", tt.name, "", "", "", "", "", "", tt.t.fp, tt.t.fs, tt.t.an, tt.t.va, tt.t.an, tt.t.un, tt.t.gp)
 		}
 	}
+	// A gap is an answer of a class (2xx, 4xx) its operation lists no
+	// status of and has no default for: no answer any server gives there
+	// validates, so the description judges the others only.
+	for _, tt := range []struct {
+		name string
+		t    total
+	}{{"wraith", wraith}, {"prism", prism}} {
+		if judged := tt.t.an - tt.t.gp; judged > 0 {
+			fmt.Fprintf(&b, "%s: of the %d answers the description can judge, %d valid (%.1f%%); %d gaps apart, answers of a class the operation lists no status of, which no answer validates\n", tt.name, judged, tt.t.va, 100*float64(tt.t.va)/float64(judged), tt.t.gp)
+		}
+	}
 	for _, r := range rows {
 		for i, f := range r.failures {
 			if i == 12 {
