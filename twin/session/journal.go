@@ -59,13 +59,11 @@ type Entry struct {
 	Answered bool        // an answer was sent (not a reset connection, nor a client gone)
 
 	// The journal's accounting (see Journal): which shared values the
-	// entry is charged for, the journal's generation it was numbered in
-	// (see Journal.Finish), the estimate of the bytes it holds, and its
+	// entry is charged for, the estimate of the bytes it holds, and its
 	// place in the order of all entries of the store, oldest first. In
 	// this order they fill the struct's padding after the bools, so an
-	// entry stays 288 bytes.
+	// entry stays a 288-byte allocation.
 	owns uint8
-	gen  uint8
 	cost int32 // an entry holds at most some 90 KiB: bodies and headers are excerpts
 	seq  int64
 }
@@ -320,11 +318,6 @@ const headerScratch = 1024
 // It has its own lock so that reading it never waits for a request, and a
 // request fills in what it only knows after writing its answer.
 //
-// The journal keeps its own copy of each entry, by value, in its ring:
-// a journal of many entries is one allocation the collector scans (and
-// the bodies the entries refer to), not one heap object per entry, and
-// the entry a request built is garbage once the request is done.
-//
 // It is bounded twice: by count (--journal-limit entries per session) and
 // by bytes, serve-wide, through the store's Memory: every entry carries an
 // estimate of what it holds (see Entry.cost), and past the budget the
@@ -333,12 +326,11 @@ const headerScratch = 1024
 // entries kept.
 type Journal struct {
 	mu    sync.Mutex
-	ring  []Entry // entry i at ring[i%len(ring)]; kept: next-n to next-1
-	n     int     // entries kept
-	next  int64   // index of the next entry
-	bytes int64   // the kept entries' costs, and resid
-	mem   *Memory // the store's account; nil outside a store, or once deleted
-	gen   uint8   // counts clears, so Finish never completes a later entry of the same index
+	ring  []*Entry // entry i at ring[i%len(ring)]; kept: next-n to next-1
+	n     int      // entries kept
+	next  int64    // index of the next entry
+	bytes int64    // the kept entries' costs, and resid
+	mem   *Memory  // the store's account; nil outside a store, or once deleted
 
 	header Headers // the last entry's request headers, shared by the next when equal
 	// The last entry's path, query and host, shared by the next when
@@ -389,8 +381,7 @@ func share(s, last *string) bool {
 }
 
 // entryBase is what every entry costs beside the values it holds: the
-// struct, kept in its slot of the ring, and a word of the slots the ring
-// keeps spare as it doubles.
+// struct and its slot in the ring.
 const entryBase = int64(unsafe.Sizeof(Entry{})) + 8
 
 // ownCost returns the estimate of what e holds beside shared values:
@@ -412,7 +403,7 @@ func ownCost(e *Entry) int64 {
 	return c
 }
 
-// Begin appends a copy of e, numbering e and the copy, with the request headers h in Headers'
+// Begin appends e, numbering it, with the request headers h in Headers'
 // form, and drops the oldest entry past limit. Callers call it under the
 // session's lock, so a write's index follows every request served before
 // it; reads holding the lock shared append side by side, numbered in the
@@ -464,18 +455,18 @@ func (j *Journal) Begin(e *Entry, h http.Header, limit int) (over bool) {
 		j.resid[f] = 0
 	}
 	e.cost = int32(cost)
-	e.Index, e.gen = j.next, j.gen
+	e.Index = j.next
 	if j.n == len(j.ring) {
 		j.resize(min(max(2*len(j.ring), 4), limit))
 	}
+	j.ring[j.next%int64(len(j.ring))] = e
+	j.n++
+	j.next++
+	j.bytes += cost
 	if m := j.mem; m != nil {
 		e.seq = m.charge(cost, freed)
 		over = m.over()
 	}
-	j.ring[j.next%int64(len(j.ring))] = *e
-	j.n++
-	j.next++
-	j.bytes += cost
 	j.mu.Unlock()
 	return over
 }
@@ -485,7 +476,7 @@ func (j *Journal) Begin(e *Entry, h http.Header, limit int) (over bool) {
 // sweep leaves it mostly empty, so that its slots stay within a small
 // factor of the entries charged for them (entryBase counts one each).
 func (j *Journal) resize(size int) {
-	ring := make([]Entry, size)
+	ring := make([]*Entry, size)
 	for i := j.next - int64(j.n); i < j.next; i++ {
 		ring[i%int64(size)] = j.ring[i%int64(len(j.ring))]
 	}
@@ -498,13 +489,13 @@ func (j *Journal) resize(size int) {
 // last values hold it (resid).
 func (j *Journal) dropOldest() int64 {
 	i := (j.next - int64(j.n)) % int64(len(j.ring))
-	old := &j.ring[i]
-	defer func() { *old = Entry{} }() // the slot no longer holds the entry's values alive
+	old := j.ring[i]
+	j.ring[i] = nil
 	j.n--
 	freed := int64(old.cost)
 	var succ *Entry
 	if j.n > 0 {
-		succ = &j.ring[(i+1)%int64(len(j.ring))]
+		succ = j.ring[(i+1)%int64(len(j.ring))]
 	}
 	for f := range nShared {
 		bit := uint8(1) << f
@@ -542,15 +533,10 @@ func (j *Journal) lastHolds(f int, old *Entry) bool {
 
 // Finish records what is known once the answer was written: whether it
 // was sent, the wall clock's second its headers carry, and how long it
-// took; in e (the entry Begin was given) and in the journal's copy, when
-// the journal still keeps it.
+// took.
 func (j *Journal) Finish(e *Entry, answered bool, served int64, latency time.Duration) {
 	j.mu.Lock()
 	e.Answered, e.Served, e.Latency = answered, served, latency
-	if e.gen == j.gen && e.Index >= j.next-int64(j.n) && e.Index < j.next {
-		k := &j.ring[e.Index%int64(len(j.ring))]
-		k.Answered, k.Served, k.Latency = answered, served, latency
-	}
 	j.mu.Unlock()
 }
 
@@ -561,7 +547,7 @@ func (j *Journal) Entries() ([]Entry, int64) {
 	defer j.mu.Unlock()
 	out := make([]Entry, 0, j.n)
 	for i := j.next - int64(j.n); i < j.next; i++ {
-		out = append(out, j.ring[i%int64(len(j.ring))])
+		out = append(out, *j.ring[i%int64(len(j.ring))])
 	}
 	return out, j.next - int64(j.n)
 }
@@ -578,7 +564,6 @@ func (j *Journal) clear() {
 	j.mu.Lock()
 	j.forget()
 	j.ring, j.n, j.next = nil, 0, 0
-	j.gen++
 	j.mu.Unlock()
 }
 
