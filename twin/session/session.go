@@ -444,24 +444,23 @@ func (st *State) NewID(prefix string, n int) string {
 }
 
 // Changed returns the session's overlay entities of a resource: created,
-// changed and deleted ones, in no particular order.
+// changed and deleted ones, in no particular order. It costs what the
+// session changed of resource, however much it changed of others.
 func (st *State) Changed(resource string) []*world.Entity {
-	var out []*world.Entity
-	st.overlay.each(func(e *world.Entity) {
-		if e.Resource == resource {
-			out = append(out, e)
-		}
-	})
+	n := st.overlay.countOf(resource)
+	if n == 0 {
+		return nil
+	}
+	out := make([]*world.Entity, 0, n)
+	st.overlay.eachOf(resource, func(e *world.Entity) { out = append(out, e) })
 	return out
 }
 
-// HasChanges reports whether the session changed any entity of resource.
+// HasChanges reports whether the session changed any entity of resource
+// (a deletion is a change). It costs a map lookup per fork layer, not a
+// pass over the changes.
 func (st *State) HasChanges(resource string) bool {
-	found := false
-	st.overlay.each(func(e *world.Entity) {
-		found = found || e.Resource == resource
-	})
-	return found
+	return st.overlay.has(resource)
 }
 
 // Overlay calls fn for every changed entity, for debugging views.
