@@ -145,17 +145,18 @@ func expandedID(v any) bool {
 // its starting world with its changes applied, and what it created.
 func visible(st session.Reader, resource string) []*world.Entity {
 	base := st.World().List(resource)
-	if !st.HasChanges(resource) {
+	changed := st.Changed(resource) // what the session changed of resource alone
+	if len(changed) == 0 {
 		return base
 	}
-	out := make([]*world.Entity, 0, len(base)+4)
+	out := make([]*world.Entity, 0, len(base)+len(changed))
 	for _, e := range base {
 		cur := st.Get(e.ID)
 		if !cur.Deleted {
 			out = append(out, cur)
 		}
 	}
-	for _, e := range st.Changed(resource) {
+	for _, e := range changed {
 		if st.World().Get(e.ID) == nil && !e.Deleted {
 			out = append(out, e)
 		}
@@ -173,19 +174,17 @@ func newest(st session.Reader, resource string) *world.Entity {
 			best = e
 		}
 	}
-	changed := st.HasChanges(resource)
+	changed := st.Changed(resource)
 	for _, e := range st.World().List(resource) {
-		if !changed {
+		if len(changed) == 0 {
 			consider(e)
 		} else if cur := st.Get(e.ID); !cur.Deleted {
 			consider(cur)
 		}
 	}
-	if changed {
-		for _, e := range st.Changed(resource) {
-			if st.World().Get(e.ID) == nil && !e.Deleted {
-				consider(e)
-			}
+	for _, e := range changed {
+		if st.World().Get(e.ID) == nil && !e.Deleted {
+			consider(e)
 		}
 	}
 	return best
