@@ -557,20 +557,25 @@ func sentProps(op *openapi3.Operation, env string) map[string]*openapi3.SchemaRe
 		return nil
 	}
 	props, _ := mergedProps(s.Value, 0)
-	for _, branches := range []openapi3.SchemaRefs{s.Value.OneOf, s.Value.AnyOf} {
-		for _, b := range branches {
-			if b.Value == nil {
-				continue
-			}
-			bp, _ := mergedProps(b.Value, 0)
-			for k, v := range bp {
-				if props[k] == nil {
-					props[k] = v
-				}
+	addBranchProps(props, s.Value.OneOf)
+	addBranchProps(props, s.Value.AnyOf)
+	return props
+}
+
+// addBranchProps adds to props the properties of each of branches
+// (through allOf) that props does not name already.
+func addBranchProps(props map[string]*openapi3.SchemaRef, branches []*openapi3.SchemaRef) {
+	for _, b := range branches {
+		if b == nil || b.Value == nil {
+			continue
+		}
+		bp, _ := mergedProps(b.Value, 0)
+		for k, v := range bp {
+			if props[k] == nil {
+				props[k] = v
 			}
 		}
 	}
-	return props
 }
 
 // requestSchema is an operation's request body schema in the first media

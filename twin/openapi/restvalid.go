@@ -58,17 +58,7 @@ func answerProps(ref *openapi3.SchemaRef) map[string]*openapi3.SchemaRef {
 			branches = append(branches, firstBranch(part))
 		}
 	}
-	for _, b := range branches {
-		if b == nil || b.Value == nil {
-			continue
-		}
-		bp, _ := mergedProps(b.Value, 0)
-		for k, p := range bp {
-			if props[k] == nil {
-				props[k] = p
-			}
-		}
-	}
+	addBranchProps(props, branches)
 	return props
 }
 
