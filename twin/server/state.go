@@ -44,11 +44,12 @@ func (s *state) persister() session.Persister {
 // restore puts the recovered sessions back into eng's store. A session
 // whose settings this twin cannot serve (a fault profile or fixture it no
 // longer has) stops the start with the reason, rather than being dropped.
-// The state goes through the session's own checks (session.Restore), not
-// through the engine's parse of every body that a PUT snapshot gets: the
-// folder was written by this twin, its digest is checked and every record
-// carries a checksum, and parsing 100,000 bodies would take most of a
-// restart.
+// The state goes through the session's checks of its bookkeeping
+// (session.RestoreWritten), not through the parse of every body that a
+// PUT snapshot gets: the folder was written by this twin from sessions
+// whose bodies were JSON objects, its digest is checked and every record
+// and checkpoint carries a checksum, and parsing 100,000 bodies would take
+// most of a restart.
 func (s *state) restore(eng *engine.Engine, t *format.Twin) error {
 	if s == nil {
 		return nil
@@ -110,7 +111,7 @@ func restoreOne(eng *engine.Engine, name string, set session.Settings, d *sessio
 	if err != nil {
 		return nil, err
 	}
-	return eng.Store().Restore(name, set, w, d)
+	return eng.Store().RestoreWritten(name, set, w, d)
 }
 
 // Recovered reports how many sessions the state folder held at start
