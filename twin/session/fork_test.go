@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -163,6 +164,28 @@ func TestSnapshotRestore(t *testing.T) {
 	bad.Entities = append([]EntityDoc{d.Entities[0]}, d.Entities...)
 	if _, err := Restore("x", set, nil, &bad); err == nil {
 		t.Error("a snapshot naming an entity twice restored")
+	}
+
+	// RestoreWritten restores the same state, and refuses the same
+	// bookkeeping; only a body's parse is left to whoever wrote it.
+	w, err := RestoreWritten("copy", set, nil, &d)
+	if err != nil || digest(w) != digest(src) {
+		t.Errorf("RestoreWritten: want the source's digest, have err %v", err)
+	}
+	if _, err := RestoreWritten("x", set, nil, &bad); err == nil {
+		t.Error("RestoreWritten: a snapshot naming an entity twice restored")
+	}
+	past := d
+	past.Entities = slices.Clone(d.Entities)
+	past.Entities[0].Seq = d.Seq + 1
+	if _, err := RestoreWritten("x", set, nil, &past); err == nil || !strings.Contains(err.Error(), "entities[0].seq") {
+		t.Errorf("RestoreWritten: an entity past the session's seq: want entities[0].seq refused, have %v", err)
+	}
+	notJSON := d
+	notJSON.Entities = slices.Clone(d.Entities)
+	notJSON.Entities[1].Body = []byte("not json")
+	if _, err := Restore("x", set, nil, &notJSON); err == nil || !strings.Contains(err.Error(), "entities[1].body") {
+		t.Errorf("Restore: a body that is not JSON: want entities[1].body refused, have %v", err)
 	}
 }
 
