@@ -156,9 +156,7 @@ func (st *Store) checkpoint(dirty map[string]*session.Session) error {
 		}
 		// Encoded outside the session's lock: its requests need not
 		// wait for the encoding of the session whole.
-		if vals[name], err = encode(&ck); err != nil {
-			return err
-		}
+		vals[name] = encodeCheckpoint(&ck)
 	}
 	// A session deleted (and perhaps made again) after dirty was taken
 	// but before it was read here has its deletion queued with a lower

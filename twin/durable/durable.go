@@ -49,9 +49,11 @@ import (
 // added journal.old (a journal being checkpointed) and the zeros a
 // journal is written ahead with: a wraith of format 1 would not replay
 // journal.old, and would lose its records, so it must refuse the folder.
-// A format 1 folder holds nothing format 2 reads otherwise, and is taken
-// (its header rewritten).
-const Format = 2
+// Format 3 writes checkpoints in a binary form (ckcodec.go), which an
+// older wraith would not read. A folder of format 1 or 2 holds nothing
+// format 3 reads otherwise (its JSON checkpoints still read), and is
+// taken (its header rewritten).
+const Format = 3
 
 // DefaultCheckpointBytes is the journal size past which the sessions it
 // names are checkpointed and the journal starts over.
@@ -236,7 +238,7 @@ func (st *Store) checkHeader() error {
 			return fmt.Errorf("state folder %s: its header does not read (%v): it is not a wraith state folder; pick another --state-dir", st.opts.Dir, err)
 		}
 		switch {
-		case have.Format == 1 && have.TwinDigest == want.TwinDigest:
+		case have.Format >= 1 && have.Format < Format && have.TwinDigest == want.TwinDigest:
 			return writeHeader(meta, want)
 		case have.Format != Format:
 			return fmt.Errorf("state folder %s is of state format %d; this wraith reads format %d: serve it with the wraith that wrote it, or pick another --state-dir", st.opts.Dir, have.Format, Format)

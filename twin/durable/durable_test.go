@@ -326,7 +326,7 @@ func TestRefused(t *testing.T) {
 			}
 			ds.crash()
 			writeHeaderFile(t, dir, header{Format: Format + 1, Twin: twinName, TwinDigest: twinDigest})
-		}, Options{Twin: twinName, TwinDigest: twinDigest}, []string{"state format 3", "reads format 2"}},
+		}, Options{Twin: twinName, TwinDigest: twinDigest}, []string{fmt.Sprintf("state format %d", Format+1), fmt.Sprintf("reads format %d", Format)}},
 		{"not a journal", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, journalFile), []byte("something else entirely\n"), 0o600)
 		}, Options{Twin: twinName, TwinDigest: twinDigest}, []string{"not a journal"}},

@@ -21,9 +21,10 @@ const (
 	journalMagicV1 = "wraith state journal 1\n"
 )
 
-// ErrDamaged is what Open's error wraps when the journal is damaged
-// before its end: a record does not read, and whole records follow it.
-var ErrDamaged = errors.New("state journal damaged")
+// ErrDamaged is what Open's error wraps when the folder is damaged: a
+// journal record before the journal's end does not read (and whole
+// records follow it), or a checkpoint does not read.
+var ErrDamaged = errors.New("state folder damaged")
 
 // frameHeader is a record's payload length and the CRC-32C of its
 // length, sequence number and payload, both little-endian uint32, then its

@@ -52,9 +52,10 @@ func (st *Store) recover() error {
 		for range min(runtime.GOMAXPROCS(0), len(keys)) {
 			wg.Go(func() {
 				for i := int(next.Add(1) - 1); i < len(keys); i = int(next.Add(1) - 1) {
-					rs[i] = &replaying{}
-					if err := json.Unmarshal(vals[i], &rs[i].checkpointed); err != nil {
-						errs[i] = fmt.Errorf("session %q in %s does not read: %w", keys[i], dbFile, err)
+					ck, err := decodeCheckpoint(vals[i])
+					rs[i] = &replaying{checkpointed: ck}
+					if err != nil {
+						errs[i] = fmt.Errorf("%w: the checkpoint of session %q in %s does not read: %v. Nothing was changed: copy the folder aside to keep what it holds, and start the twin with another --state-dir", ErrDamaged, keys[i], dbFile, err)
 					}
 				}
 			})
@@ -133,11 +134,7 @@ func (st *Store) recover() error {
 			if !r.touched {
 				continue
 			}
-			v, err := encode(&r.checkpointed)
-			if err != nil {
-				return err
-			}
-			if err := b.Put([]byte(name), v); err != nil {
+			if err := b.Put([]byte(name), encodeCheckpoint(&r.checkpointed)); err != nil {
 				return err
 			}
 		}

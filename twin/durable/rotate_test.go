@@ -110,31 +110,37 @@ func copyFolder(tb testing.TB, dir string) string {
 	return img
 }
 
-// TestFolderFormat1: a folder of format 1 (before journal.old and the
-// zeros written ahead) is taken, with every session, and its header
-// names format 2 after, so that a wraith of format 1 refuses it.
-func TestFolderFormat1(t *testing.T) {
-	dir := t.TempDir()
-	ds, ss := open(t, dir, Options{})
-	write(t, create(t, ss, "a"), "k")
-	want := worldOf(t, ss)
-	if err := ds.Close(); err != nil {
-		t.Fatal(err)
-	}
-	writeHeaderFile(t, dir, header{Format: 1, Twin: twinName, TwinDigest: twinDigest})
-	ds2, ss2 := open(t, dir, Options{})
-	sameWorld(t, want, worldOf(t, ss2))
-	if err := ds2.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err := openDB(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var have header
-	db.View(func(tx *bolt.Tx) error { return json.Unmarshal(tx.Bucket(metaBucket).Get(headerKey), &have) })
-	if have.Format != Format {
-		t.Errorf("header after a format 1 folder was taken: want format %d, have %+v", Format, have)
+// TestFolderFormatsBefore: a folder of format 1 (before journal.old and
+// the zeros written ahead) or 2 (before binary checkpoints), whose
+// checkpoints are JSON, is taken, with every session, and its header
+// names this format after, so that an older wraith refuses it.
+func TestFolderFormatsBefore(t *testing.T) {
+	for _, format := range []int{1, 2} {
+		t.Run(fmt.Sprintf("format %d", format), func(t *testing.T) {
+			dir := t.TempDir()
+			ds, ss := open(t, dir, Options{})
+			write(t, create(t, ss, "a"), "k")
+			want := worldOf(t, ss)
+			if err := ds.Close(); err != nil {
+				t.Fatal(err)
+			}
+			writeHeaderFile(t, dir, header{Format: format, Twin: twinName, TwinDigest: twinDigest})
+			rewriteCheckpoints(t, dir, asJSON(t))
+			ds2, ss2 := open(t, dir, Options{})
+			sameWorld(t, want, worldOf(t, ss2))
+			if err := ds2.Close(); err != nil {
+				t.Fatal(err)
+			}
+			db, err := openDB(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var have header
+			db.View(func(tx *bolt.Tx) error { return json.Unmarshal(tx.Bucket(metaBucket).Get(headerKey), &have) })
+			if have.Format != Format {
+				t.Errorf("header after a format %d folder was taken: want format %d, have %+v", format, Format, have)
+			}
+		})
 	}
 }
