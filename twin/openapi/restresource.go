@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -180,11 +181,12 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 // self}): each field of cs the entity has, as it is ("$.key"), or as
 // text where the stub says string and the entity a number ("{id}": Jira
 // answers a new security scheme's integer id as a string); a field the
-// entity lacks, or holds in a type the stub's cannot be made of, is the
-// stub's sample. "" when cs shares no field with the entity (another
-// schema, not its stub), or has the entity's key in a type the key
-// cannot be answered in (Jira's ProjectIdentifiers numbers a project its
-// Project schema keys by a string): a sampled key would name no entity.
+// entity lacks, holds in a type the stub's cannot be made of, or holds
+// values the stub's enum does not list, is the stub's sample. "" when cs
+// shares no field with the entity (another schema, not its stub), or has
+// the entity's key in a type the key cannot be answered in (Jira's
+// ProjectIdentifiers numbers a project its Project schema keys by a
+// string): a sampled key would name no entity.
 func (r *restImport) stubBody(cs *openapi3.SchemaRef, item map[string]*openapi3.SchemaRef, key string) string {
 	if cs.Value == nil || !objectSchema(cs) {
 		return ""
@@ -195,7 +197,7 @@ func (r *restImport) stubBody(cs *openapi3.SchemaRef, item map[string]*openapi3.
 		want, have := props[k].Value, item[k]
 		switch {
 		case want == nil || have == nil || have.Value == nil:
-		case sameType(want, have.Value):
+		case sameType(want, have.Value) && enumTakes(want, have.Value):
 			out[k], shared = "$."+k, true
 			continue
 		case want.Type.Is("string") && (have.Value.Type.Is("integer") || have.Value.Type.Is("number")):
@@ -211,6 +213,25 @@ func (r *restImport) stubBody(cs *openapi3.SchemaRef, item map[string]*openapi3.
 		return ""
 	}
 	return Compact(out)
+}
+
+// enumTakes reports whether every value the entity's schema have allows
+// is one of the stub's schema want's enum, if it has one: Box's Task
+// answers "type": "task" where the terms of service it stands for holds
+// "terms_of_service", so the stub's type is its own sample.
+func enumTakes(want, have *openapi3.Schema) bool {
+	if len(want.Enum) == 0 {
+		return true
+	}
+	if len(have.Enum) == 0 {
+		return false
+	}
+	for _, v := range have.Enum {
+		if !slices.ContainsFunc(want.Enum, func(w any) bool { return reflect.DeepEqual(Normalize(w), Normalize(v)) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameType reports whether two schemas have the same type (both untyped

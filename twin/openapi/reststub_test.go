@@ -3,6 +3,8 @@ package openapi_test
 import (
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/wraithdev/wraith/twin/dialect/importers"
 	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/openapi"
@@ -102,5 +104,58 @@ func TestRestDeletedBody(t *testing.T) {
 	}
 	if status, _ := sendJSON(t, e, "GET", "/files/"+id, ""); status != 404 {
 		t.Errorf("read after delete: want 404, have %d", status)
+	}
+}
+
+// termsSpec is written the way Box writes its terms of service: the
+// create declares another schema (a Task) than the entity its read
+// answers, whose type is an enum of its own.
+const termsSpec = `{"openapi":"3.0.0","info":{"title":"Terms","version":"1"},
+"paths":{
+ "/terms":{
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"entries":{"type":"array","items":{"$ref":"#/components/schemas/Terms"}}}}}}}}},
+  "post":{"requestBody":{"content":{"application/json":{"schema":{"type":"object","required":["text"],"properties":{"text":{"type":"string"}}}}}},
+   "responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}}}}},
+ "/terms/{id}":{
+  "parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Terms"}}}}}}}
+},
+"components":{"schemas":{
+ "Terms":{"type":"object","required":["id","type"],"properties":{"id":{"type":"string"},"type":{"type":"string","enum":["terms"]},"text":{"type":"string"}}},
+ "Task":{"type":"object","required":["id","type"],"properties":{"id":{"type":"string"},"type":{"type":"string","enum":["task"]},"action":{"type":"string","enum":["review"]}}}}}}`
+
+// TestRestCreateStubEnum: a create stub takes the entity's field only
+// where the stub's enum lists what the entity holds; the type the stub
+// names by an enum of its own is its sample, so the create's answer is
+// the schema the create declares, keyed by the new entity's id.
+func TestRestCreateStubEnum(t *testing.T) {
+	res, err := openapi.Import([]byte(termsSpec), openapi.Options{Dialects: importers.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Twin.Manifest
+	if len(m.Resources) != 1 {
+		t.Fatalf("resources: want terms, have %+v", m.Resources)
+	}
+	if want, have := `{"action":"review","id":"$.id","type":"task"}`, m.Resources[0].CreateBody; want != have {
+		t.Errorf("create_body: want %s, have %s", want, have)
+	}
+	tw := res.Twin
+	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(termsSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, created := sendJSON(t, e, "POST", "/terms", `{"text":"be kind"}`)
+	if err := doc.Components.Schemas["Task"].Value.VisitJSON(created); status != 200 || err != nil {
+		t.Fatalf("create: want 200 and a Task, have %d %v (%v)", status, created, err)
+	}
+	id, _ := created["id"].(string)
+	status, read := sendJSON(t, e, "GET", "/terms/"+id, "")
+	if err := doc.Components.Schemas["Terms"].Value.VisitJSON(read); status != 200 || read["text"] != "be kind" || err != nil {
+		t.Errorf("read of the created id: want 200 and the terms sent, have %d %v (%v)", status, read, err)
 	}
 }
