@@ -28,6 +28,9 @@ type Importer struct {
 	// allPII serves every PII-shaped name verbatim (see verbatimNames),
 	// for a dialect whose twin holds only what its agents send.
 	allPII bool
+	// branching is how many oneBranch searches are under way, one
+	// inside the other.
+	branching int
 }
 
 func newImporter(sp *sampler, doc *openapi3.T, ov *Overlay, opts Options) *Importer {

@@ -38,7 +38,78 @@ func (im *Importer) restExample(s *openapi3.SchemaRef, mt *openapi3.MediaType) a
 	// against the schema (a branch's required property, an enum), and
 	// repair what allOf parts require.
 	v, _ = im.Conform(v, s)
-	return validScalars(restFormats(im.repair(v, s, 0), s, 0), s, 0)
+	v = validScalars(restFormats(im.repair(v, s, 0), s, 0), s, 0)
+	if !validates(s, v) {
+		if b := im.oneBranch(s); b != nil {
+			return b
+		}
+	}
+	return v
+}
+
+// oneBranch is, for a schema of oneOf or anyOf branches whose sample
+// validates against none of them or several, the sample of the first
+// branch that validates against the schema: the branch's own, else with
+// one entry sampled in each list the branch has (Box's search results,
+// whose two branches differ only in their entries, which an empty list
+// leaves both). Each sample validates against its own branch too, so
+// that it is an instance of the branch it was made from. nil when none
+// does, or maxBranching searches deep: a schema that holds itself ends.
+// entrySample is the sample of a list's entry for oneBranch: the
+// schema's, with the properties the description gives an example of,
+// where that still validates (Box's search result with a shared link,
+// whose every property is optional: {} says nothing of it).
+func (im *Importer) entrySample(s *openapi3.SchemaRef) any {
+	v := im.restExample(s, nil)
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	fuller := maps.Clone(obj)
+	if withExamples(fuller, s); validates(s, fuller) {
+		return fuller
+	}
+	return obj
+}
+
+const maxBranching = 2
+
+func (im *Importer) oneBranch(s *openapi3.SchemaRef) any {
+	if s == nil || s.Value == nil || im.branching >= maxBranching {
+		return nil
+	}
+	im.branching++
+	defer func() { im.branching-- }()
+	for _, branches := range []openapi3.SchemaRefs{s.Value.OneOf, s.Value.AnyOf} {
+		for _, b := range branches {
+			if b == nil || b.Value == nil {
+				continue
+			}
+			v := im.restExample(b, nil)
+			if validates(b, v) && validates(s, v) {
+				return v
+			}
+			obj, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			props, _ := mergedProps(b.Value, 0)
+			filled := false
+			for _, k := range sortedRefKeys(props) {
+				p := props[k].Value
+				if p == nil || !p.Type.Is("array") || p.Items == nil || p.WriteOnly {
+					continue
+				}
+				if have, ok := obj[k].([]any); obj[k] == nil || (ok && len(have) == 0) {
+					obj[k], filled = []any{im.entrySample(p.Items)}, true
+				}
+			}
+			if filled && validates(b, obj) && validates(s, obj) {
+				return obj
+			}
+		}
+	}
+	return nil
 }
 
 // repair adds to a sample's objects the properties their schema

@@ -497,14 +497,7 @@ func objectAt(s *openapi3.SchemaRef, depth int) bool {
 // properties the description gives an example of are added too (its
 // resource_type): the object a reference names has them.
 func (r *restImport) withKey(v map[string]any, s *openapi3.SchemaRef) {
-	props, _ := mergedProps(notNull(s).Value, 0)
-	for _, k := range sortedRefKeys(props) {
-		if p := props[k].Value; p != nil && p.Example != nil && !p.WriteOnly {
-			if _, ok := v[k]; !ok {
-				v[k] = Normalize(p.Example)
-			}
-		}
-	}
+	props := withExamples(v, notNull(s))
 	for _, k := range keyNames {
 		if _, ok := v[k]; ok {
 			if p := props[k]; p != nil && !stringSchema(p) {
@@ -520,6 +513,21 @@ func (r *restImport) withKey(v map[string]any, s *openapi3.SchemaRef) {
 			return
 		}
 	}
+}
+
+// withExamples adds to an object's sample the properties of s that the
+// description gives an example of and v leaves out, but for write-only
+// ones, and returns s's properties.
+func withExamples(v map[string]any, s *openapi3.SchemaRef) map[string]*openapi3.SchemaRef {
+	props, _ := mergedProps(s.Value, 0)
+	for _, k := range sortedRefKeys(props) {
+		if p := props[k].Value; p != nil && p.Example != nil && !p.WriteOnly {
+			if _, ok := v[k]; !ok {
+				v[k] = Normalize(p.Example)
+			}
+		}
+	}
+	return props
 }
 
 // withStringKey adds to a reference's sample, keyed by a number, the
