@@ -120,3 +120,50 @@ func sendJSON(tb testing.TB, h http.Handler, method, path, body string) (int, ma
 	json.Unmarshal(w.Body.Bytes(), &m)
 	return w.Code, m
 }
+
+// endpointsSpec is written the way DigitalOcean writes its CDN
+// endpoints: the entity answered inside "endpoint", which is also the
+// name of one of its fields, a host name sent in the bare create body.
+const endpointsSpec = `{"openapi":"3.0.0","info":{"title":"CDN","version":"1"},
+"paths":{
+ "/endpoints":{
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"endpoints":{"type":"array","items":{"$ref":"#/components/schemas/Endpoint"}}}}}}}}},
+  "post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Endpoint"}}}},
+   "responses":{"201":{"description":"created","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Wrapped"}}}}}}},
+ "/endpoints/{id}":{
+  "parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Wrapped"}}}}}}}
+},
+"components":{"schemas":{
+ "Wrapped":{"type":"object","properties":{"endpoint":{"$ref":"#/components/schemas/Endpoint"}}},
+ "Endpoint":{"type":"object","required":["origin"],"properties":{"id":{"type":"string","readOnly":true},"origin":{"type":"string","format":"hostname"},"endpoint":{"type":"string","format":"hostname","readOnly":true}}}}}}`
+
+// TestRestEnvelopeNamesAField: a create body whose member of the
+// envelope's name is a string is a bare body, not an envelope: the
+// create requires what that body requires and takes its fields.
+func TestRestEnvelopeNamesAField(t *testing.T) {
+	res, err := openapi.Import([]byte(endpointsSpec), openapi.Options{Dialects: importers.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Twin.Manifest
+	if len(m.Resources) != 1 {
+		t.Fatalf("resources: want endpoint, have %+v (report %+v)", m.Resources, res.Report.Unresolved)
+	}
+	if r := m.Resources[0]; r.ItemEnvelope != "endpoint" || strings.Join(r.Required, ",") != "origin" {
+		t.Fatalf("endpoint: want item_envelope endpoint, required origin, have %q, %q", r.ItemEnvelope, r.Required)
+	}
+	tw := res.Twin
+	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, created := sendJSON(t, e, "POST", "/endpoints", `{"origin":"static.example.com"}`)
+	got, _ := created["endpoint"].(map[string]any)
+	if id, _ := got["id"].(string); status != 201 || id == "" || got["origin"] != "static.example.com" {
+		t.Fatalf("create: want 201 {endpoint: the endpoint of that origin}, have %d %v", status, created)
+	}
+	if status, bad := sendJSON(t, e, "POST", "/endpoints", `{}`); status/100 != 4 {
+		t.Errorf("create without the origin its body requires: want a 4xx, have %d %v", status, bad)
+	}
+}

@@ -609,7 +609,8 @@ func addBranchProps(props map[string]*openapi3.SchemaRef, branches []*openapi3.S
 
 // requestSchema is an operation's request body schema in the first media
 // type of JSON, a form and multipart that it has, and that type; inside
-// an item envelope env, the envelope member's schema (a JSON body's).
+// an item envelope env, the envelope member's schema (a JSON body's)
+// where that member is an object.
 func requestSchema(op *openapi3.Operation, env string) (*openapi3.SchemaRef, string) {
 	if op.RequestBody == nil || op.RequestBody.Value == nil {
 		return nil, ""
@@ -621,8 +622,12 @@ func requestSchema(op *openapi3.Operation, env string) (*openapi3.SchemaRef, str
 		}
 		s := m.Schema
 		if env != "" && mt == "application/json" {
+			// An envelope holds an object: a member of the envelope's
+			// name that is a string is a field of a bare body
+			// (DigitalOcean's CDN endpoint sends its endpoint, a host
+			// name, beside its origin).
 			props, _ := mergedProps(s.Value, 0)
-			if inner := props[env]; inner != nil && inner.Value != nil {
+			if inner := props[env]; objectSchema(inner) {
 				s = inner
 			}
 		}
