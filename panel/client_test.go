@@ -30,7 +30,7 @@ type client struct {
 	base  string
 	doc   *openapi3.T
 	row   *row
-	index map[string]openapi.Operation // "METHOD shape" of the served path -> operation
+	index map[string][]openapi.Operation // "METHOD shape" of the served path -> its operations
 	http  http.Client
 	// noBase sends paths without the servers' base path, as Prism
 	// serves them.
@@ -51,13 +51,16 @@ func shape(p string) string {
 	return strings.Join(segs, "/")
 }
 
-func indexOps(doc *openapi3.T) map[string]openapi.Operation {
-	out := map[string]openapi.Operation{}
+// indexOps are the description's operations by the request that reaches
+// them, in the description's order: more than one where the description
+// writes one request as several paths that differ by a fragment (Box's
+// GET /shared_items, /shared_items#folders and #web_links: the item a
+// shared link names is a file, a folder or a web link).
+func indexOps(doc *openapi3.T) map[string][]openapi.Operation {
+	out := map[string][]openapi.Operation{}
 	for _, o := range openapi.OperationsOf(doc) {
 		k := o.Method + " " + shape(openapi.ServedPath(doc, o))
-		if _, dup := out[k]; !dup {
-			out[k] = o
-		}
+		out[k] = append(out[k], o)
 	}
 	return out
 }
@@ -139,7 +142,7 @@ func (c *client) send(session, method, path string, op *openapi.Operation, body 
 		return a
 	}
 	c.row.answered++
-	if err := validate(c.doc, op, req, resp, a.body); err != nil {
+	if err := c.validateAlike(op, req, resp, a.body); err != nil {
 		// A status the description does not list for the operation (a
 		// 404 for a read after delete, where the description lists only
 		// 200) is counted apart from a body that breaks its schema.
@@ -172,12 +175,29 @@ func listsClass(op *openapi.Operation, status int) bool {
 	return false
 }
 
-// opFor is the description's operation served at method path.
+// opFor is the description's (first) operation served at method path.
 func (c *client) opFor(method, twinPath string) *openapi.Operation {
-	if o, ok := c.index[method+" "+shape(twinPath)]; ok {
-		return &o
+	if ops := c.index[method+" "+shape(twinPath)]; len(ops) > 0 {
+		return &ops[0]
 	}
 	return nil
+}
+
+// validateAlike validates an answer to o, and where o's schema refuses it,
+// against each other operation the same request reaches (indexOps): the
+// description says that request may answer any of theirs, and no request
+// can tell the twin which one it means. The error is o's.
+func (c *client) validateAlike(o *openapi.Operation, req *http.Request, resp *http.Response, body []byte) error {
+	err := validate(c.doc, o, req, resp, body)
+	if err == nil {
+		return nil
+	}
+	for _, other := range c.index[o.Method+" "+shape(openapi.ServedPath(c.doc, *o))] {
+		if other.Path != o.Path && validate(c.doc, &other, req, resp, body) == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 func validate(doc *openapi3.T, o *openapi.Operation, req *http.Request, resp *http.Response, body []byte) error {
