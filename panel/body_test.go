@@ -34,17 +34,15 @@ func requestBody(op *openapi.Operation, env string, marked int, mark string) map
 		return nil
 	}
 	props, required := properties(s.Value, 0)
-	if inner := props[env]; env != "" && inner != nil && inner.Value != nil {
-		props, required = properties(inner.Value, 0)
+	if enveloped(op, env) {
+		props, required = properties(props[env].Value, 0)
 	}
 	if len(props) == 0 {
 		return nil
 	}
 	out := map[string]any{}
 	for _, k := range required {
-		if p := props[k]; p != nil {
-			out[k] = instance(p, 0)
-		}
+		out[k] = instance(props[k], 0)
 	}
 	keys := make([]string, 0, len(props))
 	for k := range props {
@@ -119,7 +117,13 @@ func properties(s *openapi3.Schema, depth int) (map[string]*openapi3.SchemaRef, 
 // the example 720, which a client could not send), else the first enum
 // value, else a value of its type and format.
 func instance(ref *openapi3.SchemaRef, depth int) any {
-	if ref == nil || ref.Value == nil || depth > 6 {
+	if ref == nil || ref.Value == nil {
+		// A required name the schema does not describe (Directus's
+		// field datatype, DigitalOcean's uptime check method): any value
+		// is one it takes, and a client sends one.
+		return "panel"
+	}
+	if depth > 6 {
 		return nil
 	}
 	s := ref.Value
@@ -173,9 +177,7 @@ func instance(ref *openapi3.SchemaRef, depth int) any {
 	props, required := properties(s, 0)
 	out := map[string]any{}
 	for _, k := range required {
-		if p := props[k]; p != nil {
-			out[k] = instance(p, depth+1)
-		}
+		out[k] = instance(props[k], depth+1)
 	}
 	return out
 }

@@ -241,14 +241,21 @@ func wrap(op *openapi.Operation, body map[string]any, env string) map[string]any
 	return map[string]any{env: body}
 }
 
-// enveloped reports whether op's request schema is an envelope env.
+// enveloped reports whether op's request schema is an envelope env: its
+// member env is an object (DigitalOcean's CDN endpoint, whose envelope is
+// endpoint, sends its endpoint, a host name, in a bare body).
 func enveloped(op *openapi.Operation, env string) bool {
 	s := requestSchema(op)
-	if s == nil || s.Value == nil {
+	if env == "" || s == nil || s.Value == nil {
 		return false
 	}
 	props, _ := properties(s.Value, 0)
-	return props[env] != nil
+	inner := props[env]
+	if inner == nil || inner.Value == nil {
+		return false
+	}
+	t := inner.Value.Type
+	return t == nil || t.Is("object")
 }
 
 func entity(v any, env string) map[string]any {
