@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -287,24 +288,57 @@ func (r *restImport) notUpdate(o Operation, item *openapi3.SchemaRef) string {
 
 // notFound is the resource's own not-found answer, where its read
 // declares a 404 in a schema other than the twin's error answer (Figma
-// answers its webhooks' 404 in another schema than its files'), else nil.
+// answers its webhooks' 404 in another schema than its files'), or
+// declares no 404 but says another 4xx is its answer for an entity not
+// found (notFoundStatus), else nil.
 func (r *restImport) notFound(get Operation) *format.Answer {
-	if get.Op.Responses == nil {
+	status := notFoundStatus(get.Op)
+	if status == 0 {
 		return nil
 	}
-	resp := get.Op.Responses.Value("404")
-	if resp == nil || resp.Value == nil {
+	var schema *openapi3.SchemaRef
+	if mt := JSONMedia(get.Op.Responses.Value(strconv.Itoa(status)).Value.Content); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+		schema = mt.Schema
+	} else if status != 404 {
+		// The status declared without a body (Jira's filter's 400): the
+		// API's error schema says it.
+		schema, _ = errorSchema(r.im.ops, "")
+	}
+	if schema == nil {
 		return nil
 	}
-	mt := JSONMedia(resp.Value.Content)
-	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
-		return nil
-	}
-	a := r.im.errorAnswer(mt.Schema, 404, notFoundSentence)
-	if a == nil || (r.errs.NotFound != nil && a.Body == r.errs.NotFound.Body) {
+	a := r.im.errorAnswer(schema, status, notFoundSentence)
+	if a == nil || (status == 404 && r.errs.NotFound != nil && a.Body == r.errs.NotFound.Body) {
 		return nil
 	}
 	return a
+}
+
+// notFoundStatus is the status a read answers for an entity it does not
+// find: 404 where it declares one; else the one 4xx whose description
+// says so ("Returned if the filter is not found or the user does not
+// have permission to view it": Jira's filter answers 400); else 0.
+func notFoundStatus(op *openapi3.Operation) int {
+	if op.Responses == nil {
+		return 0
+	}
+	if resp := op.Responses.Value("404"); resp != nil && resp.Value != nil {
+		return 404
+	}
+	found := 0
+	for code, resp := range op.Responses.Map() {
+		n, err := strconv.Atoi(code)
+		if err != nil || n/100 != 4 || resp == nil || resp.Value == nil || resp.Value.Description == nil {
+			continue
+		}
+		if strings.Contains(strings.ToLower(*resp.Value.Description), "not found") {
+			if found != 0 {
+				return 0 // two say so: neither is the answer
+			}
+			found = n
+		}
+	}
+	return found
 }
 
 // restName is a resource's name: its schema's component name, lower-cased
