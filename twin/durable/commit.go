@@ -84,7 +84,7 @@ func (st *Store) Persist(s *session.Session, c session.Change) session.Ack {
 	if err == nil {
 		// Encoded here, beside the other writers, not in the committer:
 		// its cycle is the time every waiting write waits.
-		if p, err = encode(rec); err == nil && int64(len(p)) > st.maxRecord {
+		if p, err = encodeRecord(rec); err == nil && int64(len(p)) > st.maxRecord {
 			err = fmt.Errorf("the record is %d bytes, past %d", len(p), st.maxRecord)
 		}
 	}
@@ -139,7 +139,9 @@ func (st *Store) commit() {
 	defer close(st.done)
 	var spare []byte // the last batch's frames, written: the next batch's buffer
 	for range st.kick {
+		t0 := time.Now()
 		st.gather()
+		st.gatherNanos.Add(int64(time.Since(t0)))
 		st.mu.Lock()
 		b, closing, failed := st.cur, st.closing, st.failed
 		st.cur = newBatch()

@@ -12,8 +12,9 @@
 // fdatasync (group commit).
 //
 // The folder holds two files. journal.wal is append-only: a header line,
-// then records, each framed by its length and a CRC-32C, whose payload is
-// JSON in the snapshot codec's shapes (session.Snapshot, session.StateDoc).
+// then records, each framed by its length and a CRC-32C, whose payload
+// carries the snapshot codec's shapes (session.Snapshot, session.StateDoc)
+// in a binary form (codec.go).
 // state.db is a bbolt database holding the folder's format and twin, and a
 // checkpoint: each session whole, with the sequence number of the last
 // record it includes. When the journal passes a size, it is retired (to
@@ -49,10 +50,10 @@ import (
 // added journal.old (a journal being checkpointed) and the zeros a
 // journal is written ahead with: a wraith of format 1 would not replay
 // journal.old, and would lose its records, so it must refuse the folder.
-// Format 3 writes checkpoints in a binary form (ckcodec.go), which an
-// older wraith would not read. A folder of format 1 or 2 holds nothing
-// format 3 reads otherwise (its JSON checkpoints still read), and is
-// taken (its header rewritten).
+// Format 3 writes checkpoints and records in a binary form (codec.go),
+// which an older wraith would not read. A folder of format 1 or 2 holds
+// nothing format 3 reads otherwise (its JSON checkpoints and records
+// still read), and is taken (its header rewritten).
 const Format = 3
 
 // DefaultCheckpointBytes is the journal size past which the sessions it
@@ -103,7 +104,7 @@ type Store struct {
 	testHook func(step string)
 
 	// What Stats reports; the committer and checkpoints count it.
-	commits, records, syncNanos, checkpoints atomic.Int64
+	commits, records, syncNanos, gatherNanos, checkpoints atomic.Int64
 
 	kick     chan struct{} // a record queued
 	done     chan struct{} // the committer ended
@@ -292,13 +293,14 @@ type Stats struct {
 	Commits     int64         // group commits: one write and one sync each
 	Records     int64         // records they carried
 	Syncing     time.Duration // time spent in their writes and syncs
+	Gathering   time.Duration // time the committer waited for a group to grow (gather)
 	Checkpoints int64
 }
 
 // Stats says what the store has written since Open: the benchmarks read
 // it for the writes that share a sync and a sync's mean time.
 func (st *Store) Stats() Stats {
-	return Stats{Commits: st.commits.Load(), Records: st.records.Load(), Syncing: time.Duration(st.syncNanos.Load()), Checkpoints: st.checkpoints.Load()}
+	return Stats{Commits: st.commits.Load(), Records: st.records.Load(), Syncing: time.Duration(st.syncNanos.Load()), Gathering: time.Duration(st.gatherNanos.Load()), Checkpoints: st.checkpoints.Load()}
 }
 
 // Dir is the state folder.

@@ -1,7 +1,6 @@
 package durable
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -99,8 +98,8 @@ func (st *Store) recover() error {
 	}
 	named := map[string]bool{} // sessions the journal names
 	for i, f := range payloads {
-		var rec record
-		if err := json.Unmarshal(f.payload, &rec); err != nil {
+		rec, err := decodeRecord(f.payload)
+		if err != nil {
 			return fmt.Errorf("state folder %s: journal record %d does not read (%v), though its checksum holds: it was written by another wraith version; serve it with that version, or remove the folder to start over", st.opts.Dir, i, err)
 		}
 		rec.Seq = f.seq

@@ -117,15 +117,23 @@ func copyFolder(tb testing.TB, dir string) string {
 func TestFolderFormatsBefore(t *testing.T) {
 	for _, format := range []int{1, 2} {
 		t.Run(fmt.Sprintf("format %d", format), func(t *testing.T) {
+			// A checkpoint of session a, then records of a and b in the
+			// journal, as a crash leaves them.
 			dir := t.TempDir()
 			ds, ss := open(t, dir, Options{})
 			write(t, create(t, ss, "a"), "k")
-			want := worldOf(t, ss)
 			if err := ds.Close(); err != nil {
 				t.Fatal(err)
 			}
+			ds, ss = open(t, dir, Options{})
+			write(t, create(t, ss, "b"), "k")
+			a := ss.Get("a")
+			write(t, a, "")
+			want := worldOf(t, ss)
+			ds.crash()
 			writeHeaderFile(t, dir, header{Format: format, Twin: twinName, TwinDigest: twinDigest})
 			rewriteCheckpoints(t, dir, asJSON(t))
+			journalAsJSON(t, filepath.Join(dir, journalFile))
 			ds2, ss2 := open(t, dir, Options{})
 			sameWorld(t, want, worldOf(t, ss2))
 			if err := ds2.Close(); err != nil {

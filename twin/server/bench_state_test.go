@@ -39,6 +39,7 @@ func BenchmarkServedCreateState(b *testing.B) {
 			if durable {
 				st := srv.state.store.Stats()
 				b.ReportMetric(float64(st.Records)/float64(max(st.Commits, 1)), "writes/sync")
+				b.ReportMetric(float64(st.Gathering.Microseconds())/float64(max(st.Commits, 1)), "gather-us")
 				b.ReportMetric(float64(st.Syncing.Microseconds())/float64(max(st.Commits, 1)), "sync-us")
 			}
 		})

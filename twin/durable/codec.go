@@ -7,21 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"maps"
 	"slices"
 
 	"github.com/wraithdev/wraith/twin/session"
 )
 
-// A checkpoint, a session whole in state.db, is kept in a binary form of
-// its own rather than as JSON. Reading the folder at start is mostly
-// reading checkpoints, and JSON's decoder scans every entity's body twice
-// (it checks a json.RawMessage, then skips past it): for 100,000 entities
-// that was most of a restart. Here a body is a length and its bytes, so
-// reading one is a copy.
+// A checkpoint, a session whole in state.db, and a journal record are
+// kept in a binary form of their own rather than as JSON. Reading the
+// folder at start is mostly reading checkpoints, and JSON's decoder scans
+// every entity's body twice (it checks a json.RawMessage, then skips past
+// it): for 100,000 entities that was most of a restart. Writing a record
+// is on every durable write's path, under its session's lock, and JSON's
+// encoder scans each body again (it compacts a json.RawMessage). Here a
+// body is a length and its bytes, so reading or writing one is a copy.
 //
-// The value is ckMagic, a CRC-32C (Castagnoli) of everything after it,
-// then the fields of checkpointed in their declared order, each as:
+// A checkpoint is ckMagic, a CRC-32C (Castagnoli) of everything after it,
+// then the fields of checkpointed in their declared order. A record is
+// recBinary, its operation's index in recOps, the fields of record, then
+// recEnd (the journal's frame carries its checksum). Each field is written as:
 //
 //	integers      uvarint (unsigned) or varint (signed)
 //	bool          one byte, 0 or 1
@@ -30,22 +33,107 @@ import (
 //	map           as a slice of key, value pairs, sorted by key
 //	pointer       one byte, 0 for nil, 1 then the value
 //
-// A field added to any of these types must be added to both encodeCheckpoint
-// and decodeCheckpoint; TestCheckpointCodecRoundTrip fills every field and fails
-// until it is. Checkpoints written as JSON (state format 2 and before)
-// start with '{' and still read.
+// A field added to any of these types must be added to both the writer
+// and the reader; TestCheckpointCodecRoundTrip and TestRecordCodecRoundTrip
+// fill every field and fail until it is. Checkpoints and records written
+// as JSON (state format 2 and before) start with '{' and still read.
 const ckMagic = "wck\x03"
 
-// errCkShort is a checkpoint that ends inside a field.
-var errCkShort = errors.New("the checkpoint ends inside a field")
+// errCkShort is a checkpoint or record that ends inside a field.
+var errCkShort = errors.New("the value ends inside a field")
 
 // encodeCheckpoint is ck in its binary form.
 func encodeCheckpoint(ck *checkpointed) []byte {
-	w := ckWriter{b: make([]byte, len(ckMagic)+4, ckSize(ck))}
+	w := ckWriter{b: make([]byte, len(ckMagic)+4, 64+snapshotSize(&ck.Snapshot))}
 	copy(w.b, ckMagic)
 	w.u(ck.Seq)
 	w.bool(ck.Provisioned)
-	s := &ck.Snapshot
+	w.snapshot(&ck.Snapshot)
+	binary.LittleEndian.PutUint32(w.b[len(ckMagic):], crc32.Checksum(w.b[len(ckMagic)+4:], castagnoli))
+	return w.b
+}
+
+// recBinary is the first byte of a journal record in binary form: the
+// record's fields in the same encoding as a checkpoint's (the frame
+// carries the checksum). A record as state format 2 wrote it is JSON,
+// and starts with '{'.
+const recBinary = 0x02
+
+// Record operations in binary form.
+var recOps = [...]string{opWhole, opDelta, opProvisioned, opDeleted}
+
+// appendRecord appends rec in binary form to b.
+func appendRecord(b []byte, rec *record) ([]byte, error) {
+	op := slices.Index(recOps[:], rec.Op)
+	if op < 0 {
+		return b, fmt.Errorf("record operation %q", rec.Op)
+	}
+	w := ckWriter{b: append(b, recBinary, byte(op))}
+	w.str(rec.Session)
+	w.bool(rec.Provisioned)
+	w.bool(rec.Whole != nil)
+	if rec.Whole != nil {
+		w.snapshot(rec.Whole)
+	}
+	w.bool(rec.Delta != nil)
+	if rec.Delta != nil {
+		w.stateDoc(rec.Delta)
+	}
+	return append(w.b, recEnd), nil
+}
+
+// recEnd ends every binary record. The journal is written ahead with
+// zeros, so a record whose last bytes were zeros, cut short there by a
+// crash, would read whole from the zeros after it: a record's last byte
+// is never zero.
+const recEnd = 0xff
+
+// encodeRecord is rec in binary form.
+func encodeRecord(rec *record) ([]byte, error) {
+	n := 64 + len(rec.Session)
+	if rec.Whole != nil {
+		n += snapshotSize(rec.Whole)
+	}
+	if rec.Delta != nil {
+		n += stateDocSize(rec.Delta)
+	}
+	return appendRecord(make([]byte, 0, n), rec)
+}
+
+// decodeRecord reads a journal record in either form (binary, or JSON as
+// state format 2 wrote it); Seq is the frame's to set.
+func decodeRecord(p []byte) (record, error) {
+	var rec record
+	if len(p) > 0 && p[0] == '{' {
+		err := json.Unmarshal(p, &rec)
+		return rec, err
+	}
+	if len(p) < 2 || p[0] != recBinary || int(p[1]) >= len(recOps) {
+		return rec, errors.New("it is neither JSON nor a binary record")
+	}
+	rec.Op = recOps[p[1]]
+	r := ckReader{b: p[2:], interned: map[string]string{}}
+	rec.Session = r.str()
+	rec.Provisioned = r.bool()
+	if r.bool() {
+		rec.Whole = new(session.Snapshot)
+		r.snapshot(rec.Whole)
+	}
+	if r.bool() {
+		rec.Delta = new(session.StateDoc)
+		r.stateDoc(rec.Delta)
+	}
+	if r.err == nil && (r.off >= len(r.b) || r.b[r.off] != recEnd) {
+		r.err = errCkShort
+	}
+	r.off++
+	if err := r.end(2); err != nil {
+		return record{}, err
+	}
+	return rec, nil
+}
+
+func (w *ckWriter) snapshot(s *session.Snapshot) {
 	w.i(int64(s.Format))
 	w.str(s.Twin)
 	w.str(s.TwinDigest)
@@ -60,13 +148,17 @@ func encodeCheckpoint(ck *checkpointed) []byte {
 	w.str(set.RateLimit)
 	w.strs(set.PIIVerbatim)
 	w.str(s.Digest)
-	d := &s.StateDoc
+	w.stateDoc(&s.StateDoc)
+}
+
+func (w *ckWriter) stateDoc(d *session.StateDoc) {
 	w.i(d.ClockPos)
 	w.bytes(d.Generator)
 	w.u(d.Seq)
 	w.u(d.Requests)
 	w.count(d.Counters == nil, len(d.Counters))
-	for _, k := range slices.Sorted(maps.Keys(d.Counters)) {
+	var buf [8]string
+	for _, k := range sortedKeys(buf[:0], d.Counters) {
 		w.str(k)
 		w.i(d.Counters[k])
 	}
@@ -91,7 +183,7 @@ func encodeCheckpoint(ck *checkpointed) []byte {
 		w.str(e.Scope)
 	}
 	w.count(d.Idempotency == nil, len(d.Idempotency))
-	for _, k := range slices.Sorted(maps.Keys(d.Idempotency)) {
+	for _, k := range sortedKeys(buf[:0], d.Idempotency) {
 		w.str(k)
 		r := d.Idempotency[k]
 		w.bool(r != nil)
@@ -105,19 +197,35 @@ func encodeCheckpoint(ck *checkpointed) []byte {
 		w.str(r.Provenance)
 	}
 	w.bytes(d.Attachment)
-	binary.LittleEndian.PutUint32(w.b[len(ckMagic):], crc32.Checksum(w.b[len(ckMagic)+4:], castagnoli))
-	return w.b
 }
 
-// ckSize is about the size of ck's encoding, so that the buffer is
-// allocated once: the bodies and a bound on each entity's other fields.
-func ckSize(ck *checkpointed) int {
-	n := 512 + len(ck.Snapshot.Generator) + len(ck.Snapshot.Attachment)
-	for i := range ck.Snapshot.Entities {
-		e := &ck.Snapshot.Entities[i]
+// sortedKeys appends m's keys to keys, sorted: a write's record has a
+// counter or two and a remembered answer or none, and their keys go in
+// the caller's buffer rather than a new slice.
+func sortedKeys[V any](keys []string, m map[string]V) []string {
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// snapshotSize is about the size of s's encoding, so that the buffer
+// is allocated once: the bodies, and a bound on everything else.
+func snapshotSize(s *session.Snapshot) int {
+	return 256 + len(s.Twin) + len(s.TwinDigest) + len(s.Session) + len(s.Digest) + stateDocSize(&s.StateDoc)
+}
+
+func stateDocSize(d *session.StateDoc) int {
+	n := 128 + len(d.Generator) + len(d.Attachment) + 24*len(d.FaultCounts)
+	for k := range d.Counters {
+		n += len(k) + 12
+	}
+	for i := range d.Entities {
+		e := &d.Entities[i]
 		n += len(e.ID) + len(e.Object) + len(e.Body) + len(e.Provenance) + len(e.Exchange) + len(e.Scope) + 40
 	}
-	for k, r := range ck.Snapshot.Idempotency {
+	for k, r := range d.Idempotency {
 		n += len(k) + 16
 		if r != nil {
 			n += len(r.Fingerprint) + len(r.Body) + len(r.Route) + len(r.Provenance) + 16
@@ -145,7 +253,14 @@ func decodeCheckpoint(v []byte) (checkpointed, error) {
 	r := ckReader{b: body, interned: map[string]string{}}
 	ck.Seq = r.u()
 	ck.Provisioned = r.bool()
-	s := &ck.Snapshot
+	r.snapshot(&ck.Snapshot)
+	if err := r.end(len(ckMagic) + 4); err != nil {
+		return checkpointed{}, err
+	}
+	return ck, nil
+}
+
+func (r *ckReader) snapshot(s *session.Snapshot) {
 	s.Format = int(r.i())
 	s.Twin = r.intern()
 	s.TwinDigest = r.intern()
@@ -160,7 +275,10 @@ func decodeCheckpoint(v []byte) (checkpointed, error) {
 	set.RateLimit = r.str()
 	set.PIIVerbatim = r.strs()
 	s.Digest = r.str()
-	d := &s.StateDoc
+	r.stateDoc(&s.StateDoc)
+}
+
+func (r *ckReader) stateDoc(d *session.StateDoc) {
 	d.ClockPos = r.i()
 	d.Generator = r.bytes()
 	d.Seq = r.u()
@@ -207,13 +325,18 @@ func decodeCheckpoint(v []byte) (checkpointed, error) {
 		}
 	}
 	d.Attachment = r.bytes()
+}
+
+// end reports the first problem reading the fields, or bytes left after
+// the last; at is where r's bytes start in the value, for the message.
+func (r *ckReader) end(at int) error {
 	switch {
 	case r.err != nil:
-		return checkpointed{}, fmt.Errorf("%w, at byte %d", r.err, len(ckMagic)+4+r.off)
+		return fmt.Errorf("%w, at byte %d", r.err, at+r.off)
 	case r.off != len(r.b):
-		return checkpointed{}, fmt.Errorf("%d bytes follow the checkpoint's last field", len(r.b)-r.off)
+		return fmt.Errorf("%d bytes follow the last field", len(r.b)-r.off)
 	}
-	return ck, nil
+	return nil
 }
 
 type ckWriter struct{ b []byte }
