@@ -167,3 +167,28 @@ func TestRestEnvelopeNamesAField(t *testing.T) {
 		t.Errorf("create without the origin its body requires: want a 4xx, have %d %v", status, bad)
 	}
 }
+
+// TestRestReferenceAllOfString: a reference the create sends as an allOf
+// of a string and its description (Asana's status update parent) is
+// read as the string it is: the referenced object's gid, answered as
+// the object.
+func TestRestReferenceAllOfString(t *testing.T) {
+	spec := strings.Replace(tasksSpec, `"workspace":{"type":"string","description":"the workspace's gid"}`, `"workspace":{"allOf":[{"type":"string","description":"the workspace's gid"}]}`, 1)
+	if spec == tasksSpec {
+		t.Fatal("the spec has no workspace reference to write as an allOf")
+	}
+	res, err := openapi.Import([]byte(spec), openapi.Options{Dialects: importers.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := res.Twin
+	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, created := sendJSON(t, e, "POST", "/api/1.0/tasks", `{"data":{"name":"write","workspace":"777"}}`)
+	ws, _ := inside(created)["workspace"].(map[string]any)
+	if status != 201 || ws["gid"] != "777" || ws["resource_type"] != "workspace" {
+		t.Errorf("create: want 201 {data: the task, its workspace {gid: 777, resource_type: workspace}}, have %d %v", status, created)
+	}
+}

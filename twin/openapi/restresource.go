@@ -579,9 +579,24 @@ func (r *restImport) withStringKey(v map[string]any, props map[string]*openapi3.
 	}
 }
 
-// stringSchema reports whether s is a string.
-func stringSchema(s *openapi3.SchemaRef) bool {
-	return s != nil && s.Value != nil && s.Value.Type.Is("string")
+// stringSchema reports whether s is a string, typed so or by an allOf
+// part (Asana's status update parent: an allOf of a string and its
+// description).
+func stringSchema(s *openapi3.SchemaRef) bool { return stringAt(s, 0) }
+
+func stringAt(s *openapi3.SchemaRef, depth int) bool {
+	if s == nil || s.Value == nil || depth > maxSampleDepth {
+		return false
+	}
+	if s.Value.Type.Is("string") {
+		return true
+	}
+	for _, part := range s.Value.AllOf {
+		if stringAt(part, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // notNull is s with its nullable lifted, at its top and in its allOf
