@@ -142,6 +142,15 @@ func instance(ref *openapi3.SchemaRef, depth int) any {
 	if len(s.AnyOf) > 0 {
 		return instance(s.AnyOf[0], depth+1)
 	}
+	// An allOf of a scalar and its description (Asana's status update
+	// parent, a gid) is that scalar.
+	if s.Type == nil {
+		for _, part := range s.AllOf {
+			if t := part.Value; t != nil && t.Type != nil && !t.Type.Is("object") && !t.Type.Is("array") {
+				return instance(part, depth+1)
+			}
+		}
+	}
 	switch {
 	case s.Type == nil && len(s.AllOf) == 0:
 		return "panel"
