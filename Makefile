@@ -16,7 +16,7 @@ GITHUB_OVERLAY := twin/openapi/overlays/github.toml
 github_source = $(shell sed -n 's/^$(1) = "\(.*\)"/\1/p' $(GITHUB_OVERLAY))
 GITHUB_SPEC = .specs/node_modules/$(shell echo '$(call github_source,npm)' | sed 's/@[^@]*$$//')/$(call github_source,spec)
 
-.PHONY: run test check build fuzz bench bench-durable soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients git-client kubecheck panel mcp-servers mcp sdk-suites
+.PHONY: run test check build fuzz bench bench-durable bench-round3 soak clean specs twins nginx node-clients chromium fresh-modules sandbox-clients git-client kubecheck panel mcp-servers mcp sdk-suites
 
 run:
 	$(GO) run ./cmd/wraith serve checkout
@@ -196,6 +196,12 @@ bench:
 # entities, checkpoints beside writers, the group commit; PASSES=6.
 bench-durable:
 	bash bench/durable.sh
+
+# This round's figures (issue 29) side by side: validation strict and off,
+# a Stripe flow with its behaviour, a git push, durable writes, on the
+# stripe and checkout twins; PASSES=6. make bench runs it last.
+bench-round3:
+	bash bench/round3.sh
 
 # A bounded soak of wraith-twin (2 rounds of 15 s at 256 connections by
 # default; e.g. SOAK_FLAGS="-duration 5s -rounds 3"): bench/README.md.

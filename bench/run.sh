@@ -41,6 +41,12 @@
 #   BENCH_GOBENCH   1 runs go test -bench of every package first, into
 #                   bench/out/gobench.txt (1; make bench fails if it fails)
 #   BENCH_RESULTS   the report to write (bench/RESULTS.md)
+#   BENCH_ROUND3    1 runs bench/round3.sh after the report and appends its
+#                   section, "Round three: validation, behaviour, git, durable
+#                   writes", to it (1; 0 for none; make bench fails if it fails)
+#   BENCH_ROUND3_PASSES  its passes (6; 1 under BENCH_SMOKE)
+#   BENCH_ROUND3_BENCHTIME  its -test.benchtime per sub-benchmark (1s; 100x
+#                   under BENCH_SMOKE)
 #   BENCHSTAT_VERSION  golang.org/x/perf version benchstat is installed from
 #   STRIPE_MOCK_VERSION (latest), WIREMOCK_VERSION (3.13.2), MOUNTEBANK_VERSION (2.9.1)
 set -euo pipefail
@@ -53,6 +59,7 @@ if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 	: "${BENCH_PROFILE:=0}" "${BENCH_GOBENCH:=0}" "${BENCH_QUIET_WAIT:=2s}" "${BENCH_RETRIES:=0}"
 	: "${BENCH_RESULTS:=bench/out/RESULTS-smoke.md}"
 	SMOKE_BENCHTIME=100x
+	: "${BENCH_ROUND3_PASSES:=1}" "${BENCH_ROUND3_BENCHTIME:=$SMOKE_BENCHTIME}"
 	TITLE="a SMOKE run (BENCH_SMOKE=1: $PASSES pass of $BENCH_DURATION loads, $BENCH_SESSIONS sessions, $BENCH_HOLD creates in the memory load), which proves the run works and measures nothing worth quoting"
 fi
 DURATION=${BENCH_DURATION:-10s}
@@ -68,6 +75,9 @@ PROFILE=${BENCH_PROFILE:-1}
 PROFILE_FILL=${BENCH_PROFILE_FILL:-125000}
 GOBENCH=${BENCH_GOBENCH:-1}
 RESULTS=${BENCH_RESULTS:-bench/RESULTS.md}
+ROUND3=${BENCH_ROUND3:-1}
+ROUND3_PASSES=${BENCH_ROUND3_PASSES:-6}
+ROUND3_BENCHTIME=${BENCH_ROUND3_BENCHTIME:-1s}
 TITLE=${TITLE:-"a full run: $PASSES passes of $DURATION loads"}
 # Pinned: benchstat's output, which RESULTS.md quotes, changes between versions.
 BENCHSTAT_VERSION=${BENCHSTAT_VERSION:-v0.0.0-20260908200009-22c9c6c9d4da}
@@ -124,6 +134,8 @@ estimate() {
 	pass=$((twins * 3 + starts * (w + 3) + seed + loads * (d + 1) + holds * (HOLD / 20000 + 5)))
 	total=$((PASSES * pass + 30))
 	[ "$PROFILE" = 1 ] && total=$((total + 3 * (d + 5) + PROFILE_FILL / 15000 + 60))
+	# bench/round3.sh: about a minute a pass (a few seconds under smoke).
+	[ "$ROUND3" = 1 ] && total=$((total + $(cat "$CACHE/round3-$ROUND3_PASSES-$ROUND3_BENCHTIME.seconds" 2>/dev/null || echo $((ROUND3_PASSES * 75)))))
 	if [ "$GOBENCH" = 1 ]; then
 		total=$((total + $(cat "$CACHE/gobench.seconds" 2>/dev/null || echo 240)))
 	else
@@ -325,6 +337,24 @@ report=(report -o "$RESULTS" -title "$TITLE" -sessions "$SESSIONS" -hold "$HOLD"
 	-go-stat "$OUT/gotargets.stat.txt" -go-stat-csv "$OUT/gotargets.stat.csv" -profile "$profile")
 [ "$GOBENCH" = 1 ] && report+=(-gobench "$OUT/gobench.txt")
 run_harness "${report[@]}"
+
+# --- this round's figures (issue 29), after the report -----------------------
+# bench/round3.sh writes its section as markdown (bench/out/round3.md); the
+# report is whole by now, so the section is appended to it. A failure (a
+# benchmark whose checks failed) is said in the report and fails the run.
+if [ "$ROUND3" = 1 ]; then
+	say "bench/round3.sh: validation, a Stripe flow, a git push, durable writes ($ROUND3_PASSES passes of $ROUND3_BENCHTIME)"
+	t0=$SECONDS
+	if PASSES=$ROUND3_PASSES BENCHTIME=$ROUND3_BENCHTIME BENCHSTAT=$BENCHSTAT \
+		bash bench/round3.sh >"$OUT/logs/round3.log" 2>&1; then
+		{ echo; cat "$OUT/round3.md"; } >>"$RESULTS"
+		echo $((SECONDS - t0)) >"$CACHE/round3-$ROUND3_PASSES-$ROUND3_BENCHTIME.seconds" # the next run's estimate
+	else
+		status=1
+		say "bench/round3.sh failed, see $OUT/logs/round3.log"
+		printf '\n## Round three: validation, behaviour, git, durable writes\n\nbench/round3.sh failed: see %s.\n' "$OUT/logs/round3.log" >>"$RESULTS"
+	fi
+fi
 cp "$OUT/load.txt" "$OUT/load-$(date -u +%Y-%m-%dT%H%MZ).txt"
 took=$((SECONDS - run_t0))
 say "took $((took / 60)) min $((took % 60)) s (estimated about $(((est + 59) / 60)) min)"
