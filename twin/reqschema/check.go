@@ -92,6 +92,9 @@ func (c *checker) unknown(p *path, names []string) (any, bool) {
 // []any, at s; a nil s accepts anything.
 func (c *checker) value(s *Schema, p *path, v any) (any, bool) {
 	if t, isText := v.(string); isText {
+		if c.repeats(s) {
+			return c.repeatedOnce(s, p, t)
+		}
 		return c.text(s, p, t)
 	}
 	if s == nil {
@@ -300,4 +303,22 @@ func indexed(m map[string]any) ([]any, bool) {
 		l[i] = e.v
 	}
 	return l, true
+}
+
+// repeats reports whether s is a Repeated array that a form's text
+// stands for the list of one of.
+func (c *checker) repeats(s *Schema) bool {
+	return c.form && s != nil && s.Repeated && len(s.AnyOf) == 0 && s.kind() == "array"
+}
+
+// repeatedOnce checks a Repeated array's name sent once, v, as the list
+// of one it stands for. p is copied, so that only this rare case's path
+// escapes to the heap.
+func (c *checker) repeatedOnce(s *Schema, p *path, v string) (any, bool) {
+	var at *path
+	if p != nil {
+		cp := *p
+		at = &cp
+	}
+	return c.array(s, at, []any{v})
 }

@@ -30,6 +30,7 @@ func testSchema(tb testing.TB) *Schema {
 		"card": {"type": "object", "required": ["number"], "properties": {"number": {"type": "string"}, "exp_month": {"type": "integer"}}},
 		"items": {"type": "array", "items": {"type": "object", "required": ["price"], "properties": {"price": {"type": "string", "ref": "price"}, "quantity": {"type": "integer"}}}},
 		"tags": {"type": "array", "items": {"type": "string"}},
+		"permissions": {"type": "array", "items": {"type": "string", "enum": ["send", "leave"]}, "repeated": true},
 		"customer": {"type": "string", "ref": "customer"},
 		"source": {"any_of": [{"type": "string", "ref": "source"}, {"type": "object", "properties": {"number": {"type": "string"}}}]},
 		"shipping": {"any_of": [{"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}, {"type": "string", "enum": [""]}]},
@@ -114,6 +115,8 @@ var formCases = []struct {
 	{name: "hash for a string", body: "amount=1&currency[code]=usd", problem: dialect.Problem{Kind: dialect.InvalidString, Param: "currency", Sent: map[string]any{"code": "usd"}}},
 	{name: "hash for an integer", body: "amount[a]=1&currency=usd", problem: dialect.Problem{Kind: dialect.InvalidInteger, Param: "amount", Sent: map[string]any{"a": "1"}}},
 	{name: "scalar for an array", body: "amount=1&currency=usd&items=x", problem: dialect.Problem{Kind: dialect.ExpectedArray, Param: "items", Value: "x", Sent: "x"}},
+	{name: "scalar for a repeated array", body: "amount=1&currency=usd&permissions=send", want: `{"amount":1,"currency":"usd","permissions":["send"]}`},
+	{name: "scalar for a repeated array, checked as its element", body: "amount=1&currency=usd&permissions=stay", problem: dialect.Problem{Kind: dialect.InvalidEnum, Param: "permissions[0]", Value: "stay", Sent: "stay", Allowed: []string{"send", "leave"}}},
 	{name: "hash for an array", body: "amount=1&currency=usd&items[price]=x", problem: dialect.Problem{Kind: dialect.ExpectedArray, Param: "items", Sent: map[string]any{"price": "x"}}},
 	{name: "nested integer", body: "amount=1&currency=usd&items[0][price]=price_1&items[0][quantity]=lots", problem: dialect.Problem{Kind: dialect.InvalidInteger, Param: "items[0][quantity]", Value: "lots", Sent: "lots"}},
 	{name: "empty integer", body: "amount=&currency=usd", problem: dialect.Problem{Kind: dialect.EmptyValue, Param: "amount"}},
@@ -216,6 +219,7 @@ func TestCheckJSON(t *testing.T) {
 		{name: "enum", body: `{"amount":1,"currency":"usd","capture_method":"later"}`, problem: dialect.Problem{Kind: dialect.InvalidEnum, Param: "capture_method", Value: "later", Sent: "later", Allowed: []string{"automatic", "automatic_async", "manual"}}},
 		{name: "too long", body: `{"amount":1,"currency":"usdx"}`, problem: dialect.Problem{Kind: dialect.TooLong, Param: "currency", Value: "usdx", Sent: "usdx", Limit: 3, Have: 4}},
 		{name: "array wanted", body: `{"amount":1,"currency":"usd","tags":"a"}`, problem: dialect.Problem{Kind: dialect.ExpectedArray, Param: "tags", Value: "a", Sent: "a"}},
+		{name: "a JSON string is no repeated array", body: `{"amount":1,"currency":"usd","permissions":"send"}`, problem: dialect.Problem{Kind: dialect.ExpectedArray, Param: "permissions", Value: "send", Sent: "send"}},
 		{name: "hash wanted", body: `{"amount":1,"currency":"usd","card":["4242"]}`, problem: dialect.Problem{Kind: dialect.ExpectedHash, Param: "card", Sent: []any{"4242"}}},
 		{name: "no such customer", body: `{"amount":1,"currency":"usd","customer":"cus_x"}`, problem: dialect.Problem{Kind: dialect.NoSuchObject, Param: "customer", Object: "customer", Value: "cus_x"}},
 		{name: "expandable: a number", body: `{"amount":1,"currency":"usd","source":7}`, problem: dialect.Problem{Kind: dialect.InvalidString, Param: "source", Value: "7", Sent: json.Number("7")}},
@@ -296,5 +300,32 @@ func TestCheckCopies(t *testing.T) {
 	typed["metadata"].(map[string]any)["k"] = "changed"
 	if params["anything"].(map[string]any)["a"].([]any)[0] != "b" || params["metadata"].(map[string]any)["k"] != "v" {
 		t.Errorf("a change to the typed tree reached the request's: %v", params)
+	}
+}
+
+// TestRepeats: a flat request is read as a tree exactly when a plain
+// name of it is a Repeated array, whose one value only the tree makes a
+// list of.
+func TestRepeats(t *testing.T) {
+	s := testSchema(t)
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{"amount=1&currency=usd&permissions=send", true},
+		{"amount=1&currency=usd&tags=x", false},       // an array, not Repeated
+		{"amount=1&currency=usd&metadata[k]=v", false}, // a bracketed name
+		{"amount=1&currency=usd", false},
+	} {
+		flat, ok := canon.FlatParams(nil, "application/x-www-form-urlencoded", []byte(tc.body), "")
+		if !ok {
+			t.Fatalf("%s: not flat", tc.body)
+		}
+		if have := s.Repeats(flat); have != tc.want {
+			t.Errorf("%s: Repeats want %v, have %v", tc.body, tc.want, have)
+		}
+	}
+	if (*Schema)(nil).Repeats(nil) {
+		t.Error("a nil schema repeats nothing")
 	}
 }

@@ -43,6 +43,8 @@ func CheckFlat(s *Schema, flat []canon.FlatParam, refs Lookup) *dialect.Problem 
 		np := path{key: name, index: -1}
 		sub := s.member(name)
 		switch {
+		case flat[i].Key == "" && c.repeats(sub):
+			c.repeatedOnce(sub, &np, flat[i].Value)
 		case flat[i].Key == "":
 			c.text(sub, &np, flat[i].Value)
 		default:

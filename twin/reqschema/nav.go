@@ -1,5 +1,7 @@
 package reqschema
 
+import "github.com/wraithdev/wraith/twin/canon"
+
 // Accepts reports whether s takes a value of type typ, itself or as one
 // of its alternatives. A nil s accepts nothing: without a schema the
 // engine keeps its own rules.
@@ -44,4 +46,22 @@ func (s *Schema) Answered() string {
 		return ""
 	}
 	return s.Answer
+}
+
+// Repeats reports whether a plain name of flat (name=value, no bracket
+// key) is a Repeated array of s: sent once, it is a list of one, which
+// only Check's tree makes, so the request must be read as a tree.
+func (s *Schema) Repeats(flat []canon.FlatParam) bool {
+	if s == nil {
+		return false
+	}
+	for i := range flat {
+		if flat[i].Key != "" {
+			continue
+		}
+		if m := s.member(flat[i].Name); m != nil && m.Repeated && m.kind() == "array" {
+			return true
+		}
+	}
+	return false
 }

@@ -21,7 +21,8 @@
 // a boolean is true or false, in lower case. An object whose keys are
 // all list indices is a list where the schema says array, in index
 // order; a list canon made of keys 0..n-1 is an object keyed "0".."n-1"
-// where the schema says object (metadata keyed by numbers). In a JSON
+// where the schema says object (metadata keyed by numbers); a plain
+// value where the schema is a Repeated array is a list of that one. In a JSON
 // body values are JSON's and are taken only as they are: "30" is no
 // integer, and null is taken only where the schema is nullable.
 //
@@ -100,6 +101,11 @@ type Schema struct {
 
 	// Items is an array's element schema.
 	Items *Schema `json:"items,omitempty"`
+	// Repeated says a form or query sends this array as its name
+	// repeated, one element each (OpenAPI's style form, exploded:
+	// Permission=a&Permission=b), so that a name sent once is a list of
+	// one. The dialect's decoder reads the repeated name as a list.
+	Repeated bool `json:"repeated,omitempty"`
 
 	// AnyOf are alternatives, of which the value must match one (a
 	// string id or an object; an object or "" to clear it).
