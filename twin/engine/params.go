@@ -70,6 +70,9 @@ func (e *Engine) writeParams(st session.Reader, req *request, a *answer, buf []c
 		// allocated on every write of every dialect.
 		flat, ok = e.decoder.FlatParams(nil, req.ctype, req.body, req.query)
 	}
+	if ok && req.match.Value.Params.Repeats(flat) {
+		flat, ok = nil, false // a repeated array's one value: the tree makes it a list
+	}
 	p := reqParams{flat: flat}
 	if !ok {
 		if p.tree, ok = e.params(req, a); !ok {
