@@ -95,16 +95,24 @@ func (b requestBuilder) params(op *openapi3.Operation) *reqschema.Schema {
 		}
 		p := pr.Value
 		s.Properties[p.Name] = b.schema(p.Schema, 0)
+		if sm, err := p.SerializationMethod(); err == nil {
+			repeatExploded(s.Properties[p.Name], sm)
+		}
 		if p.Required {
 			s.Required = append(s.Required, p.Name)
 		}
 	}
-	body, form := requestBody(op)
+	body, media, form := requestBody(op)
 	if b.namer != nil && (body == nil || form) {
 		s = b.renamed(s) // the query's names are read as the form's are
 	}
 	if body != nil {
 		bs := b.schema(body, 0)
+		if form {
+			for name, ps := range bs.Properties {
+				repeatExploded(ps, media.Encoding[name].SerializationMethod())
+			}
+		}
 		if form && b.namer != nil {
 			bs = b.renamed(bs)
 		}
@@ -133,19 +141,29 @@ func (b requestBuilder) params(op *openapi3.Operation) *reqschema.Schema {
 }
 
 // requestBody is the schema of an operation's body in the media type its
-// clients send: a form first (Stripe), then JSON, then multipart; form
-// says it is sent as form fields.
-func requestBody(op *openapi3.Operation) (s *openapi3.SchemaRef, form bool) {
+// clients send, and that media type: a form first (Stripe), then JSON,
+// then multipart; form says it is sent as form fields.
+func requestBody(op *openapi3.Operation) (s *openapi3.SchemaRef, media *openapi3.MediaType, form bool) {
 	if op.RequestBody == nil || op.RequestBody.Value == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	content := op.RequestBody.Value.Content
 	for _, mt := range []string{"application/x-www-form-urlencoded", "application/json", "multipart/form-data"} {
 		if m := content.Get(mt); m != nil && m.Schema != nil {
-			return m.Schema, mt != "application/json"
+			return m.Schema, m, mt != "application/json"
 		}
 	}
-	return nil, false
+	return nil, nil, false
+}
+
+// repeatExploded marks an array sent in OpenAPI's form style, exploded
+// (the default of a query parameter and of a form field), as Repeated:
+// its name is sent once per element. Stripe's deepObject arrays
+// (expand[]=…) are not.
+func repeatExploded(s *reqschema.Schema, sm *openapi3.SerializationMethod) {
+	if s != nil && s.Type == "array" && sm.Style == openapi3.SerializationForm && sm.Explode {
+		s.Repeated = true
+	}
 }
 
 // renamed is a form body's object schema under the names the dialect

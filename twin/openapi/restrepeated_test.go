@@ -1,0 +1,90 @@
+package openapi_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/wraithdev/wraith/twin/dialect/importers"
+	"github.com/wraithdev/wraith/twin/format"
+	"github.com/wraithdev/wraith/twin/openapi"
+)
+
+// rolesSpec is written the way Twilio writes its roles: a form body
+// whose Permission is a list sent as the name repeated (a form field's
+// default style), beside a list the description sends as deepObject
+// (Labels[]=…), and a list read whose Status filter is a query list.
+const rolesSpec = `{"openapi":"3.0.1","info":{"title":"Roles","version":"1"},
+"paths":{
+ "/v1/Roles":{
+  "get":{"parameters":[{"name":"Status","in":"query","schema":{"type":"array","items":{"type":"string"}}}],
+   "responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"roles":{"type":"array","items":{"$ref":"#/components/schemas/Role"}}}}}}}}},
+  "post":{"requestBody":{"content":{"application/x-www-form-urlencoded":{
+     "schema":{"type":"object","required":["FriendlyName","Permission"],"properties":{
+      "FriendlyName":{"type":"string"},
+      "Permission":{"type":"array","items":{"type":"string"}},
+      "Labels":{"type":"array","items":{"type":"string"}}}},
+     "encoding":{"Labels":{"style":"deepObject","explode":true}}}}},
+   "responses":{"201":{"description":"created","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Role"}}}}}}},
+ "/v1/Roles/{Sid}":{
+  "parameters":[{"name":"Sid","in":"path","required":true,"schema":{"type":"string"}}],
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Role"}}}}}}}
+},
+"components":{"schemas":{
+ "Role":{"type":"object","properties":{"sid":{"type":"string","example":"RL123"},"friendly_name":{"type":"string"},"permission":{"type":"array","items":{"type":"string"}},"labels":{"type":"array","items":{"type":"string"}}}}}}}`
+
+// TestRestRepeatedNames: a form field or query list in OpenAPI's form
+// style, exploded, is imported as Repeated, and served so: the name sent
+// once is a list of one, sent twice a list of both; a deepObject list
+// is not Repeated.
+func TestRestRepeatedNames(t *testing.T) {
+	res, err := openapi.Import([]byte(rolesSpec), openapi.Options{Dialects: importers.All(), Name: "roles"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, err := format.Load(res.FS(), "roles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var create, list bool
+	for _, op := range tw.Requests.Operations {
+		switch {
+		case op.Method == "POST" && op.Path == "/v1/Roles":
+			create = true
+			if s := op.Params.At("permission"); s == nil || !s.Repeated {
+				t.Errorf("Permission: want a Repeated array, have %+v", s)
+			}
+			if s := op.Params.At("labels"); s == nil || s.Repeated {
+				t.Errorf("Labels, deepObject: want an array not Repeated, have %+v", s)
+			}
+		case op.Method == "GET" && op.Path == "/v1/Roles":
+			list = true
+			if s := op.Params.At("status"); s == nil || !s.Repeated {
+				t.Errorf("Status, a query list: want a Repeated array, have %+v", s)
+			}
+		}
+	}
+	if !create || !list {
+		t.Fatalf("want the create's and the list's request schemas, have %+v", tw.Requests.Operations)
+	}
+	e := newEngine(t, tw)
+	for _, tc := range []struct {
+		form string
+		want []any
+	}{
+		{"FriendlyName=one&Permission=sendMessage", []any{"sendMessage"}},
+		{"FriendlyName=two&Permission=sendMessage&Permission=leaveConversation", []any{"sendMessage", "leaveConversation"}},
+	} {
+		status, _, body := send(t, e, "POST", "/v1/Roles", tc.form)
+		if status != 201 || !reflect.DeepEqual(body["permission"], tc.want) {
+			t.Errorf("%s: want 201 and permission %v, have %d %v", tc.form, tc.want, status, body)
+			continue
+		}
+		sid, _ := body["sid"].(string)
+		if _, _, read := send(t, e, "GET", "/v1/Roles/"+sid, ""); !reflect.DeepEqual(read["permission"], tc.want) {
+			t.Errorf("%s: read back: want permission %v, have %v", tc.form, tc.want, read)
+		}
+	}
+	if status, _, body := send(t, e, "POST", "/v1/Roles", "FriendlyName=three"); status != 400 {
+		t.Errorf("Permission missing: want 400, have %d %v", status, body)
+	}
+}
