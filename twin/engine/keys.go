@@ -148,11 +148,11 @@ func scoped(r *compiled.Resource, ent *world.Entity, m *route.Match[*compiled.En
 
 // shownID is the id an answer names for an entity stored at addr: the
 // address without its resource name and parents' values, so a keyed
-// entity whose key is its id answers its tombstone and not-found with
-// "person_1", not "person:acct_1/person_1".
+// entity answers its tombstone and not-found with the key its path
+// names, "person_1" (or Twilio's "RL…" sid), not "person:acct_1/person_1".
 func shownID(r *compiled.Resource, addr string) string {
 	x := r.Keys
-	if !x.Keyed || byID(x) || x.KeyField != "id" {
+	if !x.Keyed || byID(x) {
 		return addr
 	}
 	rest, ok := strings.CutPrefix(addr, r.Name+":")

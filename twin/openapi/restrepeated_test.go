@@ -2,6 +2,7 @@ package openapi_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/wraithdev/wraith/twin/dialect/importers"
@@ -86,5 +87,11 @@ func TestRestRepeatedNames(t *testing.T) {
 	}
 	if status, _, body := send(t, e, "POST", "/v1/Roles", "FriendlyName=three"); status != 400 {
 		t.Errorf("Permission missing: want 400, have %d %v", status, body)
+	}
+	// A role keyed by its sid, not found, is named by the sid its path
+	// gave, not by the twin's address of it.
+	status, _, body := send(t, e, "GET", "/v1/Roles/RL0123", "")
+	if detail, _ := body["detail"].(string); status != 404 || !strings.Contains(detail, "'RL0123'") || strings.Contains(detail, ":RL0123") {
+		t.Errorf("a role not found: want 404 naming 'RL0123', have %d %v", status, body)
 	}
 }
