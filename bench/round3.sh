@@ -66,6 +66,38 @@ table() {
 	"$benchstat_bin" "$@" "$file" | grep -v '^\(goos\|goarch\|pkg\|cpu\):'
 	printf '```\n\n'
 }
+# ratios PAIRS FILE: each pass's own ratio of two sub-benchmarks (the pass
+# is the n-th line of a name), ns/op and cpu-ns/op where reported, then
+# their median: the figure least moved by load that drifts between
+# passes. PAIRS: a line "label|numerator|denominator" per ratio.
+ratios() {
+	awk -v pairs="$1" '
+	/^Benchmark/ {
+		name = $1; sub(/^Benchmark/, "", name); sub(/-[0-9]+$/, "", name)
+		p = ++seen[name]; ns[name, p] = $3
+		for (i = 4; i < NF; i++) if ($(i + 1) == "cpu-ns/op") cpu[name, p] = $i
+	}
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j] < a[j - 1]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	END {
+		n = split(pairs, pair, "\n")
+		for (k = 1; k <= n; k++) {
+			split(pair[k], f, "|"); label = f[1]; a = f[2]; b = f[3]
+			for (unit = 1; unit <= 2; unit++) {
+				line = ""; m = 0; delete r
+				for (q = 1; q <= seen[a] && q <= seen[b]; q++) {
+					x = unit == 1 ? ns[a, q] : cpu[a, q]; y = unit == 1 ? ns[b, q] : cpu[b, q]
+					if (x == "" || y == "" || y == 0) continue
+					r[++m] = x / y; line = line sprintf(" %.2f", x / y)
+				}
+				if (m) printf "%-44s %-9s median %.2f  passes%s\n", label, unit == 1 ? "ns/op" : "cpu-ns/op", median(r, m), line
+				delete r
+			}
+		}
+	}' "$2"
+}
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -n "$(git status --porcelain -- . ':!bench' 2>/dev/null)" ] && rev="$rev+changes"
 {
@@ -73,6 +105,16 @@ rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 	printf '%s, wraith %s, %s, %s passes of `go test -bench -benchtime %s` in twin/server (bench/round3.sh, %d s). ' \
 		"$(date -u +%Y-%m-%dT%H:%MZ)" "$rev" "$(go version | cut -d' ' -f3)" "$PASSES" "$BENCHTIME" "$took"
 	printf 'Each table sets two columns of the same passes side by side, its ratio with benchstat'"'"'s 95%% interval; on a machine other work shares, sec/op moves with it, and the ratio within the run, and cpu-ns/op (the test process'"'"'s CPU time, server and client, per op), are the figures to read. Lines: bench/out/round3.txt.\n\n'
+	printf 'Each pass'"'"'s own ratios, the two sides measured seconds apart (ns/op, and cpu-ns/op where the benchmark reports it), and their median:\n\n```\n'
+	ratios "validation create, stripe: strict / off|ServedValidation/twin=stripe/op=create/validate=strict|ServedValidation/twin=stripe/op=create/validate=off
+validation create, checkout: strict / off|ServedValidation/twin=checkout/op=create/validate=strict|ServedValidation/twin=checkout/op=create/validate=off
+stripe flow, memory: strict / off|ServedStripeFlow/twin=stripe/store=memory/validate=strict|ServedStripeFlow/twin=stripe/store=memory/validate=off
+stripe flow, strict: state-dir / memory|ServedStripeFlow/twin=stripe/store=state-dir/validate=strict|ServedStripeFlow/twin=stripe/store=memory/validate=strict
+creates, checkout: state-dir / memory|ServedCreateState/twin=checkout/store=state-dir|ServedCreateState/twin=checkout/store=memory
+creates, stripe: state-dir / memory|ServedCreateState/twin=stripe/store=state-dir|ServedCreateState/twin=stripe/store=memory
+validation create, strict: stripe / checkout|ServedValidation/twin=stripe/op=create/validate=strict|ServedValidation/twin=checkout/op=create/validate=strict
+creates, memory: stripe / checkout|ServedCreateState/twin=stripe/store=memory|ServedCreateState/twin=checkout/store=memory" "$named"
+	printf '```\n\n'
 	table "Validation, strict beside off, on the stripe and checkout twins" "$lines" \
 		-filter .name:ServedValidation -col '/validate@(off strict)'
 	table "The imported stripe twin beside the recorded checkout, validation strict and off" "$lines" \
