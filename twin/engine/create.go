@@ -65,7 +65,7 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	}
 	a.status, a.ignored = x.CreateStatus, ignored
 	if x.CreateBody != nil {
-		a.body = stub(x.CreateBody, o)
+		a.body = stub(x.CreateBody, o, a.body)
 	}
 }
 

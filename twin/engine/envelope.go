@@ -21,7 +21,11 @@ func envelop(req *request, a *answer) {
 		return
 	}
 	switch v.Kind {
-	case compiled.KindCreate, compiled.KindRetrieve, compiled.KindUpdate, compiled.KindAction, compiled.KindDelete:
+	case compiled.KindCreate:
+		if _, whole := v.Resource.Keys.CreateBody[v.Resource.Keys.ItemEnvelope]; whole {
+			return // a create_body that names the envelope is the whole answer
+		}
+	case compiled.KindRetrieve, compiled.KindUpdate, compiled.KindAction, compiled.KindDelete:
 	default:
 		return
 	}

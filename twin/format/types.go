@@ -252,8 +252,10 @@ type Keys struct {
 	// CreateBody is a create's answer where the provider answers a stub
 	// of the new entity rather than the entity (Jira's {id, key, self}):
 	// a JSON object whose string values "$.field" are the entity's field
-	// as it is, and whose other strings have each {field} replaced by
-	// the field's text ("{id}" answers an integer id as a string).
+	// as it is, whose "$" is the entity whole, and whose other strings
+	// have each {field} replaced by the field's text ("{id}" answers an
+	// integer id as a string). It is wrapped in ItemEnvelope unless it
+	// names the envelope member itself ({"droplet": "$", "links": ...}).
 	// Optional: a create answers the entity.
 	CreateBody string `toml:"create_body,omitzero"`
 	// CreateStatus and DeleteStatus are the statuses of a create (200,
