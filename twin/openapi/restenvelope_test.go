@@ -2,6 +2,7 @@ package openapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/wraithdev/wraith/twin/dialect/importers"
 	"github.com/wraithdev/wraith/twin/engine"
+	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
 	"github.com/wraithdev/wraith/twin/scrub"
 )
@@ -190,5 +192,64 @@ func TestRestReferenceAllOfString(t *testing.T) {
 	ws, _ := inside(created)["workspace"].(map[string]any)
 	if status != 201 || ws["gid"] != "777" || ws["resource_type"] != "workspace" {
 		t.Errorf("create: want 201 {data: the task, its workspace {gid: 777, resource_type: workspace}}, have %d %v", status, created)
+	}
+}
+
+// dropletsSpec is written the way DigitalOcean writes its droplets: the
+// read answers {droplet}, the create {droplet, links}, as a oneOf of a
+// single and a multiple create whose every branch requires links.
+const dropletsSpec = `{"openapi":"3.0.0","info":{"title":"Droplets","version":"1"},
+"paths":{
+ "/v2/droplets":{
+  "post":{"requestBody":{"content":{"application/json":{"schema":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}},
+   "responses":{"202":{"description":"accepted","content":{"application/json":{"schema":{"oneOf":[
+     {"type":"object","required":["droplet","links"],"properties":{"droplet":{"$ref":"#/components/schemas/Droplet"},"links":{"$ref":"#/components/schemas/Links"}}},
+     {"type":"object","required":["droplets","links"],"properties":{"droplets":{"type":"array","items":{"$ref":"#/components/schemas/Droplet"}},"links":{"$ref":"#/components/schemas/Links"}}}]}}}}}}},
+ "/v2/droplets/{id}":{
+  "parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}}],
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"droplet":{"$ref":"#/components/schemas/Droplet"}}}}}}}}}
+},
+"components":{"schemas":{
+ "Droplet":{"type":"object","required":["id","name"],"properties":{"id":{"type":"integer","example":3164444},"name":{"type":"string","example":"example.com"}}},
+ "Links":{"type":"object","properties":{"actions":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","example":7515},"rel":{"type":"string","example":"create"}}}}}}}}}`
+
+// TestRestCreateBesideEnvelope: a create that answers the entity in its
+// item envelope beside members the read does not have gets a create_body
+// naming the envelope: the droplet answered whole inside it, links
+// beside it, and not wrapped again; the read answers the envelope alone.
+func TestRestCreateBesideEnvelope(t *testing.T) {
+	res, err := openapi.Import([]byte(dropletsSpec), openapi.Options{Dialects: importers.All(), Name: "droplets"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, err := format.Load(res.FS(), "droplets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tw.Manifest.Resources) != 1 {
+		t.Fatalf("resources: want droplet, have %+v", tw.Manifest.Resources)
+	}
+	r := tw.Manifest.Resources[0]
+	if r.ItemEnvelope != "droplet" || !strings.Contains(r.CreateBody, `"droplet":"$"`) || !strings.Contains(r.CreateBody, `"links"`) {
+		t.Fatalf("droplet: want item_envelope droplet and a create_body of the droplet beside links, have %q %q", r.ItemEnvelope, r.CreateBody)
+	}
+	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, created := sendJSON(t, e, "POST", "/v2/droplets", `{"name":"web-1"}`)
+	d, _ := created["droplet"].(map[string]any)
+	links, _ := created["links"].(map[string]any)
+	if status != 202 || d == nil || d["name"] != "web-1" || links == nil || len(created) != 2 {
+		t.Fatalf("create: want 202 {droplet: {name: web-1 ...}, links: {...}}, have %d %v", status, created)
+	}
+	idf, _ := d["id"].(float64)
+	id := fmt.Sprint(int64(idf))
+	if actions, _ := links["actions"].([]any); len(actions) != 1 {
+		t.Errorf("create: want links.actions of one action, as the provider answers the create's, have %v", links)
+	}
+	status, read := sendJSON(t, e, "GET", "/v2/droplets/"+id, "")
+	if rd, _ := read["droplet"].(map[string]any); status != 200 || rd == nil || rd["name"] != "web-1" || len(read) != 1 {
+		t.Errorf("read: want 200 {droplet: {name: web-1}}, have %d %v", status, read)
 	}
 }

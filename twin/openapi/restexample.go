@@ -93,23 +93,29 @@ func (im *Importer) oneBranch(s *openapi3.SchemaRef) any {
 			if !ok {
 				continue
 			}
-			props, _ := mergedProps(b.Value, 0)
-			filled := false
-			for _, k := range sortedRefKeys(props) {
-				p := props[k].Value
-				if p == nil || !p.Type.Is("array") || p.Items == nil || p.WriteOnly {
-					continue
-				}
-				if have, ok := obj[k].([]any); obj[k] == nil || (ok && len(have) == 0) {
-					obj[k], filled = []any{im.entrySample(p.Items)}, true
-				}
-			}
-			if filled && validates(b, obj) && validates(s, obj) {
+			if im.fillLists(obj, b) && validates(b, obj) && validates(s, obj) {
 				return obj
 			}
 		}
 	}
 	return nil
+}
+
+// fillLists gives each empty or absent list of the object obj, of
+// schema s, one entry (entrySample), and reports whether it gave any.
+func (im *Importer) fillLists(obj map[string]any, s *openapi3.SchemaRef) bool {
+	props, _ := mergedProps(s.Value, 0)
+	filled := false
+	for _, k := range sortedRefKeys(props) {
+		p := props[k].Value
+		if p == nil || !p.Type.Is("array") || p.Items == nil || p.WriteOnly {
+			continue
+		}
+		if have, ok := obj[k].([]any); obj[k] == nil || (ok && len(have) == 0) {
+			obj[k], filled = []any{im.entrySample(p.Items)}, true
+		}
+	}
+	return filled
 }
 
 // repair adds to a sample's objects the properties their schema

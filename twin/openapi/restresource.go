@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -134,6 +135,12 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 				im.report.AddUnresolved(p.coll, fmt.Sprintf("the create answers %s, not the %s its item's read answers, and shares no field with it: the twin answers the whole entity, which that schema may refuse; an overlay's create_body writes the answer", RefName(cs), RefName(ref)), "low")
 			}
 		}
+		if _, cs, _ := Success(create.Op); env != "" && cs != nil {
+			if body := r.envelopedStub(cs, env); body != "" {
+				fr.CreateBody = body
+				im.report.AddInferred(name, "create_body", body, fmt.Sprintf("the create answers the entity in %q beside members its schema requires", env), 0.7)
+			}
+		}
 		fr.Required = createRequired(create.Op, env)
 		if len(fr.Required) > 0 {
 			im.report.AddInferred(name, "required", strings.Join(fr.Required, ","), "the create's request body requires them", 1)
@@ -214,6 +221,47 @@ func (r *restImport) stubBody(cs *openapi3.SchemaRef, item map[string]*openapi3.
 		return ""
 	}
 	return Compact(out)
+}
+
+// envelopedStub is the create_body of a create that answers the entity
+// in its item envelope env beside other members its schema requires
+// (DigitalOcean's droplet create answers {droplet, links}, where its read
+// answers {droplet}): env as the whole entity, "$", and each other
+// required member as its example or sample. cs may be a oneOf or anyOf,
+// whose first branch with a member env is the answer's. "" when the
+// create answers the envelope alone.
+func (r *restImport) envelopedStub(cs *openapi3.SchemaRef, env string) string {
+	branches := []*openapi3.SchemaRef{cs}
+	if cs.Value != nil {
+		branches = append(append(branches, cs.Value.OneOf...), cs.Value.AnyOf...)
+	}
+	for _, b := range branches {
+		if b == nil || b.Value == nil || b.Value.Properties[env] == nil {
+			continue
+		}
+		out := map[string]any{env: "$"}
+		for _, k := range b.Value.Required {
+			p := b.Value.Properties[k]
+			if k == env || p == nil {
+				continue
+			}
+			v := r.im.restExample(p, nil)
+			if obj, ok := v.(map[string]any); ok && p.Value != nil {
+				// A list of what the create started gets one entry, as
+				// the provider answers (DigitalOcean's links.actions).
+				fuller := maps.Clone(obj)
+				if r.im.fillLists(fuller, p) && validates(p, fuller) {
+					v = fuller
+				}
+			}
+			out[k] = v
+		}
+		if len(out) == 1 {
+			return ""
+		}
+		return Compact(out)
+	}
+	return ""
 }
 
 // enumTakes reports whether every value the entity's schema have allows
