@@ -42,6 +42,18 @@ func newEngine(tb testing.TB, tw *format.Twin) *engine.Engine {
 	return e
 }
 
+// servedEngine is the engine serve makes of tw: the twin's [pii]
+// verbatim names are not tokenized, and an entity the session lacks is
+// not found.
+func servedEngine(tb testing.TB, tw *format.Twin) *engine.Engine {
+	tb.Helper()
+	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
+	if err != nil {
+		tb.Fatalf("engine: %v", err)
+	}
+	return e
+}
+
 func send(tb testing.TB, h http.Handler, method, path, form string) (int, string, map[string]any) {
 	tb.Helper()
 	r := httptest.NewRequest(method, path, strings.NewReader(form))

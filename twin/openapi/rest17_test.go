@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	"github.com/wraithdev/wraith/twin/dialect/importers"
-	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/openapi"
-	"github.com/wraithdev/wraith/twin/scrub"
 )
 
 // callsSpec is written the way Twilio writes its description: a base
@@ -111,10 +109,7 @@ func TestRestServedTwilioShaped(t *testing.T) {
 	}
 	tw := res.Twin
 	// As serve does: the twin's [pii] verbatim names are not tokenized.
-	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := servedEngine(t, tw)
 	const coll = "/2010-04-01/Accounts/AC1/Calls.json"
 	if status, _, bad := send(t, e, "POST", coll, "FriendlyName=Ada"); status != 400 || bad["message"] != "to: missing_field" {
 		t.Errorf("create without To: want 400 in the Error schema naming to, have %d %v", status, bad)

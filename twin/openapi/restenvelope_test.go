@@ -9,10 +9,8 @@ import (
 	"testing"
 
 	"github.com/wraithdev/wraith/twin/dialect/importers"
-	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
-	"github.com/wraithdev/wraith/twin/scrub"
 )
 
 // tasksSpec is written the way Asana writes its description: every
@@ -68,10 +66,7 @@ func TestRestItemEnvelope(t *testing.T) {
 		}
 	}
 	tw := res.Twin
-	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := servedEngine(t, tw)
 	const coll = "/api/1.0/tasks"
 	status, created := sendJSON(t, e, "POST", coll, `{"data":{"name":"write","workspace":"777"}}`)
 	task := inside(created)
@@ -156,10 +151,7 @@ func TestRestEnvelopeNamesAField(t *testing.T) {
 		t.Fatalf("endpoint: want item_envelope endpoint, required origin, have %q, %q", r.ItemEnvelope, r.Required)
 	}
 	tw := res.Twin
-	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := servedEngine(t, tw)
 	status, created := sendJSON(t, e, "POST", "/endpoints", `{"origin":"static.example.com"}`)
 	got, _ := created["endpoint"].(map[string]any)
 	if id, _ := got["id"].(string); status != 201 || id == "" || got["origin"] != "static.example.com" {
@@ -184,10 +176,7 @@ func TestRestReferenceAllOfString(t *testing.T) {
 		t.Fatal(err)
 	}
 	tw := res.Twin
-	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := servedEngine(t, tw)
 	status, created := sendJSON(t, e, "POST", "/api/1.0/tasks", `{"data":{"name":"write","workspace":"777"}}`)
 	ws, _ := inside(created)["workspace"].(map[string]any)
 	if status != 201 || ws["gid"] != "777" || ws["resource_type"] != "workspace" {
@@ -233,10 +222,7 @@ func TestRestCreateBesideEnvelope(t *testing.T) {
 	if r.ItemEnvelope != "droplet" || !strings.Contains(r.CreateBody, `"droplet":"$"`) || !strings.Contains(r.CreateBody, `"links"`) {
 		t.Fatalf("droplet: want item_envelope droplet and a create_body of the droplet beside links, have %q %q", r.ItemEnvelope, r.CreateBody)
 	}
-	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := servedEngine(t, tw)
 	status, created := sendJSON(t, e, "POST", "/v2/droplets", `{"name":"web-1"}`)
 	d, _ := created["droplet"].(map[string]any)
 	links, _ := created["links"].(map[string]any)

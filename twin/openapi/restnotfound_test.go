@@ -4,9 +4,7 @@ import (
 	"testing"
 
 	"github.com/wraithdev/wraith/twin/dialect/importers"
-	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/openapi"
-	"github.com/wraithdev/wraith/twin/scrub"
 )
 
 // filtersSpec is written the way Jira writes its filters: the read
@@ -45,10 +43,7 @@ func TestRestNotFoundStatus(t *testing.T) {
 		t.Fatalf("filter not_found: want 400 %s, have %+v", want, nf)
 	}
 	tw := res.Twin
-	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := servedEngine(t, tw)
 	status, created := sendJSON(t, e, "POST", "/filters", `{"name":"mine"}`)
 	id, _ := created["id"].(string)
 	if status != 200 || id == "" {

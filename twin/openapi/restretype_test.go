@@ -13,9 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/wraithdev/wraith/twin/dialect/importers"
-	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/openapi"
-	"github.com/wraithdev/wraith/twin/scrub"
 )
 
 // projectsSpec's create sends what its answer holds otherwise: an owner
@@ -72,10 +70,7 @@ func TestRestAnswerTypes(t *testing.T) {
 		}
 	}
 	tw := res.Twin
-	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := servedEngine(t, tw)
 	srv := httptest.NewServer(e)
 	defer srv.Close()
 	doc, err := openapi3.NewLoader().LoadFromData([]byte(projectsSpec))

@@ -6,9 +6,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/wraithdev/wraith/twin/dialect/importers"
-	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/openapi"
-	"github.com/wraithdev/wraith/twin/scrub"
 )
 
 // schemesSpec is written the way Jira writes its security schemes: the
@@ -45,10 +43,7 @@ func TestRestCreateStub(t *testing.T) {
 		t.Errorf("create_body: want %s, have %s", want, have)
 	}
 	tw := res.Twin
-	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := servedEngine(t, tw)
 	status, created := sendJSON(t, e, "POST", "/schemes", `{"name":"strict"}`)
 	id, isText := created["id"].(string)
 	if status != 201 || !isText || id == "" || len(created) != 2 || created["name"] != nil {
@@ -92,10 +87,7 @@ func TestRestDeletedBody(t *testing.T) {
 		t.Errorf("deleted_body: want %s, have %s", want, have)
 	}
 	tw := res.Twin
-	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := servedEngine(t, tw)
 	_, file := sendJSON(t, e, "POST", "/files", `{"purpose":"fine-tune"}`)
 	id, _ := file["id"].(string)
 	status, del := sendJSON(t, e, "DELETE", "/files/"+id, "")
@@ -141,10 +133,7 @@ func TestRestCreateStubEnum(t *testing.T) {
 		t.Errorf("create_body: want %s, have %s", want, have)
 	}
 	tw := res.Twin
-	e, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := servedEngine(t, tw)
 	doc, err := openapi3.NewLoader().LoadFromData([]byte(termsSpec))
 	if err != nil {
 		t.Fatal(err)
