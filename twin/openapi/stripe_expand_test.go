@@ -178,6 +178,9 @@ func TestStripeExpand(t *testing.T) {
 			if errors.As(err, &se) && (se.HTTPStatusCode != http.StatusBadRequest || se.Type != stripe.ErrorTypeInvalidRequest) {
 				t.Errorf("want a 400 invalid_request_error, have %d %s", se.HTTPStatusCode, se.Type)
 			}
+			if se != nil && strings.HasPrefix(tc.want, "This property cannot be expanded") && se.Param != "" {
+				t.Errorf("want no param, as Stripe's refusal of an expansion names none, have %q", se.Param)
+			}
 		})
 	}
 

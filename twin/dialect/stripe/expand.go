@@ -57,13 +57,14 @@ func (Dialect) Expansions(q dialect.ExpandQuery) ([]string, *dialect.Refusal) {
 }
 
 // cannotExpand is Stripe's refusal of a path, with the path it may have
-// meant on a list.
+// meant on a list. Stripe names no param in it: its error is the message
+// and the type alone.
 func cannotExpand(path, hint string) *dialect.Refusal {
 	msg := "This property cannot be expanded (" + path + ")."
 	if hint != "" {
 		msg += " You may want to try expanding '" + hint + "' instead."
 	}
-	return &dialect.Refusal{Param: "expand", Message: msg}
+	return &dialect.Refusal{Message: msg}
 }
 
 // expandParam is the paths the request names, in the order sent, each
