@@ -313,7 +313,7 @@ func TestRepeats(t *testing.T) {
 		want bool
 	}{
 		{"amount=1&currency=usd&permissions=send", true},
-		{"amount=1&currency=usd&tags=x", false},       // an array, not Repeated
+		{"amount=1&currency=usd&tags=x", false},        // an array, not Repeated
 		{"amount=1&currency=usd&metadata[k]=v", false}, // a bracketed name
 		{"amount=1&currency=usd", false},
 	} {
