@@ -100,6 +100,11 @@ type Decoder interface {
 	// are all name or name[key] strings, appended to dst, sorted; ok is
 	// false when they are not all so, and Params must read them.
 	FlatParams(dst []canon.FlatParam, contentType string, body []byte, query string) (flat []canon.FlatParam, ok bool)
+	// Repeated is canon.Repeated under the names Params reads them as:
+	// the plain names sent more than once, with their values in order.
+	// The engine asks it only of a route whose request schema has a
+	// list sent so (reqschema.Schema.Repeated).
+	Repeated(contentType string, body []byte, query string) map[string][]any
 }
 
 // Defaults are a dialect's answers for a resource that declares none.

@@ -70,8 +70,8 @@ func (e *Engine) writeParams(st session.Reader, req *request, a *answer, buf []c
 		// allocated on every write of every dialect.
 		flat, ok = e.decoder.FlatParams(nil, req.ctype, req.body, req.query)
 	}
-	if ok && req.match.Value.Params.Repeats(flat) {
-		flat, ok = nil, false // a repeated array's one value: the tree makes it a list
+	if ok && len(req.match.Value.Repeated) > 0 && req.match.Value.Params.Repeats(flat) {
+		flat, ok = nil, false // a list sent as its name repeated: the tree reads it whole
 	}
 	p := reqParams{flat: flat}
 	if !ok {
@@ -682,7 +682,28 @@ func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
 		e.refuse(a, p)
 		return nil, false
 	}
+	if names := req.match.Value.Repeated; len(names) > 0 {
+		e.readRepeated(req, p, names)
+	}
 	return p, true
+}
+
+// readRepeated sets each of names, the route's lists sent as their name
+// repeated (Permission=a&Permission=b), to all its values, where the
+// tree has the last: only a list's values are read so, and a scalar sent
+// twice keeps its last value, as package canon reads it.
+func (e *Engine) readRepeated(req *request, p map[string]any, names []string) {
+	var rep map[string][]any
+	if e.decoder == nil {
+		rep = canon.Repeated(req.ctype, req.body, req.query)
+	} else {
+		rep = e.decoder.Repeated(req.ctype, req.body, req.query)
+	}
+	for k, vs := range rep {
+		if _, found := slices.BinarySearch(names, k); found {
+			p[k] = vs
+		}
+	}
 }
 
 // setterFor is how a write of res in st sets its parameters onto o, in

@@ -67,7 +67,7 @@ func TestRestRepeatedNames(t *testing.T) {
 	if !create || !list {
 		t.Fatalf("want the create's and the list's request schemas, have %+v", tw.Requests.Operations)
 	}
-	e := newEngine(t, tw)
+	e := servedEngine(t, tw)
 	for _, tc := range []struct {
 		form string
 		want []any
@@ -84,6 +84,11 @@ func TestRestRepeatedNames(t *testing.T) {
 		if _, _, read := send(t, e, "GET", "/v1/Roles/"+sid, ""); !reflect.DeepEqual(read["permission"], tc.want) {
 			t.Errorf("%s: read back: want permission %v, have %v", tc.form, tc.want, read)
 		}
+	}
+	// A scalar sent twice is its last value, as before: only a list's
+	// name repeated is its values.
+	if status, _, body := send(t, e, "POST", "/v1/Roles", "FriendlyName=a&FriendlyName=b&Permission=x"); status != 201 || body["friendly_name"] != "b" {
+		t.Errorf("FriendlyName sent twice: want 201 and its last value, have %d %v", status, body)
 	}
 	if status, _, body := send(t, e, "POST", "/v1/Roles", "FriendlyName=three"); status != 400 {
 		t.Errorf("Permission missing: want 400, have %d %v", status, body)

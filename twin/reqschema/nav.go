@@ -1,6 +1,10 @@
 package reqschema
 
-import "github.com/wraithdev/wraith/twin/canon"
+import (
+	"slices"
+
+	"github.com/wraithdev/wraith/twin/canon"
+)
 
 // Accepts reports whether s takes a value of type typ, itself or as one
 // of its alternatives. A nil s accepts nothing: without a schema the
@@ -46,6 +50,22 @@ func (s *Schema) Answered() string {
 		return ""
 	}
 	return s.Answer
+}
+
+// RepeatedNames are s's top-level names that are Repeated arrays,
+// sorted; nil for none.
+func (s *Schema) RepeatedNames() []string {
+	if s == nil {
+		return nil
+	}
+	var names []string
+	for name, m := range s.Properties {
+		if m != nil && m.Repeated && m.kind() == "array" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // Repeats reports whether a plain name of flat (name=value, no bracket

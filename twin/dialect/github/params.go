@@ -46,6 +46,16 @@ func (Dialect) FlatParams(dst []canon.FlatParam, contentType string, body []byte
 	return canon.FlatParams(dst, contentType, body, query)
 }
 
+// Repeated is canon.Repeated of the query (GitHub's lists in a query,
+// ?exclude=a&exclude=b): a body is read as JSON, which sends its lists
+// as JSON, and its names replace the query's.
+func (Dialect) Repeated(contentType string, body []byte, query string) map[string][]any {
+	if readsJSON(contentType) && len(bytes.TrimSpace(body)) > 0 {
+		return canon.Repeated("application/json", body, query)
+	}
+	return canon.Repeated(contentType, body, query)
+}
+
 // readsJSON reports whether GitHub reads a body of this media type as
 // JSON: a JSON type, a form (curl -d), or none said.
 func readsJSON(contentType string) bool {

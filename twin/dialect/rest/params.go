@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 
@@ -23,23 +22,6 @@ func (Dialect) Params(contentType string, body []byte, query string) (map[string
 	p, err := canon.Params(contentType, body, query)
 	if err != nil || isJSON(contentType) {
 		return p, err
-	}
-	// A name repeated is a list of its values, in order (OpenAPI's form
-	// style, exploded: Permission=a&Permission=b), where canon keeps the
-	// last. A body that sends the name replaces the query's, as in canon.
-	var inBody map[string][]any
-	if isForm(contentType) {
-		inBody = plainValues(string(body))
-	}
-	for k, vs := range plainValues(query) {
-		if len(vs) > 1 && inBody[k] == nil {
-			p[k] = vs
-		}
-	}
-	for k, vs := range inBody {
-		if len(vs) > 1 {
-			p[k] = vs
-		}
 	}
 	for _, k := range slices.Sorted(mapKeys(p)) {
 		if path, ok := dotted(k); ok {
@@ -105,9 +87,6 @@ func (Dialect) FlatParams(dst []canon.FlatParam, contentType string, body []byte
 	if !ok || isJSON(contentType) {
 		return flat, ok
 	}
-	if repeatsPlain(string(body)) {
-		return dst, false // a name repeated is a list: Params reads it
-	}
 	renamed := false
 	for i := start; i < len(flat); i++ {
 		if strings.Contains(flat[i].Name, ".") {
@@ -135,52 +114,29 @@ func (Dialect) FlatParams(dst []canon.FlatParam, contentType string, body []byte
 	return flat, true
 }
 
-func isJSON(contentType string) bool { return strings.Contains(contentType, "json") }
-
-func isForm(contentType string) bool {
-	return strings.HasPrefix(contentType, "application/x-www-form-urlencoded")
-}
-
-// plainValues is every value of each plain name (no bracket key) of the
-// encoded form or query enc, in order; a pair that does not unescape is
-// left to canon, which refuses it.
-func plainValues(enc string) map[string][]any {
-	var vals map[string][]any
-	for enc != "" {
-		var pair string
-		pair, enc, _ = strings.Cut(enc, "&")
-		k, v, _ := strings.Cut(pair, "=")
-		if k = unescaped(k); k == "" || strings.Contains(k, "[") {
+// Repeated is canon.Repeated under the names Params reads them as
+// (Permission=a&Permission=b is permission's list); a dotted name,
+// which nests, is left to Params.
+func (Dialect) Repeated(contentType string, body []byte, query string) map[string][]any {
+	contentType, body, err := formOf(contentType, body)
+	if err != nil {
+		return nil
+	}
+	rep := canon.Repeated(contentType, body, query)
+	if rep == nil || isJSON(contentType) {
+		return rep // Params renames nothing beside a JSON body
+	}
+	out := make(map[string][]any, len(rep))
+	for k, vs := range rep {
+		if strings.Contains(k, ".") {
 			continue
 		}
-		if vals == nil {
-			vals = map[string][]any{}
-		}
-		vals[k] = append(vals[k], unescaped(v))
+		out[Snake(k)] = vs
 	}
-	return vals
+	return out
 }
 
-// unescaped is a form value's text, or s itself when it does not
-// unescape (canon refuses the request then).
-func unescaped(s string) string {
-	u, err := url.QueryUnescape(s)
-	if err != nil {
-		return s
-	}
-	return u
-}
-
-// repeatsPlain reports whether a plain name of the encoded form or query
-// enc is sent more than once.
-func repeatsPlain(enc string) bool {
-	for _, vs := range plainValues(enc) {
-		if len(vs) > 1 {
-			return true
-		}
-	}
-	return false
-}
+func isJSON(contentType string) bool { return strings.Contains(contentType, "json") }
 
 // FormPath is the field path a form or query parameter name is read as
 // (see Params): a dotted name's snake_case parts, a PascalCase name's

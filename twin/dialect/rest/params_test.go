@@ -91,43 +91,32 @@ func TestParamsDotted(t *testing.T) {
 	}
 }
 
-// TestParamsRepeatedNames: a name sent more than once in a form or a
-// query is the list of its values, in order (OpenAPI's form style,
-// exploded), where canon keeps the last; the body's replaces the
-// query's; the fast path leaves such a request to Params.
-func TestParamsRepeatedNames(t *testing.T) {
+// TestRepeatedNames: the names a form or query sends more than once are
+// their values in order, under the names Params reads them as; Params
+// itself keeps canon's last value, so that a scalar sent twice is one.
+func TestRepeatedNames(t *testing.T) {
 	d := New()
 	const form = "application/x-www-form-urlencoded"
 	for _, tc := range []struct {
-		name, body, query string
-		want              map[string]any
+		name, ctype, body, query string
+		want                     map[string][]any
 	}{
-		{"form", "Permission=sendMessage&FriendlyName=r&Permission=leave%20it", "",
-			map[string]any{"permission": []any{"sendMessage", "leave it"}, "friendly_name": "r"}},
-		{"once", "Permission=sendMessage", "", map[string]any{"permission": "sendMessage"}},
-		{"query", "", "Status=a&Status=b&PageSize=2",
-			map[string]any{"status": []any{"a", "b"}, "page_size": "2"}},
-		{"the body's replaces the query's", "Status=c", "Status=a&Status=b", map[string]any{"status": "c"}},
-		{"bracketed names are canon's", "tags[]=a&tags[]=b", "", map[string]any{"tags": []any{"a", "b"}}},
+		{"form", form, "Permission=sendMessage&FriendlyName=r&Permission=leave%20it", "",
+			map[string][]any{"permission": {"sendMessage", "leave it"}}},
+		{"once", form, "Permission=sendMessage", "", nil},
+		{"query", "", "", "Status=a&Status=b&PageSize=2", map[string][]any{"status": {"a", "b"}}},
+		{"the body's replaces the query's", form, "Status[0]=c", "Status=a&Status=b", nil},
+		{"a JSON body keeps names as sent", "application/json", `{"x":1}`, "Status=a&Status=b", map[string][]any{"Status": {"a", "b"}}},
+		{"a dotted name is Params'", form, "A.B=1&A.B=2", "", map[string][]any{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := d.Params(form, []byte(tc.body), tc.query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(p, tc.want) {
-				t.Errorf("Params: want %v, have %v", tc.want, p)
+			if have := d.Repeated(tc.ctype, []byte(tc.body), tc.query); !reflect.DeepEqual(have, tc.want) {
+				t.Errorf("Repeated: want %v, have %v", tc.want, have)
 			}
 		})
 	}
-	if _, ok := d.FlatParams(nil, form, []byte("Permission=a&Permission=b"), ""); ok {
-		t.Error("FlatParams read a repeated name: want it left to Params, which keeps every value")
-	}
-	if flat, ok := d.FlatParams(nil, form, []byte("Permission=a&FriendlyName=r"), ""); !ok || len(flat) != 2 {
-		t.Errorf("FlatParams: want the two names of a form that repeats none, have %v %v", flat, ok)
-	}
-	p, err := d.Params("application/json", []byte(`{"Permission":"a"}`), "Permission=a&Permission=b")
-	if err != nil || p["Permission"] != "a" {
-		t.Errorf("a JSON body's name replaces the query's: want Permission a, have %v (%v)", p, err)
+	p, err := d.Params(form, []byte("FriendlyName=a&FriendlyName=b"), "")
+	if err != nil || p["friendly_name"] != "b" {
+		t.Errorf("Params: a name sent twice keeps its last value, as canon reads it: want friendly_name b, have %v (%v)", p, err)
 	}
 }

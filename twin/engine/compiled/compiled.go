@@ -149,6 +149,7 @@ func (c *compiler) compileResources() (map[string]*Resource, error) {
 		}
 		ep.Route = []string{rt.Method + " " + rt.Path}
 		ep.Params = schemas.of(rt.Method, rt.Path)
+		ep.Repeated = ep.Params.RepeatedNames()
 		if err := c.out.Router.Add(rt.Method, rt.Path, ep); err != nil {
 			return nil, fmt.Errorf("twin %s: %s %s: %w", c.src.Name(), rt.Method, rt.Path, err)
 		}

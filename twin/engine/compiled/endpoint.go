@@ -42,6 +42,11 @@ type Endpoint struct {
 	// Params is what the provider accepts in this route's requests (its
 	// query, or its body), from the twin's requests.json; nil: unchecked.
 	Params *reqschema.Schema
+	// Repeated are Params' top-level names that are Repeated arrays,
+	// sorted: lists a request sends as the name repeated, which the
+	// engine reads whole (dialect.Decoder's Repeated) where the tree keeps
+	// the last value. nil for most routes, which then pay nothing.
+	Repeated []string
 }
 
 // Recorded is a recorded answer, ready to write: its headers built and
