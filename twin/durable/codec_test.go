@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -366,4 +367,35 @@ func FuzzRecordDecode(f *testing.F) {
 			t.Fatalf("a record read from %d bytes reads otherwise once written (%v)", len(p), err)
 		}
 	})
+}
+
+// TestTornRecordHoldingAFrame: a record holds ids as their bytes, so a
+// torn last record may hold what looks like a whole frame. It is cut as
+// the torn tail it is, not taken for damage: a frame after a bad one
+// counts only when its payload reads as a record.
+func TestTornRecordHoldingAFrame(t *testing.T) {
+	ck := sampleCheckpoint()
+	first, err := encodeRecord(&record{Op: opDelta, Session: "a", Delta: &ck.Snapshot.StateDoc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := ck.Snapshot.StateDoc
+	planted.Entities = []session.EntityDoc{{ID: string(appendFrame(nil, 1<<62, []byte("x"))), Object: "label", Body: []byte(`{}`), Provenance: "handler"}}
+	second, err := encodeRecord(&record{Op: opDelta, Session: "a", Delta: &planted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := appendFrame(appendFrame([]byte(journalMagic), 1, first), 2, second)
+	path := filepath.Join(t.TempDir(), journalFile)
+	if err := os.WriteFile(path, raw[:len(raw)-3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, payloads, cutAt, _, err := openJournal(path)
+	if err != nil {
+		t.Fatalf("a torn record holding a frame was refused: %v", err)
+	}
+	j.close()
+	if want := int64(len(journalMagic) + frameHeader + len(first)); len(payloads) != 1 || cutAt != want {
+		t.Errorf("want the first record kept and the tail cut at %d, have %d records, cut at %d", want, len(payloads), cutAt)
+	}
 }

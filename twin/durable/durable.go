@@ -82,10 +82,11 @@ type Options struct {
 
 // Store is an open state folder: the Persister of a session store.
 type Store struct {
-	opts Options
-	log  hclog.Logger
-	db   *bolt.DB
-	j    *journal
+	opts  Options
+	log   hclog.Logger
+	db    *bolt.DB
+	j     *journal
+	older bool // the folder is of an older format: stampHeader once it is recovered
 
 	mu      sync.Mutex
 	seq     uint64                      // the last sequence number handed out
@@ -219,7 +220,10 @@ func makeDir(dir string) error {
 }
 
 // checkHeader records the folder's identity when it is new, and refuses
-// a folder of another format or twin.
+// a folder of another format or twin. A folder of an older format it
+// reads is noted (st.older), and its header rewritten only once its
+// recovery has succeeded (stampHeader): a start that fails leaves the
+// folder to the wraith that wrote it.
 func (st *Store) checkHeader() error {
 	want := header{Format: Format, Twin: st.opts.Twin, TwinDigest: st.opts.TwinDigest}
 	return st.db.Update(func(tx *bolt.Tx) error {
@@ -240,7 +244,8 @@ func (st *Store) checkHeader() error {
 		}
 		switch {
 		case have.Format >= 1 && have.Format < Format && have.TwinDigest == want.TwinDigest:
-			return writeHeader(meta, want)
+			st.older = true
+			return nil
 		case have.Format != Format:
 			return fmt.Errorf("state folder %s is of state format %d; this wraith reads format %d: serve it with the wraith that wrote it, or pick another --state-dir", st.opts.Dir, have.Format, Format)
 		case have.TwinDigest != want.TwinDigest:
@@ -248,6 +253,15 @@ func (st *Store) checkHeader() error {
 		}
 		return nil
 	})
+}
+
+// stampHeader rewrites the header of a folder of an older format as this
+// format's, in tx, once its recovery has succeeded.
+func (st *Store) stampHeader(tx *bolt.Tx) error {
+	if !st.older {
+		return nil
+	}
+	return writeHeader(tx.Bucket(metaBucket), header{Format: Format, Twin: st.opts.Twin, TwinDigest: st.opts.TwinDigest})
 }
 
 // openDB opens state.db, waiting a moment for its lock: a folder another

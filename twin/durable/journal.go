@@ -207,16 +207,22 @@ func frameSum(h []byte, p []byte) uint32 {
 	return crc32.Update(crc, castagnoli, p)
 }
 
-// wholeAfter looks, from offset from of b on, for a whole frame numbered
-// after seq: one there means the bad frame before it is not the tail. A
-// crash leaves a prefix of its last write, never a whole frame after a
-// bad one; and a payload is JSON, which holds no byte below 0x20, so a
-// frame's header (whose length and number start with zero bytes) is not
-// found inside one.
+// wholeAfter looks, from offset from of b on, for a whole record
+// numbered after seq: one there means the bad frame before it is not the
+// tail. A crash leaves a prefix of its last write, never a whole record
+// after a bad one. A record's payload holds ids and bodies as their
+// bytes, so the bad frame's own payload could hold what looks like a
+// frame: a frame counts only when its checksum holds and its payload
+// reads as a record (decodeRecord), which bytes inside a payload do not
+// by chance. One planted there on purpose, in an id, makes a crash in
+// the middle of that record's write refuse the folder as damaged: the
+// start stops, and nothing is cut.
 func wholeAfter(b []byte, from int64, seq uint64) (at int64, found uint64, ok bool) {
 	for at = from; int64(len(b))-at >= frameHeader; at++ {
 		if fr, ok := frameAt(b, at); ok && fr.seq > seq {
-			return at, fr.seq, true
+			if _, err := decodeRecord(fr.payload); err == nil {
+				return at, fr.seq, true
+			}
 		}
 	}
 	return 0, 0, false

@@ -117,10 +117,18 @@ func (st *Store) recover() error {
 	sort.Slice(st.recovered, func(i, j int) bool { return st.recovered[i].Snapshot.Session < st.recovered[j].Snapshot.Session })
 	st.report.Sessions = len(st.recovered)
 	if st.report.Records == 0 && len(payloads) == 0 {
-		return st.dropOld() // an old journal with no records
+		if err := st.dropOld(); err != nil { // an old journal with no records
+			return err
+		}
+		return st.db.Update(st.stampHeader)
 	}
 	// Checkpoint what the journal changed, and start the journal over.
+	// An older folder's header says this format in the same transaction:
+	// its checkpoints are this format's from here on.
 	err = st.db.Update(func(tx *bolt.Tx) error {
+		if err := st.stampHeader(tx); err != nil {
+			return err
+		}
 		b := tx.Bucket(sessionsBucket)
 		for name := range named {
 			if _, ok := sessions[name]; !ok { // deleted since its checkpoint

@@ -152,3 +152,40 @@ func TestFolderFormatsBefore(t *testing.T) {
 		})
 	}
 }
+
+// TestOlderFolderKeptOnFailedStart: a folder of an older format whose
+// start fails (its journal damaged in the middle) keeps its header: the
+// wraith that wrote it can still serve it. Only a recovery that succeeds
+// rewrites it as this format's.
+func TestOlderFolderKeptOnFailedStart(t *testing.T) {
+	dir := t.TempDir()
+	ds, ss := open(t, dir, Options{})
+	a := create(t, ss, "a")
+	for range 5 {
+		write(t, a, "")
+	}
+	ds.crash()
+	writeHeaderFile(t, dir, header{Format: 2, Twin: twinName, TwinDigest: twinDigest})
+	jpath := filepath.Join(dir, journalFile)
+	raw := journalRecords(t, jpath)
+	recs, _ := readFrames(raw[len(journalMagic):])
+	second := len(journalMagic) + frameHeader + len(recs[0].payload)
+	bad := append([]byte(nil), raw...)
+	bad[second+frameHeader+4] ^= 0x01
+	if err := os.WriteFile(jpath, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(Options{Dir: dir, Twin: twinName, TwinDigest: twinDigest}); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("want the damaged journal refused, have %v", err)
+	}
+	db, err := openDB(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var have header
+	db.View(func(tx *bolt.Tx) error { return json.Unmarshal(tx.Bucket(metaBucket).Get(headerKey), &have) })
+	if have.Format != 2 {
+		t.Errorf("after a failed start: want the folder's header at format 2, have %+v", have)
+	}
+}
