@@ -22,8 +22,12 @@ func envelop(req *request, a *answer) {
 	}
 	switch v.Kind {
 	case compiled.KindCreate:
+		// A create_body that names the envelope is the whole answer. The
+		// route says so, not the answer, so that an idempotent replay of
+		// it, kept bare, is answered alike. (No dialect answers a create
+		// of an enveloped resource itself, which would then go unwrapped.)
 		if _, whole := v.Resource.Keys.CreateBody[v.Resource.Keys.ItemEnvelope]; whole {
-			return // a create_body that names the envelope is the whole answer
+			return
 		}
 	case compiled.KindRetrieve, compiled.KindUpdate, compiled.KindAction, compiled.KindDelete:
 	default:

@@ -254,6 +254,12 @@ func (r *restImport) envelopedStub(cs *openapi3.SchemaRef, env string) string {
 					v = fuller
 				}
 			}
+			if stubText(v) {
+				// A create_body reads "$…" and "{field}" in its strings
+				// as the entity's: a sample holding such text would be
+				// answered otherwise than it is.
+				return ""
+			}
 			out[k] = v
 		}
 		if len(out) == 1 {
@@ -262,6 +268,28 @@ func (r *restImport) envelopedStub(cs *openapi3.SchemaRef, env string) string {
 		return Compact(out)
 	}
 	return ""
+}
+
+// stubText reports whether a sample holds a string a create_body reads
+// as a template: one that starts with "$", or holds a "{".
+func stubText(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return strings.HasPrefix(t, "$") || strings.Contains(t, "{")
+	case map[string]any:
+		for _, e := range t {
+			if stubText(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if stubText(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // enumTakes reports whether every value the entity's schema have allows
