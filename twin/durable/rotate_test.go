@@ -139,14 +139,7 @@ func TestFolderFormatsBefore(t *testing.T) {
 			if err := ds2.Close(); err != nil {
 				t.Fatal(err)
 			}
-			db, err := openDB(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			var have header
-			db.View(func(tx *bolt.Tx) error { return json.Unmarshal(tx.Bucket(metaBucket).Get(headerKey), &have) })
-			if have.Format != Format {
+			if have := headerOf(t, dir); have.Format != Format {
 				t.Errorf("header after a format %d folder was taken: want format %d, have %+v", format, Format, have)
 			}
 		})
@@ -178,14 +171,22 @@ func TestOlderFolderKeptOnFailedStart(t *testing.T) {
 	if _, err := Open(Options{Dir: dir, Twin: twinName, TwinDigest: twinDigest}); !errors.Is(err, ErrDamaged) {
 		t.Fatalf("want the damaged journal refused, have %v", err)
 	}
-	db, err := openDB(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var have header
-	db.View(func(tx *bolt.Tx) error { return json.Unmarshal(tx.Bucket(metaBucket).Get(headerKey), &have) })
-	if have.Format != 2 {
+	if have := headerOf(t, dir); have.Format != 2 {
 		t.Errorf("after a failed start: want the folder's header at format 2, have %+v", have)
 	}
+}
+
+// headerOf is the header dir's state.db holds.
+func headerOf(tb testing.TB, dir string) header {
+	tb.Helper()
+	db, err := openDB(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	var h header
+	if err := db.View(func(tx *bolt.Tx) error { return json.Unmarshal(tx.Bucket(metaBucket).Get(headerKey), &h) }); err != nil {
+		tb.Fatal(err)
+	}
+	return h
 }
