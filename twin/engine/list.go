@@ -114,20 +114,43 @@ func (e *Engine) listFilters(st session.Reader, res *compiled.Resource, p map[st
 				continue
 			}
 		}
-		s, isString := p[k].(string)
+		wants, isText := filterValues(p[k])
 		cur, isField := res.Skeleton.Get(k)
 		_, nested := cur.(*object.Object)
 		_, array := cur.([]any)
-		if !isString || !isField || nested && !expandedID(cur) || array {
+		if !isText || !isField || nested && !expandedID(cur) || array {
 			ignored = append(ignored, k)
 			continue
 		}
 		if e.isPII(st.PIIVerbatim(), k) {
-			s = e.scrub.Token(k, s)
+			for i := range wants {
+				wants[i] = e.scrub.Token(k, wants[i])
+			}
 		}
-		fs = append(fs, compiled.Filter{Field: k, Want: s})
+		fs = append(fs, compiled.Filter{Field: k, Want: wants[0], Or: wants[1:]})
 	}
 	return fs, tests, ignored
+}
+
+// filterValues is what a list parameter filters by: its text, or each
+// text of a list of them (a list sent as its name repeated); ok is false
+// for anything else.
+func filterValues(v any) ([]string, bool) {
+	switch t := v.(type) {
+	case string:
+		return []string{t}, true
+	case []any:
+		out := make([]string, 0, len(t))
+		for _, e := range t {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, s)
+		}
+		return out, len(out) > 0
+	}
+	return nil, false
 }
 
 // expandedID reports whether a skeleton's object is an entity stored
@@ -218,7 +241,7 @@ func keeps(o *object.Object, fs []compiled.Filter, tests []func(*object.Object) 
 		default:
 			s = valueText(v)
 		}
-		if s != f.Want {
+		if s != f.Want && !slices.Contains(f.Or, s) {
 			return false
 		}
 	}

@@ -691,7 +691,11 @@ func (e *Engine) params(req *request, a *answer) (map[string]any, bool) {
 // readRepeated sets each of names, the route's lists sent as their name
 // repeated (Permission=a&Permission=b), to all its values, where the
 // tree has the last: only a list's values are read so, and a scalar sent
-// twice keeps its last value, as package canon reads it.
+// twice keeps its last value, as package canon reads it. A list whose
+// last value is not the tree's was replaced by another spelling or
+// source (the tree's rules decide which), and is not taken. A list's
+// name sent once in a form or query is a list of one, whatever the
+// validation mode, so that what is stored is the list the request meant.
 func (e *Engine) readRepeated(req *request, p map[string]any, names []string) {
 	var rep map[string][]any
 	if e.decoder == nil {
@@ -699,9 +703,16 @@ func (e *Engine) readRepeated(req *request, p map[string]any, names []string) {
 	} else {
 		rep = e.decoder.Repeated(req.ctype, req.body, req.query)
 	}
-	for k, vs := range rep {
-		if _, found := slices.BinarySearch(names, k); found {
+	form := e.formSent(req)
+	for _, k := range names {
+		one, plain := p[k].(string)
+		if !plain {
+			continue // absent, or a list or object the tree made
+		}
+		if vs := rep[k]; len(vs) > 0 && vs[len(vs)-1] == one {
 			p[k] = vs
+		} else if form {
+			p[k] = []any{one}
 		}
 	}
 }

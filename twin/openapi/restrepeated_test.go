@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/wraithdev/wraith/twin/dialect/importers"
+	"github.com/wraithdev/wraith/twin/engine"
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/openapi"
+	"github.com/wraithdev/wraith/twin/scrub"
 )
 
 // rolesSpec is written the way Twilio writes its roles: a form body
@@ -22,6 +24,7 @@ const rolesSpec = `{"openapi":"3.0.1","info":{"title":"Roles","version":"1"},
   "post":{"requestBody":{"content":{"application/x-www-form-urlencoded":{
      "schema":{"type":"object","required":["FriendlyName","Permission"],"properties":{
       "FriendlyName":{"type":"string"},
+      "Status":{"type":"string"},
       "Permission":{"type":"array","items":{"type":"string"}},
       "Labels":{"type":"array","items":{"type":"string"}}}},
      "encoding":{"Labels":{"style":"deepObject","explode":true}}}}},
@@ -31,7 +34,7 @@ const rolesSpec = `{"openapi":"3.0.1","info":{"title":"Roles","version":"1"},
   "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Role"}}}}}}}
 },
 "components":{"schemas":{
- "Role":{"type":"object","properties":{"sid":{"type":"string","example":"RL123"},"friendly_name":{"type":"string"},"permission":{"type":"array","items":{"type":"string"}},"labels":{"type":"array","items":{"type":"string"}}}}}}}`
+ "Role":{"type":"object","properties":{"sid":{"type":"string","example":"RL123"},"friendly_name":{"type":"string"},"status":{"type":"string"},"permission":{"type":"array","items":{"type":"string"}},"labels":{"type":"array","items":{"type":"string"}}}}}}}`
 
 // TestRestRepeatedNames: a form field or query list in OpenAPI's form
 // style, exploded, is imported as Repeated, and served so: the name sent
@@ -92,6 +95,42 @@ func TestRestRepeatedNames(t *testing.T) {
 	}
 	if status, _, body := send(t, e, "POST", "/v1/Roles", "FriendlyName=three"); status != 400 {
 		t.Errorf("Permission missing: want 400, have %d %v", status, body)
+	}
+	// Both spellings: the snake_case one is the name's, as the tree's
+	// rule says, whether or not it repeats; the query's list gives way to
+	// the body's name.
+	for _, tc := range []struct {
+		path, form string
+		want       []any
+	}{
+		{"/v1/Roles", "FriendlyName=x&Permission=a&Permission=b&permission=c", []any{"c"}},
+		{"/v1/Roles", "FriendlyName=x&Permission=a&Permission=b&permission=c&permission=d", []any{"c", "d"}},
+		{"/v1/Roles?Permission=a&Permission=b", "FriendlyName=x&permission=c", []any{"c"}},
+	} {
+		if status, _, body := send(t, e, "POST", tc.path, tc.form); status != 201 || !reflect.DeepEqual(body["permission"], tc.want) {
+			t.Errorf("%s %s: want 201 and permission %v, have %d %v", tc.path, tc.form, tc.want, status, body)
+		}
+	}
+	// With validation off, a list sent once is still stored as a list.
+	off, err := engine.New(tw, engine.Options{Scrubber: scrub.New(scrub.DeriveKey([]byte(tw.Digest)), scrub.Policy{Fields: tw.Manifest.PII.Fields, Verbatim: tw.Manifest.PII.Verbatim}), UnknownEntity: engine.NotFound, Validate: engine.Off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, _, body := send(t, off, "POST", "/v1/Roles", "FriendlyName=x&Permission=p"); status != 201 || !reflect.DeepEqual(body["permission"], []any{"p"}) {
+		t.Errorf("--validate off: want permission [p], have %d %v", status, body)
+	}
+	// A list filter matches any of its values, sent once or repeated.
+	l := servedEngine(t, tw)
+	for _, st := range []string{"a", "b", "c"} {
+		if status, _, body := send(t, l, "POST", "/v1/Roles", "FriendlyName=f&Permission=p&Status="+st); status != 201 {
+			t.Fatalf("create with status %s: %d %v", st, status, body)
+		}
+	}
+	for q, want := range map[string]int{"Status=a": 1, "Status=a&Status=b": 2, "Status=c&Status=zz": 1} {
+		_, _, page := send(t, l, "GET", "/v1/Roles?"+q, "")
+		if roles, _ := page["roles"].([]any); len(roles) != want {
+			t.Errorf("list ?%s: want %d roles, have %v", q, want, page)
+		}
 	}
 	// A role keyed by its sid, not found, is named by the sid its path
 	// gave, not by the twin's address of it.

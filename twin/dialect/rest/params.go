@@ -115,8 +115,11 @@ func (Dialect) FlatParams(dst []canon.FlatParam, contentType string, body []byte
 }
 
 // Repeated is canon.Repeated under the names Params reads them as
-// (Permission=a&Permission=b is permission's list); a dotted name,
-// which nests, is left to Params.
+// (Permission=a&Permission=b is permission's list); a dotted name of
+// PascalCase parts, which Params nests, is left to it, and where both
+// spellings repeat, the snake_case one's list is the name's, as in
+// Params. The engine takes a list only where its last value is the
+// tree's.
 func (Dialect) Repeated(contentType string, body []byte, query string) map[string][]any {
 	contentType, body, err := formOf(contentType, body)
 	if err != nil {
@@ -128,10 +131,14 @@ func (Dialect) Repeated(contentType string, body []byte, query string) map[strin
 	}
 	out := make(map[string][]any, len(rep))
 	for k, vs := range rep {
-		if strings.Contains(k, ".") {
-			continue
+		if _, nests := dotted(k); nests {
+			continue // Params nests it: not a top-level name
 		}
-		out[Snake(k)] = vs
+		s := Snake(k)
+		if _, both := rep[s]; both && s != k {
+			continue // the snake_case spelling is sent too, and Params keeps it
+		}
+		out[s] = vs
 	}
 	return out
 }

@@ -108,6 +108,8 @@ func TestRepeatedNames(t *testing.T) {
 		{"the body's replaces the query's", form, "Status[0]=c", "Status=a&Status=b", nil},
 		{"a JSON body keeps names as sent", "application/json", `{"x":1}`, "Status=a&Status=b", map[string][]any{"Status": {"a", "b"}}},
 		{"a dotted name is Params'", form, "A.B=1&A.B=2", "", map[string][]any{}},
+		{"a lower-case dotted name is a name", form, "tag.name=a&tag.name=b", "", map[string][]any{"tag.name": {"a", "b"}}},
+		{"both spellings repeated: the snake_case one's", form, "Permission=a&Permission=b&permission=c&permission=d", "", map[string][]any{"permission": {"c", "d"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if have := d.Repeated(tc.ctype, []byte(tc.body), tc.query); !reflect.DeepEqual(have, tc.want) {

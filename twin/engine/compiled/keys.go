@@ -175,6 +175,9 @@ func linkMembers(resources map[string]*Resource) {
 type Filter struct {
 	Field string
 	Want  string
+	// Or are more values a field may have to match: a list filter
+	// (status=a&status=b) matches any of its values.
+	Or []string
 }
 
 // envelopeOf is an envelope list's object (list_key in list_body), nil
