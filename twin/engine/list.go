@@ -114,7 +114,7 @@ func (e *Engine) listFilters(st session.Reader, res *compiled.Resource, p map[st
 				continue
 			}
 		}
-		wants, isText := filterValues(p[k])
+		want, or, isText := filterValues(p[k])
 		cur, isField := res.Skeleton.Get(k)
 		_, nested := cur.(*object.Object)
 		_, array := cur.([]any)
@@ -123,34 +123,39 @@ func (e *Engine) listFilters(st session.Reader, res *compiled.Resource, p map[st
 			continue
 		}
 		if e.isPII(st.PIIVerbatim(), k) {
-			for i := range wants {
-				wants[i] = e.scrub.Token(k, wants[i])
+			want = e.scrub.Token(k, want)
+			for i := range or {
+				or[i] = e.scrub.Token(k, or[i])
 			}
 		}
-		fs = append(fs, compiled.Filter{Field: k, Want: wants[0], Or: wants[1:]})
+		fs = append(fs, compiled.Filter{Field: k, Want: want, Or: or})
 	}
 	return fs, tests, ignored
 }
 
-// filterValues is what a list parameter filters by: its text, or each
-// text of a list of them (a list sent as its name repeated); ok is false
-// for anything else.
-func filterValues(v any) ([]string, bool) {
+// filterValues is what a list parameter filters by: its text, or the
+// first text of a list of them (a list sent as its name repeated) and the
+// rest in or; ok is false for anything else. A plain text, what nearly
+// every filter is, allocates nothing.
+func filterValues(v any) (want string, or []string, ok bool) {
 	switch t := v.(type) {
 	case string:
-		return []string{t}, true
+		return t, nil, true
 	case []any:
-		out := make([]string, 0, len(t))
-		for _, e := range t {
-			s, ok := e.(string)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, s)
+		if len(t) == 0 {
+			return "", nil, false
 		}
-		return out, len(out) > 0
+		texts := make([]string, len(t))
+		for i, e := range t {
+			s, isText := e.(string)
+			if !isText {
+				return "", nil, false
+			}
+			texts[i] = s
+		}
+		return texts[0], texts[1:], true
 	}
-	return nil, false
+	return "", nil, false
 }
 
 // expandedID reports whether a skeleton's object is an entity stored
