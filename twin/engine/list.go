@@ -193,31 +193,6 @@ func visible(st session.Reader, resource string) []*world.Entity {
 	return out
 }
 
-// newest is the entity visible gives first, nil for none, found in one
-// pass without ordering the others.
-func newest(st session.Reader, resource string) *world.Entity {
-	var best *world.Entity
-	consider := func(e *world.Entity) {
-		if best == nil || world.Newer(e, best) {
-			best = e
-		}
-	}
-	changed := st.Changed(resource)
-	for _, e := range st.World().List(resource) {
-		if len(changed) == 0 {
-			consider(e)
-		} else if cur := st.Get(e.ID); !cur.Deleted {
-			consider(cur)
-		}
-	}
-	for _, e := range changed {
-		if st.World().Get(e.ID) == nil && !e.Deleted {
-			consider(e)
-		}
-	}
-	return best
-}
-
 // filter keeps the entities every filter and test holds for. A field
 // that holds an expanded object compares by its id.
 func filter(all []*world.Entity, fs []compiled.Filter, tests []func(*object.Object) bool) []*world.Entity {

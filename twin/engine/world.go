@@ -98,13 +98,13 @@ func (w *sessionWorld) Newest(r string) []byte {
 	if w.byIDResource(r) == nil {
 		return nil
 	}
-	if ent := newest(w.st, r); ent != nil {
+	if ent := w.st.Newest(r); ent != nil {
 		return ent.Body()
 	}
 	return nil
 }
 
-func (w *sessionWorld) New(r string) ([]byte, error) {
+func (w *sessionWorld) New(r string) (*object.Object, error) {
 	res := w.byIDResource(r)
 	if res == nil {
 		return nil, fmt.Errorf("the twin declares no resource %q kept by id", r)
@@ -115,7 +115,7 @@ func (w *sessionWorld) New(r string) ([]byte, error) {
 	for _, f := range res.Timestamps {
 		o.Set(f, now)
 	}
-	return o.AppendJSON(nil), nil
+	return o, nil
 }
 
 func (w *sessionWorld) Put(r, id string, body []byte) error {

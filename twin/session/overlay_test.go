@@ -75,6 +75,20 @@ func checkIndex(tb testing.TB, s *Session, want model) {
 			if have := st.HasChanges(r); have != (len(wantIDs) > 0) {
 				tb.Errorf("%s: HasChanges(%q): want %v, have %v", s.Name(), r, len(wantIDs) > 0, have)
 			}
+			var newest *world.Entity
+			for _, e := range want {
+				if e.Resource == r && !e.Deleted && (newest == nil || world.Newer(e, newest)) {
+					newest = e
+				}
+			}
+			// Newest kept from an earlier check must have followed the
+			// writes since; the shared lock's reads it without keeping.
+			if have := (view{st}).Newest(r); have != newest {
+				tb.Errorf("%s: Newest(%q) under the shared lock: want %v, have %v", s.Name(), r, idOf(newest), idOf(have))
+			}
+			if have := st.Newest(r); have != newest {
+				tb.Errorf("%s: Newest(%q): want %v, have %v", s.Name(), r, idOf(newest), idOf(have))
+			}
 		}
 		if have := st.ChangeCount(); have != len(want) {
 			tb.Errorf("%s: ChangeCount: want %d, have %d", s.Name(), len(want), have)
@@ -100,6 +114,13 @@ func checkIndex(tb testing.TB, s *Session, want model) {
 			}
 		}
 	})
+}
+
+func idOf(e *world.Entity) string {
+	if e == nil {
+		return "none"
+	}
+	return e.ID
 }
 
 // current returns the session's current version of id.
@@ -178,8 +199,9 @@ func TestOverlayIndexAcrossForks(t *testing.T) {
 }
 
 // TestOverlayIndexRandom runs seeded random puts, deletes, moves and forks
-// over a family of sessions, checking every session's index against a
-// model of its changes after each step.
+// over a family of sessions, checking every session's index, and the
+// newest entity it keeps of each resource, against a model of its changes
+// after each step.
 func TestOverlayIndexRandom(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
@@ -196,7 +218,14 @@ func TestOverlayIndexRandom(t *testing.T) {
 					if e, ok := m[id]; ok && op < 4 {
 						r = e.Resource
 					}
-					m[id] = put(t, s, id, r, fmt.Sprintf(`{"step":%d}`, step))
+					// Few distinct creation times, so that Newest's order
+					// falls back on Seq and id as often as on the time.
+					e := entity(id, r, fmt.Sprintf(`{"step":%d}`, step))
+					e.Created, e.Seq = rng.Int64N(4), rng.Uint64N(4)
+					if err := s.Do(func(st *State) { st.Put(e) }); err != nil {
+						t.Fatal(err)
+					}
+					m[id] = e
 				case op < 8:
 					if e, ok := m[id]; ok && !e.Deleted {
 						del(t, s, id)

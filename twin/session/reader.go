@@ -20,6 +20,7 @@ type Reader interface {
 	World() *world.World
 	Get(id string) *world.Entity
 	Changed(resource string) []*world.Entity
+	Newest(resource string) *world.Entity
 	HasChanges(resource string) bool
 	PIIVerbatim() []string
 	Attachment() dialect.Attachment
@@ -39,6 +40,7 @@ func (v view) Now(now func() time.Time) int64          { return v.st.Now(now) }
 func (v view) World() *world.World                     { return v.st.World() }
 func (v view) Get(id string) *world.Entity             { return v.st.Get(id) }
 func (v view) Changed(resource string) []*world.Entity { return v.st.Changed(resource) }
+func (v view) Newest(resource string) *world.Entity    { return v.st.newestOf(resource) }
 func (v view) HasChanges(resource string) bool         { return v.st.HasChanges(resource) }
 func (v view) PIIVerbatim() []string                   { return v.st.PIIVerbatim() }
 func (v view) Attachment() dialect.Attachment          { return v.st.Attachment() }

@@ -234,8 +234,9 @@ type State struct {
 	track     bool       // keep dirty and dirtyIdem: the store's persister asks (see capture.go)
 	dirty     []*world.Entity
 	dirtyIdem []string
-	ext       dialect.Attachment // made on first use (attach.go); nil until then
-	attacher  dialect.Attacher   // the store's; nil outside a store, or for a twin without one
+	newest    map[string]*world.Entity // Newest's answers by resource, nil for none; written under the exclusive lock only
+	ext       dialect.Attachment       // made on first use (attach.go); nil until then
+	attacher  dialect.Attacher         // the store's; nil outside a store, or for a twin without one
 }
 
 // Replay is a cached response for an Idempotency-Key.
@@ -385,6 +386,7 @@ func (st *State) Put(e *world.Entity) {
 		st.added++
 	}
 	st.overlay.put(e)
+	st.noteNewest(e)
 	st.noteEntity(e)
 }
 
@@ -404,6 +406,7 @@ func (st *State) Delete(e *world.Entity) {
 	t := *e
 	t.Deleted = true
 	st.overlay.put(&t)
+	st.noteNewest(&t)
 	st.noteEntity(&t)
 }
 
@@ -454,6 +457,81 @@ func (st *State) Changed(resource string) []*world.Entity {
 	out := make([]*world.Entity, 0, n)
 	st.overlay.eachOf(resource, func(e *world.Entity) { out = append(out, e) })
 	return out
+}
+
+// Newest returns the entity of resource a list gives first (see
+// world.Newer), nil for none. The first call for a resource looks at each
+// of its entities once; the session then keeps the answer up to date as
+// it writes, so that a session of a million events finds its newest
+// without a pass over them (a Stripe event takes its API version from
+// the newest). Only a write that takes away the newest (a delete of it,
+// an update that makes it older) costs the next call a pass again.
+func (st *State) Newest(resource string) *world.Entity {
+	if e, ok := st.newest[resource]; ok {
+		return e
+	}
+	e := st.findNewest(resource)
+	if st.newest == nil {
+		st.newest = map[string]*world.Entity{}
+	}
+	st.newest[resource] = e
+	return e
+}
+
+// newestOf is Newest for a read under the shared lock, which may not
+// write the session's state: it reads what a write left kept, or looks.
+func (st *State) newestOf(resource string) *world.Entity {
+	if e, ok := st.newest[resource]; ok {
+		return e
+	}
+	return st.findNewest(resource)
+}
+
+// findNewest is Newest found in one pass over the resource's entities,
+// without ordering them: the starting world's with the session's changes
+// applied, and what the session created.
+func (st *State) findNewest(resource string) *world.Entity {
+	var best *world.Entity
+	consider := func(e *world.Entity) {
+		if best == nil || world.Newer(e, best) {
+			best = e
+		}
+	}
+	changed := st.HasChanges(resource)
+	for _, e := range st.world.List(resource) {
+		if !changed {
+			consider(e)
+		} else if cur := st.Get(e.ID); !cur.Deleted {
+			consider(cur)
+		}
+	}
+	if changed {
+		st.overlay.eachOf(resource, func(e *world.Entity) {
+			if st.world.Get(e.ID) == nil && !e.Deleted {
+				consider(e)
+			}
+		})
+	}
+	return best
+}
+
+// noteNewest keeps Newest's kept answers true after e, a new version of
+// its id, was written: a version newer than a resource's newest is its
+// newest now, and an answer whose entity the write took away or made
+// older is dropped, to be looked for again.
+func (st *State) noteNewest(e *world.Entity) {
+	for r, cur := range st.newest {
+		switch {
+		case r != e.Resource || e.Deleted:
+			if cur != nil && cur.ID == e.ID {
+				delete(st.newest, r)
+			}
+		case cur == nil || world.Newer(e, cur):
+			st.newest[r] = e
+		case cur.ID == e.ID:
+			delete(st.newest, r)
+		}
+	}
 }
 
 // HasChanges reports whether the session changed any entity of resource
