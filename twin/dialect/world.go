@@ -1,6 +1,10 @@
 package dialect
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/wraithdev/wraith/twin/object"
+)
 
 // World is a write's view of its session's entities, for a Handler whose
 // provider changes more on a write than the request's own entity: Stripe's
@@ -24,9 +28,10 @@ type World interface {
 	// Newest is the body of the entity Each gives first, nil for none: the
 	// latest of resource, found without ordering them all.
 	Newest(resource string) []byte
-	// New is a new entity of resource, not yet kept: its skeleton with a
-	// fresh id from the session's generator and its timestamps at Now.
-	New(resource string) ([]byte, error)
+	// New is a new entity of resource, not yet kept and the caller's to
+	// change: its skeleton with a fresh id from the session's generator
+	// and its timestamps at Now.
+	New(resource string) (*object.Object, error)
 	// Put keeps body, a JSON object, as the session's entity of resource
 	// with id, new or changed. It refuses a resource the twin lacks and an
 	// empty id; body is the caller's to make valid (the engine reads it

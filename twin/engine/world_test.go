@@ -54,12 +54,12 @@ func (ledger) Tick(w dialect.World, from, to int64) {
 
 // note keeps a note entity saying what.
 func note(w dialect.World, what string) {
-	body, err := w.New("note")
+	o, err := w.New("note")
 	if err != nil {
 		panic(err)
 	}
 	var n map[string]any
-	if err := json.Unmarshal(body, &n); err != nil {
+	if err := json.Unmarshal(o.AppendJSON(nil), &n); err != nil {
 		panic(err)
 	}
 	n["text"] = what

@@ -139,11 +139,11 @@ func decode(body []byte) *object.Object {
 // fresh is a new entity of resource from w's skeleton (a fresh id, the
 // session's time), nil when the twin declares none.
 func fresh(w dialect.World, resource string) *object.Object {
-	body, err := w.New(resource)
+	o, err := w.New(resource)
 	if err != nil {
 		return nil
 	}
-	return decode(body)
+	return o
 }
 
 // keep saves o as the session's entity of resource and returns its JSON

@@ -1,6 +1,8 @@
 package stripe
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/dialect"
@@ -55,19 +57,37 @@ func answerDeclared(c *dialect.Call, after func(*dialect.Call, int, []byte) []by
 	if (Dialect{}).Restate(ans) != 0 {
 		return out // the behaviour answered an error: the write is not what the event says
 	}
+	update := strings.HasSuffix(c.Event, ".updated")
+	deleted := c.Method == "DELETE" && c.Before != nil
+	if !update && !deleted && len(emitted) == 0 {
+		// A create or an action whose behaviour emitted nothing: the
+		// answer is carried as it is, so it is not read into an object
+		// (the most of a create's cost, for an entity of many fields).
+		if isObject(ans) {
+			emitJSON(c.World, c, c.Event, ans, nil)
+		}
+		return out
+	}
 	o, raw := decode(ans), ans
-	if c.Method == "DELETE" && c.Before != nil && o != nil && o.Has("deleted") {
+	if deleted && o != nil && o.Has("deleted") {
 		o, raw = decode(c.Before), c.Before
 	}
 	if o == nil || emittedAbout(emitted, c.Event, o.String("id")) {
 		return out
 	}
 	var prev *object.Object
-	if strings.HasSuffix(c.Event, ".updated") {
+	if update {
 		prev = changed(decode(c.Before), o)
 	}
 	emitJSON(c.World, c, c.Event, raw, prev)
 	return out
+}
+
+// isObject reports whether body is a JSON object, as decode would read
+// one, without building it.
+func isObject(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
 
 // emittedAbout reports whether events (as kept) hold one of type typ

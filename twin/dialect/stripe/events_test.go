@@ -57,14 +57,14 @@ func (w *memWorld) Newest(r string) []byte {
 	return list[len(list)-1].AppendJSON(nil)
 }
 
-func (w *memWorld) New(r string) ([]byte, error) {
+func (w *memWorld) New(r string) (*object.Object, error) {
 	if !w.has[r] {
 		return nil, fmt.Errorf("no %s", r)
 	}
 	if r == "event" {
-		return []byte(`{"account":"","api_version":null,"context":"","created":0,"data":{"object":{}},"id":"` + w.NewID("evt_") + `","livemode":false,"object":"event","pending_webhooks":0,"request":null,"type":""}`), nil
+		return object.Parse([]byte(`{"account":"","api_version":null,"context":"","created":0,"data":{"object":{}},"id":"` + w.NewID("evt_") + `","livemode":false,"object":"event","pending_webhooks":0,"request":null,"type":""}`))
 	}
-	return []byte(`{"id":"` + w.NewID(r+"_") + `","object":"` + r + `"}`), nil
+	return object.Parse([]byte(`{"id":"` + w.NewID(r+"_") + `","object":"` + r + `"}`))
 }
 
 func (w *memWorld) Put(r, id string, body []byte) error {
@@ -286,6 +286,43 @@ func TestEventVersion(t *testing.T) {
 	} {
 		if have := eventVersion([]byte(tt.body)); have != tt.want {
 			t.Errorf("%s: want %q, have %q", tt.name, tt.want, have)
+		}
+	}
+}
+
+// TestEndpointsReadEscapedTypes: an endpoint whose enabled_events are
+// written with escapes still gets the event; the shortcut that skips
+// reading an endpoint that cannot list the type does not skip it.
+func TestEndpointsReadEscapedTypes(t *testing.T) {
+	for _, tt := range []struct {
+		events string
+		want   bool
+	}{
+		{`["customer.created"]`, true},
+		{`["customer\u002ecreated"]`, true},
+		{`["\u002a"]`, true},
+		{`["*"]`, true},
+		{`["charge.failed","charge.succeeded"]`, false},
+		{`["customer.created.extra"]`, false},
+	} {
+		body := `{"id":"we_1","object":"webhook_endpoint","status":"enabled","url":"http://127.0.0.1:1/h","enabled_events":` + tt.events + `}`
+		w := rawWorld{newMemWorld("webhook_endpoint"), [][]byte{[]byte(body)}}
+		if have := len(endpoints(w, "customer.created")) == 1; have != tt.want {
+			t.Errorf("enabled_events %s: delivered %v, want %v", tt.events, have, tt.want)
+		}
+	}
+}
+
+// rawWorld gives Each its bodies as they are written, escapes and all.
+type rawWorld struct {
+	*memWorld
+	bodies [][]byte
+}
+
+func (w rawWorld) Each(_ string, fn func([]byte) bool) {
+	for _, b := range w.bodies {
+		if !fn(b) {
+			return
 		}
 	}
 }
