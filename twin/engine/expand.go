@@ -168,7 +168,7 @@ func (x *entities) Referring(typ, field, id string, limit int) ([]*object.Object
 		return nil, false
 	}
 	var out []*object.Object
-	for _, ent := range visible(x.st, typ) {
+	for _, ent := range x.st.Visible(typ) {
 		o := x.e.answerOf(ent)
 		if o == nil {
 			continue

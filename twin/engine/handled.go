@@ -130,7 +130,7 @@ func (e *Engine) call(r session.Reader, req *request, route string, p map[string
 		Attachment: r.Attachment(),
 		Entity:     func(resource string) []byte { return e.entityBody(r, resource, m) },
 		Each: func(resource string, fn func([]byte) bool) {
-			for _, ent := range visible(r, resource) {
+			for _, ent := range r.Visible(resource) {
 				if !fn(ent.Body()) {
 					return
 				}

@@ -41,7 +41,7 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 		}
 		filters = append(filters, d)
 	}
-	all := visible(st, res.Name)
+	all := st.Visible(res.Name)
 	url := res.ListURL
 	if req.match.Value.Search {
 		url = req.path // a search names its own path
@@ -167,30 +167,6 @@ func expandedID(v any) bool {
 	}
 	_, hasID := o.Get("id")
 	return hasID && o.String("object") != "list"
-}
-
-// visible returns the session's entities of a resource, newest first:
-// its starting world with its changes applied, and what it created.
-func visible(st session.Reader, resource string) []*world.Entity {
-	base := st.World().List(resource)
-	changed := st.Changed(resource) // what the session changed of resource alone
-	if len(changed) == 0 {
-		return base
-	}
-	out := make([]*world.Entity, 0, len(base)+len(changed))
-	for _, e := range base {
-		cur := st.Get(e.ID)
-		if !cur.Deleted {
-			out = append(out, cur)
-		}
-	}
-	for _, e := range changed {
-		if st.World().Get(e.ID) == nil && !e.Deleted {
-			out = append(out, e)
-		}
-	}
-	world.SortNewestFirst(out)
-	return out
 }
 
 // filter keeps the entities every filter and test holds for. A field

@@ -87,7 +87,7 @@ func (w *sessionWorld) Each(r string, fn func([]byte) bool) {
 	if w.byIDResource(r) == nil {
 		return
 	}
-	for _, ent := range visible(w.st, r) {
+	for _, ent := range w.st.Visible(r) {
 		if !fn(ent.Body()) {
 			return
 		}

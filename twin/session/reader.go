@@ -21,6 +21,7 @@ type Reader interface {
 	Get(id string) *world.Entity
 	Changed(resource string) []*world.Entity
 	Newest(resource string) *world.Entity
+	Visible(resource string) []*world.Entity
 	HasChanges(resource string) bool
 	PIIVerbatim() []string
 	Attachment() dialect.Attachment
@@ -41,6 +42,7 @@ func (v view) World() *world.World                     { return v.st.World() }
 func (v view) Get(id string) *world.Entity             { return v.st.Get(id) }
 func (v view) Changed(resource string) []*world.Entity { return v.st.Changed(resource) }
 func (v view) Newest(resource string) *world.Entity    { return v.st.newestOf(resource) }
+func (v view) Visible(resource string) []*world.Entity { return v.st.Visible(resource) }
 func (v view) HasChanges(resource string) bool         { return v.st.HasChanges(resource) }
 func (v view) PIIVerbatim() []string                   { return v.st.PIIVerbatim() }
 func (v view) Attachment() dialect.Attachment          { return v.st.Attachment() }

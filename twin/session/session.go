@@ -235,6 +235,7 @@ type State struct {
 	dirty     []*world.Entity
 	dirtyIdem []string
 	newest    map[string]*world.Entity // Newest's answers by resource, nil for none; written under the exclusive lock only
+	orders    *orders                  // Visible's kept orders (order.go); never nil
 	ext       dialect.Attachment       // made on first use (attach.go); nil until then
 	attacher  dialect.Attacher         // the store's; nil outside a store, or for a twin without one
 }
@@ -253,7 +254,7 @@ type Replay struct {
 const seqBase = 1 << 32
 
 func (st *State) init(set Settings, w *world.World) {
-	*st = State{world: w, clock: set.Clock, fault: faultState{seed: set.Seed, profile: set.FaultProfile, rate: set.RateLimit}, verbatim: set.PIIVerbatim}
+	*st = State{world: w, clock: set.Clock, fault: faultState{seed: set.Seed, profile: set.FaultProfile, rate: set.RateLimit}, verbatim: set.PIIVerbatim, orders: &orders{}}
 	st.rng.Seed(set.Seed, 0x77726169746821) // the stream constant is arbitrary, fixed forever
 	st.seq = seqBase
 	st.pos.Store(min(max(set.Clock.BaseEpoch, 0), MaxEpoch) * int64(time.Second))
@@ -266,7 +267,7 @@ func (st *State) copyFrom(src *State) {
 		world: src.world, overlay: src.overlay, idem: src.idem, rng: src.rng,
 		seq: src.seq, clock: src.clock, added: src.added, rateEnd: src.rateEnd, rateCount: src.rateCount,
 		removed: src.removed, counters: src.counters, fault: src.fault, verbatim: src.verbatim,
-		attacher: src.attacher,
+		attacher: src.attacher, orders: &orders{},
 	}
 	st.pos.Store(src.pos.Load())
 	st.requests.Store(src.requests.Load())
@@ -385,8 +386,12 @@ func (st *State) Put(e *world.Entity) {
 	case inOverlay && prev.Deleted && !inWorld:
 		st.added++
 	}
+	was := prev
+	if !inOverlay {
+		was = st.world.Get(e.ID)
+	}
 	st.overlay.put(e)
-	st.noteNewest(e)
+	st.noteOrder(was, e)
 	st.noteEntity(e)
 }
 
@@ -403,10 +408,11 @@ func (st *State) Delete(e *world.Entity) {
 	} else {
 		st.added--
 	}
+	was := st.Get(e.ID)
 	t := *e
 	t.Deleted = true
 	st.overlay.put(&t)
-	st.noteNewest(&t)
+	st.noteOrder(was, &t)
 	st.noteEntity(&t)
 }
 
@@ -513,6 +519,14 @@ func (st *State) findNewest(resource string) *world.Entity {
 		})
 	}
 	return best
+}
+
+// noteOrder keeps what the session keeps of its entities' order, Newest's
+// answers and Visible's orders, true after e, a new version of its id,
+// replaced was (nil for a new id).
+func (st *State) noteOrder(was, e *world.Entity) {
+	st.noteNewest(e)
+	st.orders.note(was, e)
 }
 
 // noteNewest keeps Newest's kept answers true after e, a new version of

@@ -1,0 +1,121 @@
+package session
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/wraithdev/wraith/twin/world"
+)
+
+// TestVisibleKeptOrder runs seeded random creates, updates (in place and
+// moved), deletes, undeletes and forks over sessions with a starting
+// world, many changes of one resource (so that Visible keeps its order)
+// and few of another, checking after each step that Visible answers as a
+// sort of a model would, and that a slice Visible handed out before the
+// step is as it was.
+func TestVisibleKeptOrder(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 13))
+			b := world.NewBuilder()
+			base := model{}
+			for i := range 40 {
+				e := &world.Entity{ID: fmt.Sprintf("w_%d", i), Resource: []string{"customer", "product"}[i%2], Created: rng.Int64N(50), Seq: uint64(i)}
+				e.SetBody([]byte(`{}`))
+				b.Put(e)
+				base[e.ID] = e
+			}
+			w := b.Build()
+			set := Settings{Seed: 1, Clock: Clock{Mode: ClockDeterministic, BaseEpoch: 1700000000, Step: time.Second}}
+			sessions := []*Session{New("s0", set, w, true)}
+			models := []model{base.clone()}
+			type held struct {
+				s        *Session
+				resource string
+				list     []*world.Entity
+				copy     []*world.Entity
+			}
+			var holds []held
+			for step := range 2000 {
+				k := rng.IntN(len(sessions))
+				s, m := sessions[k], models[k]
+				r := "customer"
+				if rng.IntN(8) == 0 {
+					r = "product"
+				}
+				id := fmt.Sprintf("%s_%d", r[:1], rng.IntN(400))
+				if rng.IntN(10) == 0 {
+					id = fmt.Sprintf("w_%d", rng.IntN(40))
+				}
+				cur, ok := m[id]
+				switch op := rng.IntN(20); {
+				case op < 12: // a create, or an update in place (its key kept) or moved
+					e := &world.Entity{ID: id, Resource: r, Created: 40 + int64(step)/10, Seq: uint64(step)}
+					if ok {
+						e.Resource = cur.Resource
+						if op < 9 {
+							e.Created, e.Seq = cur.Created, cur.Seq
+						}
+					}
+					e.SetBody(fmt.Appendf(nil, `{"step":%d}`, step))
+					s.Do(func(st *State) { st.Put(e) })
+					m[id] = e
+				case op < 17:
+					if ok && !cur.Deleted {
+						del(t, s, id)
+						m[id] = current(t, s, id)
+					}
+				case op < 18 && len(sessions) < 5:
+					sessions = append(sessions, s.Fork(fmt.Sprintf("s%d", len(sessions))))
+					models = append(models, m.clone())
+				default: // hold a slice over the steps to come
+					for _, res := range []string{"customer", "product"} {
+						var l []*world.Entity
+						s.Do(func(st *State) { l = st.Visible(res) })
+						holds = append(holds, held{s, res, l, slices.Clone(l)})
+					}
+				}
+				for i, s := range sessions {
+					for _, res := range []string{"customer", "product"} {
+						want := models[i].visible(res)
+						var have, shared []*world.Entity
+						s.Do(func(st *State) { have = st.Visible(res) })
+						s.ReadContext(t.Context(), func(st Reader) { shared = st.Visible(res) })
+						if !slices.Equal(have, want) || !slices.Equal(shared, want) {
+							t.Fatalf("step %d: %s: Visible(%q) is not the model's order (%d entities, want %d)", step, s.Name(), res, len(have), len(want))
+						}
+					}
+				}
+				for _, h := range holds {
+					if !slices.Equal(h.list, h.copy) {
+						t.Fatalf("step %d: %s: a slice of %q handed out earlier changed under its holder", step, h.s.Name(), h.resource)
+					}
+				}
+			}
+		})
+	}
+}
+
+func (m model) clone() model {
+	out := make(model, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// visible is what Visible should answer from the model: its entities of
+// resource that are not deleted, newest first.
+func (m model) visible(resource string) []*world.Entity {
+	var out []*world.Entity
+	for _, e := range m {
+		if e.Resource == resource && !e.Deleted {
+			out = append(out, e)
+		}
+	}
+	world.SortNewestFirst(out)
+	return out
+}
