@@ -170,6 +170,7 @@ func harEntryOf(name string, e *session.Entry, resp http.Header) harEntry {
 	if d := e.Delivery(); d != nil {
 		u = scrub.Mask(d.URL, redacted) // a webhook endpoint's, scheme and all
 	}
+	respBody := e.RespBody()
 	out := harEntry{
 		StartedDateTime: time.Unix(e.At, 0).UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 		Time:            ms,
@@ -181,14 +182,14 @@ func harEntryOf(name string, e *session.Entry, resp http.Header) harEntry {
 		Response: harResponse{
 			Status: e.Status, StatusText: http.StatusText(e.Status), HTTPVersion: "HTTP/1.1",
 			Cookies: []harPair{}, Headers: harHeaders(resp),
-			Content: harContent{Size: e.RespBody.Size, MimeType: first(resp, "Content-Type"),
-				Text: redactBody(first(resp, "Content-Type"), e.RespBody.Bytes), Comment: truncatedComment(e.RespBody)},
+			Content: harContent{Size: respBody.Size, MimeType: first(resp, "Content-Type"),
+				Text: redactBody(first(resp, "Content-Type"), respBody.Bytes), Comment: truncatedComment(respBody)},
 			RedirectURL: first(resp, "Location"),
-			HeadersSize: -1, BodySize: e.RespBody.Size,
+			HeadersSize: -1, BodySize: respBody.Size,
 		},
 		Timings: harTimings{Send: -1, Wait: ms, Receive: -1},
 		Wraith: harWraith{Session: name, Index: e.Index, Route: e.Route, Provenance: e.Provenance, Exchange: e.Exchange,
-			RequestBody: truncatedOf(e.ReqBody), ResponseBody: truncatedOf(e.RespBody)},
+			RequestBody: truncatedOf(e.ReqBody), ResponseBody: truncatedOf(respBody)},
 	}
 	if out.Response.Content.MimeType == "" {
 		out.Response.Content.MimeType = "application/json"

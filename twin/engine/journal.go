@@ -25,8 +25,12 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 		At:     at,
 		Method: req.method, Path: req.path, Query: req.query, Host: req.host,
 		Status: a.status, Provenance: a.prov,
-		ReqBody:  session.KeepBody(req.body, false),
-		RespBody: session.KeepBody(a.body, a.exchange != nil), // a recorded answer's bytes live as long as the twin
+		ReqBody: session.KeepBody(req.body, false),
+	}
+	if a.entity != nil && a.exchange == nil && a.entity.BodyIs(a.body) {
+		ent.SetRespEntity(a.entity)
+	} else {
+		ent.SetRespBody(session.KeepBody(a.body, a.exchange != nil)) // a recorded answer's bytes live as long as the twin
 	}
 	if ep := req.match.Value; ep != nil {
 		ent.Route = ep.Route[0]
@@ -65,9 +69,10 @@ func (e *Engine) journalEnd(sess *session.Session, ent *session.Entry, answered 
 func (e *Engine) journalMiss(name string, r *http.Request, served int64, body []byte, start time.Time) {
 	ent := &session.Entry{
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host,
-		Status: apierr.RouteMiss.Status(), Provenance: ProvMiss, RespBody: session.KeepBody(body, false),
+		Status: apierr.RouteMiss.Status(), Provenance: ProvMiss,
 		Answered: true, Served: served, Latency: time.Since(start),
 	}
+	ent.SetRespBody(session.KeepBody(body, false))
 	if sess := e.store.Get(name); sess != nil {
 		// Journaled only if the session is free before the client leaves:
 		// a miss never waits longer than the request it answers.

@@ -47,10 +47,10 @@ func (e *Engine) retrieve(st session.Reader, req *request, a *answer) {
 			e.afterDelete(res, id, true, a)
 			return
 		case ent.Provenance == world.Handler:
-			a.status, a.body, a.prov = http.StatusOK, ent.Body(), ProvHandler
+			a.status, a.body, a.prov, a.entity = http.StatusOK, ent.Body(), ProvHandler, ent
 			return
 		case ent.Provenance == world.Fixture:
-			a.status, a.body, a.prov = http.StatusOK, ent.Body(), ProvFixture
+			a.status, a.body, a.prov, a.entity = http.StatusOK, ent.Body(), ProvFixture, ent
 			return
 		}
 	}
@@ -59,7 +59,7 @@ func (e *Engine) retrieve(st session.Reader, req *request, a *answer) {
 		return
 	}
 	if ent != nil && ent.Resource == res.Name {
-		a.status, a.body, a.prov = http.StatusOK, ent.Body(), ProvRecorded
+		a.status, a.body, a.prov, a.entity = http.StatusOK, ent.Body(), ProvRecorded, ent
 		a.exchange = []string{ent.Exchange}
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/wraithdev/wraith/twin/format"
 	"github.com/wraithdev/wraith/twin/hostguard"
 	"github.com/wraithdev/wraith/twin/session"
+	"github.com/wraithdev/wraith/twin/world"
 )
 
 // answer is a response being built under a session's lock and written
@@ -21,6 +22,7 @@ type answer struct {
 	status   int
 	header   http.Header // recorded headers, replayed as they are
 	body     []byte
+	entity   *world.Entity // the entity version body was built from, if any: the journal refers to it when body is still its body
 	prov     string
 	exchange []string
 	replayed bool
@@ -175,7 +177,7 @@ func (e *Engine) ResponseHeader(name string, ent *session.Entry) http.Header {
 		return nil
 	}
 	hd := head{
-		recorded: ent.Recorded, size: ent.RespBody.Size, prov: ent.Provenance,
+		recorded: ent.Recorded, size: ent.RespSize(), prov: ent.Provenance,
 		route: one(ent.Route), exchange: one(ent.Exchange),
 		session: []string{name}, replayed: ent.Replayed,
 	}

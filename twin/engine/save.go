@@ -50,7 +50,7 @@ func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *wo
 		ne.SetBody(body)
 	}
 	st.Put(ne)
-	a.status, a.body, a.prov = http.StatusOK, body, ProvHandler
+	a.status, a.body, a.prov, a.entity = http.StatusOK, body, ProvHandler, ne
 	return true
 }
 

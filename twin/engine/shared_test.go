@@ -203,7 +203,7 @@ func TestParallelReadsAndWritesOneSession(t *testing.T) {
 			continue
 		}
 		var m map[string]any
-		json.Unmarshal(ent.RespBody.Bytes, &m)
+		json.Unmarshal(ent.RespBody().Bytes, &m)
 		id, _ := m["id"].(string)
 		ids = append(ids, id)
 		for _, x := range entries {

@@ -121,5 +121,5 @@ func (e *Engine) remove(st *session.State, req *request, a *answer) {
 		a.shape(answer, map[string]string{"id": shownID(res, ent.ID), "object": res.Name})
 		return
 	}
-	a.body = ent.Body()
+	a.body, a.entity = ent.Body(), ent
 }

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"maps"
@@ -16,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/wraithdev/wraith/twin/scrub"
+	"github.com/wraithdev/wraith/twin/world"
 )
 
 // DefaultJournalLimit is how many entries a session's journal keeps when
@@ -49,7 +49,8 @@ type Entry struct {
 
 	ReqHeader Headers
 	ReqBody   Body
-	RespBody  Body
+	resp      Body          // see RespBody
+	answer    *world.Entity // the entity version the answer was, when it was one (see KeepEntity)
 
 	// What the answer's headers are rebuilt from, beside the fields above.
 	Recorded http.Header // a recorded answer's (or a rate limit's) headers, shared
@@ -91,6 +92,31 @@ type Delivery struct {
 	Attempt int    // 1 for the first
 	Error   string // why no 2xx came (refused, unreachable, timed out, the status); "" for a success
 	Retry   int64  // the session time the next attempt is due, 0 for none
+}
+
+// RespBody returns the answer's body as the journal keeps it: the bytes
+// it holds, or, for an answer that was an entity version byte for byte
+// (see SetRespEntity), that version's body, rebuilt.
+func (e *Entry) RespBody() Body {
+	if e.answer != nil {
+		b := e.answer.Body()
+		return Body{Bytes: b, Size: len(b)}
+	}
+	return e.resp
+}
+
+// RespSize returns the length of the answer's body, without building it.
+func (e *Entry) RespSize() int { return e.resp.Size }
+
+// SetRespBody keeps b as the answer's body.
+func (e *Entry) SetRespBody(b Body) { e.resp, e.answer = b, nil }
+
+// SetRespEntity keeps the answer as ent, the entity version whose body
+// it was, byte for byte: versions are immutable, so the entry refers to
+// the one the session keeps instead of holding its bytes again (a
+// create's answer, which is most of what a journal of creates held).
+func (e *Entry) SetRespEntity(ent *world.Entity) {
+	e.resp, e.answer = Body{Size: ent.BodyLen()}, ent
 }
 
 // Delivery returns what e journals of a webhook delivery attempt, nil
@@ -168,7 +194,7 @@ func KeepBody(body []byte, shared bool) Body {
 // lives in the journal. An agent sends the same headers every time, so an
 // entry shares the previous entry's bytes when they are equal: a journal
 // of a thousand alike requests holds one header block.
-type Headers []byte
+type Headers string
 
 // Each calls f with each header name and value, in the order kept.
 func (h Headers) Each(f func(name, value string)) {
@@ -359,7 +385,7 @@ const (
 func (e *Entry) sharedLen(f int) int {
 	switch f {
 	case 0:
-		return cap(e.ReqHeader)
+		return len(e.ReqHeader)
 	case 1:
 		return len(e.Path)
 	case 2:
@@ -391,8 +417,11 @@ const entryBase = int64(unsafe.Sizeof(Entry{})) + 8
 // nothing here.
 func ownCost(e *Entry) int64 {
 	c := entryBase + int64(len(e.Method)) + e.ReqBody.cost()
-	if e.Exchange == "" {
-		c += e.RespBody.cost()
+	switch {
+	case e.answer != nil:
+		c += int64(e.answer.Kept()) // the version stays while the entry does, whatever the session keeps
+	case e.Exchange == "":
+		c += e.resp.cost()
 	}
 	if x := e.Extra; x != nil {
 		c += int64(unsafe.Sizeof(*x)) + int64(len(x.Fault)+len(x.Link)+len(x.Ignored)+len(x.Limit)+len(x.Invalid))
@@ -423,8 +452,8 @@ func (j *Journal) Begin(e *Entry, h http.Header, limit int) (over bool) {
 	}
 	cost := ownCost(e)
 	e.owns = 0
-	if !bytes.Equal(wire, j.header) || j.header == nil {
-		j.header = Headers(slices.Clone(wire))
+	if string(wire) != string(j.header) || j.header == "" {
+		j.header = Headers(wire)
 		e.owns |= ownHeader
 	}
 	e.ReqHeader = j.header
@@ -521,7 +550,7 @@ func (j *Journal) dropOldest() int64 {
 func (j *Journal) lastHolds(f int, old *Entry) bool {
 	switch f {
 	case 0:
-		return len(old.ReqHeader) > 0 && len(j.header) > 0 && &old.ReqHeader[0] == &j.header[0]
+		return old.ReqHeader != "" && unsafe.StringData(string(old.ReqHeader)) == unsafe.StringData(string(j.header))
 	case 1:
 		return old.Path != "" && unsafe.StringData(old.Path) == unsafe.StringData(j.path)
 	case 2:
@@ -574,7 +603,7 @@ func (j *Journal) forget() {
 		j.mem.release(j.bytes)
 	}
 	j.bytes, j.resid = 0, [nShared]int32{}
-	j.header, j.path, j.query, j.host = nil, "", "", ""
+	j.header, j.path, j.query, j.host = "", "", "", ""
 }
 
 // Journal returns the session's journal.

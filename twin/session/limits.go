@@ -201,7 +201,7 @@ func (j *Journal) dropUpTo(expect, bound, need int64) (int64, bool) {
 	if j.n == 0 {
 		j.mem.release(j.bytes) // the residue of the last values
 		j.bytes, j.resid = 0, [nShared]int32{}
-		j.header, j.path, j.query, j.host = nil, "", "", ""
+		j.header, j.path, j.query, j.host = "", "", "", ""
 		if len(j.ring) > 16 {
 			j.ring = nil // an idle session's journal keeps no large ring
 		}

@@ -133,11 +133,11 @@ func (d *Deliverer) journal(sess *session.Session, j *job, h http.Header, out ou
 		Method: http.MethodPost, Path: u.Path, Query: u.RawQuery, Host: u.Host,
 		Status: out.status, Provenance: prov.Webhook,
 		ReqBody:  session.KeepBody(j.d.Body, false),
-		RespBody: session.KeepBody(out.body, false),
 		Recorded: out.header,
 		Extra:    &session.Extra{Delivery: x},
 		Served:   wall.Unix(), Latency: out.elapsed, Answered: out.status != 0,
 	}
+	ent.SetRespBody(session.KeepBody(out.body, false))
 	// Under the session's lock, as the engine journals, so that the entry
 	// is numbered after the request that caused it.
 	_ = sess.ReadContext(d.ctx, func(st session.Reader) {

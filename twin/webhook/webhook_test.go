@@ -177,8 +177,8 @@ func TestDeliversSignedInOrder(t *testing.T) {
 		if e.Status != 200 || e.Method != "POST" || e.Path != "/hook" || e.At != epoch || e.Provenance != "webhook" {
 			t.Errorf("entry %d: want POST /hook 200 at the session's time, have %s %s %d at %d (%s)", i, e.Method, e.Path, e.Status, e.At, e.Provenance)
 		}
-		if string(e.ReqBody.Bytes) != string(ds[i].Body) || string(e.RespBody.Bytes) != `{"received":true}` {
-			t.Errorf("entry %d: want the event and the endpoint's answer, have %s and %s", i, e.ReqBody.Bytes, e.RespBody.Bytes)
+		if string(e.ReqBody.Bytes) != string(ds[i].Body) || string(e.RespBody().Bytes) != `{"received":true}` {
+			t.Errorf("entry %d: want the event and the endpoint's answer, have %s and %s", i, e.ReqBody.Bytes, e.RespBody().Bytes)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"sync/atomic"
 
@@ -72,6 +73,24 @@ func (e *Entity) BodyLen() int {
 	}
 	return e.skel.Len(e.body, e.Known())
 }
+
+// BodyIs reports whether b is e's body, byte for byte, without
+// allocating: a body over 4 KiB kept as a patch is not built to compare,
+// and reports false.
+func (e *Entity) BodyIs(b []byte) bool {
+	if e.skel == nil {
+		return bytes.Equal(e.body, b)
+	}
+	var scratch [4096]byte
+	if e.skel.Len(e.body, e.Known()) != len(b) || len(b) > len(scratch) {
+		return false
+	}
+	return bytes.Equal(e.skel.Append(scratch[:0], e.body, e.Known()), b)
+}
+
+// Kept returns how many bytes e holds for its body: its patch's, or its
+// whole body's.
+func (e *Entity) Kept() int { return cap(e.body) }
 
 // SetBody sets e's body. Call it only while building e, before e is
 // shared (Builder.Put, a session's Put): entities are immutable afterwards.

@@ -81,3 +81,35 @@ func TestRenewForgetsTheHash(t *testing.T) {
 		t.Error("renewing a copy changed the original's hash")
 	}
 }
+
+// TestBodyIs: BodyIs is true for the entity's body alone, byte for byte,
+// kept whole or as a patch, and allocates nothing.
+func TestBodyIs(t *testing.T) {
+	skel, err := object.Parse([]byte(`{"id":"","object":"customer","email":null,"metadata":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := object.NewSkeleton(skel)
+	o := skel.CloneTop()
+	o.Set("id", "cus_1")
+	o.Set("email", "a@example.invalid")
+	body := o.AppendJSON(nil)
+	patched := &Entity{ID: "cus_1", Resource: "customer"}
+	patched.SetPatch(s, s.AppendDiff(nil, o, patched.Known()))
+	whole := &Entity{ID: "cus_1", Resource: "customer"}
+	whole.SetBody(bytes.Clone(body))
+	other := bytes.Replace(body, []byte("a@"), []byte("b@"), 1)
+	for name, e := range map[string]*Entity{"patched": patched, "whole": whole} {
+		if !e.BodyIs(body) {
+			t.Errorf("%s: BodyIs(its body) is false", name)
+		}
+		for _, b := range [][]byte{other, body[:len(body)-1], nil, append(bytes.Clone(body), ' ')} {
+			if e.BodyIs(b) {
+				t.Errorf("%s: BodyIs(%q) is true", name, b)
+			}
+		}
+		if n := testing.AllocsPerRun(20, func() { e.BodyIs(body) }); n != 0 {
+			t.Errorf("%s: BodyIs allocates %v times", name, n)
+		}
+	}
+}
