@@ -60,7 +60,6 @@ func (o *overlay) get(id string) (*world.Entity, bool) {
 }
 
 func (o *overlay) put(e *world.Entity) {
-	e.Renew()
 	if _, ok := o.get(e.ID); !ok {
 		o.n++
 	}

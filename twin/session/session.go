@@ -371,9 +371,9 @@ func (st *State) Get(id string) *world.Entity {
 	return st.world.Get(id)
 }
 
-// Put records a new or changed entity. e must be a new value, never an
-// entity another session may see: Put gives it a fresh body-hash cell
-// (see world.Entity.Renew).
+// Put records a new or changed entity. e must be a new value (a literal,
+// or world.Entity.Copy changed), never an entity another session may
+// see: it is immutable once put.
 func (st *State) Put(e *world.Entity) {
 	st.mark(Wrote)
 	prev, inOverlay := st.overlay.get(e.ID)
@@ -409,11 +409,11 @@ func (st *State) Delete(e *world.Entity) {
 		st.added--
 	}
 	was := st.Get(e.ID)
-	t := *e
+	t := e.Copy()
 	t.Deleted = true
-	st.overlay.put(&t)
-	st.noteOrder(was, &t)
-	st.noteEntity(&t)
+	st.overlay.put(t)
+	st.noteOrder(was, t)
+	st.noteEntity(t)
 }
 
 // Next returns the next value of the named counter, 1 first. Counters

@@ -31,11 +31,6 @@ const (
 	MaxSnapshotText = 64 << 10
 )
 
-// entityProvenances are the provenances an entity can carry: the world's
-// recorded and fixture entities and the handler's writes. The others of
-// package prov (template, fault, miss) name answers, never entities.
-var entityProvenances = [...]string{world.Recorded, world.Fixture, world.Handler}
-
 // Validate checks state read from a snapshot document before any of it is
 // restored: the id generator's state, the sequence and counters, the rate
 // window, the fault counters, every remembered answer and every entity's
@@ -141,10 +136,8 @@ func (ed *EntityDoc) validate(i int, seq uint64, bodies bodyCheck) *apierr.Error
 		return invalid(p("id"), "an id of %d bytes: want the entity's id or address, 1 to %d bytes", len(ed.ID), MaxSnapshotText)
 	case ed.Object == "" || len(ed.Object) > MaxSnapshotText:
 		return invalid(p("object"), "%q: want the name of one of the twin's resources", ed.Object)
-	case !slices.Contains(entityProvenances[:], ed.Provenance) && (ed.Provenance != "" || !ed.Deleted):
-		// A tombstone of an entity the twin synthesized (a delete of an
-		// id it never held) has none.
-		return invalid(p("provenance"), "%q: want one of %v (or none, for a deleted entity)", ed.Provenance, entityProvenances)
+	case !entityProvenance(ed):
+		return invalid(p("provenance"), "%q: want one of %v (or none, for a deleted entity)", ed.Provenance, world.ProvenanceNames())
 	case len(ed.Exchange) > MaxSnapshotText || !headerSafe(ed.Exchange): // X-Wraith-Exchange carries it
 		return invalid(p("exchange"), "want a recorded exchange such as \"charges/3\", or none")
 	case len(ed.Scope) > MaxSnapshotText:
@@ -210,4 +203,14 @@ func isHex(s string) bool {
 		}
 	}
 	return true
+}
+
+// entityProvenance reports whether ed's provenance is one an entity can
+// carry: the world's recorded and fixture entities and the handler's
+// writes (the others of package prov, template, fault and miss, name
+// answers, never entities), or none for a tombstone of an entity the twin
+// synthesized (a delete of an id it never held).
+func entityProvenance(ed *EntityDoc) bool {
+	p, ok := world.ParseProvenance(ed.Provenance)
+	return ok && (p != 0 || ed.Deleted)
 }

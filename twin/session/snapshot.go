@@ -68,7 +68,7 @@ func (st *State) Doc() (StateDoc, error) {
 func entityDoc(e *world.Entity) EntityDoc {
 	return EntityDoc{
 		ID: e.ID, Object: e.Resource, Body: e.Body(), Created: e.Created, Seq: e.Seq,
-		Provenance: e.Provenance, Exchange: e.Exchange, Deleted: e.Deleted, Scope: e.Scope,
+		Provenance: e.Provenance.String(), Exchange: e.Exchange, Deleted: e.Deleted, Scope: e.Scope,
 	}
 }
 
@@ -108,8 +108,9 @@ func restore(name string, set Settings, w *world.World, d *StateDoc, bodies body
 		if _, dup := st.overlay.get(ed.ID); dup {
 			return nil, invalid(fmt.Sprintf("entities[%d].id", i), "entity %q appears twice: a session holds one version of each", ed.ID)
 		}
+		provenance, _ := world.ParseProvenance(ed.Provenance) // Validate checked it
 		e := &world.Entity{ID: ed.ID, Resource: ed.Object, Created: ed.Created, Seq: ed.Seq,
-			Provenance: ed.Provenance, Exchange: ed.Exchange, Deleted: ed.Deleted, Scope: ed.Scope}
+			Provenance: provenance, Exchange: ed.Exchange, Deleted: ed.Deleted, Scope: ed.Scope}
 		e.SetBody([]byte(ed.Body))
 		inWorld := w.Get(e.ID) != nil
 		switch {

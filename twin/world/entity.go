@@ -22,8 +22,6 @@ type Entity struct {
 	Resource string // the provider's object type, e.g. "customer"
 	Created  int64  // the object's creation time (unix seconds), for list order
 	Seq      uint64 // tie-break for list order: later is newer
-	// Provenance says where the entity's current body came from.
-	Provenance string
 	// Exchange is "<recording>/<index>" of the observation, for recorded
 	// entities.
 	Exchange string
@@ -31,21 +29,28 @@ type Entity struct {
 	// (GitHub's "octocat/hello" for an issue): lists under a parent show
 	// only the entities of its scope. Empty for unparented resources.
 	Scope string
+	// Provenance says where the entity's current body came from.
+	Provenance Provenance
 	// Deleted marks a tombstone in a session overlay.
 	Deleted bool
 
 	body []byte           // the JSON as served; a patch over skel when skel is set
 	skel *object.Skeleton // see SetPatch
-	hash *bodyHash        // see BodyHash; Builder.Put and session writes renew it
+	// hash caches the hash of the entity's canonical body (BodyHash).
+	// Entities are immutable and shared by every session (and every
+	// fork) that sees them, and digests of different sessions read them
+	// at the same time, so the sum is published atomically: two first
+	// readers may both compute it, and compute the same. It makes an
+	// Entity a value not to copy (go vet says so): a changed version
+	// starts from Copy, which caches nothing.
+	hash atomic.Pointer[[sha256.Size]byte]
 }
 
-// bodyHash caches the hash of an entity's canonical body. Entities are
-// immutable and shared by every session (and every fork) that sees them,
-// and digests of different sessions read them at the same time, so the
-// sum is published atomically: two first readers may both compute it, and
-// compute the same.
-type bodyHash struct {
-	sum atomic.Pointer[[sha256.Size]byte]
+// Copy returns a new entity with e's fields and body and no hash cached:
+// the start of a changed version, to change before it is shared.
+func (e *Entity) Copy() *Entity {
+	return &Entity{ID: e.ID, Resource: e.Resource, Created: e.Created, Seq: e.Seq, Exchange: e.Exchange, Scope: e.Scope,
+		Provenance: e.Provenance, Deleted: e.Deleted, body: e.body, skel: e.skel}
 }
 
 // Body returns e's JSON as served: compact, scrubbed. The caller must not
@@ -110,23 +115,15 @@ func (e *Entity) Known() object.Known { return object.Known{ID: e.ID, Created: e
 // skeleton rather than as its whole body.
 func (e *Entity) Patched() bool { return e.skel != nil }
 
-// Renew gives e a hash cell of its own. Call it on every entity built or
-// changed before it is shared: a changed copy of an entity must not keep
-// the cell of its original.
-func (e *Entity) Renew() { e.hash = &bodyHash{} }
-
 // BodyHash returns the sha256 of e's body as canonical JSON (keys sorted,
 // no insignificant space); a body that does not parse is hashed as it is.
 // It is safe to call from many goroutines at once.
 func (e *Entity) BodyHash() [sha256.Size]byte {
-	if e.hash == nil {
-		return hashBody(e.Body())
-	}
-	if sum := e.hash.sum.Load(); sum != nil {
+	if sum := e.hash.Load(); sum != nil {
 		return *sum
 	}
 	sum := hashBody(e.Body())
-	e.hash.sum.CompareAndSwap(nil, &sum)
+	e.hash.CompareAndSwap(nil, &sum)
 	return sum
 }
 

@@ -8,15 +8,45 @@
 package world
 
 import (
+	"slices"
 	"sort"
 )
 
-// Provenance values of entities.
+// Provenance says where an entity's current body came from. It is a
+// byte, not the word it names, so that an entity spends no string on it.
+type Provenance uint8
+
+// Provenance values of entities. The zero value is none: a tombstone's,
+// as a snapshot may write it.
 const (
-	Recorded = "recorded"
-	Fixture  = "fixture"
-	Handler  = "handler"
+	Recorded Provenance = iota + 1
+	Fixture
+	Handler
 )
+
+var provenanceNames = [...]string{"", "recorded", "fixture", "handler"}
+
+// ProvenanceNames returns the names an entity's provenance may take.
+func ProvenanceNames() []string { return slices.Clone(provenanceNames[1:]) }
+
+// String returns the provenance's name, "" for none.
+func (p Provenance) String() string {
+	if int(p) < len(provenanceNames) {
+		return provenanceNames[p]
+	}
+	return ""
+}
+
+// ParseProvenance returns the provenance named name, and whether name is
+// one ("" is none, and is one).
+func ParseProvenance(name string) (Provenance, bool) {
+	for i, n := range provenanceNames {
+		if n == name {
+			return Provenance(i), true
+		}
+	}
+	return 0, false
+}
 
 // World is an immutable set of entities.
 type World struct {
@@ -37,7 +67,6 @@ func NewBuilder() *Builder {
 
 // Put adds or replaces e.
 func (b *Builder) Put(e *Entity) {
-	e.Renew()
 	b.w.entities[e.ID] = e
 }
 
