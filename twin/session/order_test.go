@@ -78,7 +78,13 @@ func TestVisibleKeptOrder(t *testing.T) {
 						holds = append(holds, held{s, res, l, slices.Clone(l)})
 					}
 				}
+				// A write changes its own session's order alone (forks
+				// share only frozen layers, which no write changes), so
+				// each step checks that session and every 50th all.
 				for i, s := range sessions {
+					if i != k && step%50 != 0 {
+						continue
+					}
 					for _, res := range []string{"customer", "product"} {
 						want := models[i].visible(res)
 						var have, shared []*world.Entity
