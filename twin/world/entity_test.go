@@ -10,23 +10,29 @@ import (
 	"github.com/wraithdev/wraith/twin/object"
 )
 
+// patchedCustomer returns a customer with email kept as a patch over a
+// customer skeleton, and its body.
+func patchedCustomer(tb testing.TB, email string) (*Entity, []byte) {
+	tb.Helper()
+	skel, err := object.Parse([]byte(`{"id":"","object":"customer","email":null,"metadata":{},"livemode":false}`))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := object.NewSkeleton(skel)
+	o := skel.CloneTop()
+	o.Set("id", "cus_1")
+	o.Set("email", email)
+	e := &Entity{ID: "cus_1", Resource: "customer"}
+	e.SetPatch(s, s.AppendDiff(nil, o, e.Known()))
+	return e, o.AppendJSON(nil)
+}
+
 // TestPatchedEntityReadsInParallel reads a patched entity's body, length
 // and hash from many goroutines at once, as reads of one session under a
 // shared lock and digests of several sessions do (run with -race), and
 // checks every reader sees the object's encoding and its hash.
 func TestPatchedEntityReadsInParallel(t *testing.T) {
-	skel, err := object.Parse([]byte(`{"id":"","object":"customer","email":null,"metadata":{},"livemode":false}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := object.NewSkeleton(skel)
-	o := skel.CloneTop()
-	o.Set("id", "cus_1")
-	o.Set("email", "tok_1@example.invalid")
-	want := o.AppendJSON(nil)
-
-	e := &Entity{ID: "cus_1", Resource: "customer"}
-	e.SetPatch(s, s.AppendDiff(nil, o, e.Known()))
+	e, want := patchedCustomer(t, "tok_1@example.invalid")
 	if !e.Patched() {
 		t.Fatal("SetPatch: want a patched entity")
 	}
@@ -94,17 +100,7 @@ func TestCopyForgetsTheHash(t *testing.T) {
 // TestBodyIs: BodyIs is true for the entity's body alone, byte for byte,
 // kept whole or as a patch, and allocates nothing.
 func TestBodyIs(t *testing.T) {
-	skel, err := object.Parse([]byte(`{"id":"","object":"customer","email":null,"metadata":{}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := object.NewSkeleton(skel)
-	o := skel.CloneTop()
-	o.Set("id", "cus_1")
-	o.Set("email", "a@example.invalid")
-	body := o.AppendJSON(nil)
-	patched := &Entity{ID: "cus_1", Resource: "customer"}
-	patched.SetPatch(s, s.AppendDiff(nil, o, patched.Known()))
+	patched, body := patchedCustomer(t, "a@example.invalid")
 	whole := &Entity{ID: "cus_1", Resource: "customer"}
 	whole.SetBody(bytes.Clone(body))
 	other := bytes.Replace(body, []byte("a@"), []byte("b@"), 1)
