@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/engine/compiled"
@@ -58,7 +60,9 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 	}
 	e.compute(res, o, scope, req)
 	if e.completer != nil {
-		e.completer.Complete(dialect.New{Route: req.match.Value.Route[0], Resource: res.Name, Object: o, Here: req.here(), Sent: p.sent})
+		names := p.names() // a copy: a method value p.sent would take buf to the heap
+		e.completer.Complete(dialect.New{Route: req.match.Value.Route[0], Resource: res.Name, Object: o, Here: req.here(),
+			Sent: func(name string) bool { return slices.Contains(names, name) }})
 	}
 	if !e.save(st, req, o, &world.Entity{ID: addr, Resource: res.Name, Created: req.now, Seq: st.NextSeq(), Scope: joinSlash(scope)}, a) {
 		return

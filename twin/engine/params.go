@@ -73,15 +73,19 @@ func (e *Engine) writeParams(st session.Reader, req *request, a *answer, buf []c
 	if ok && len(req.match.Value.Repeated) > 0 && req.match.Value.Params.Repeats(flat) {
 		flat, ok = nil, false // a list sent as its name repeated: the tree reads it whole
 	}
-	p := reqParams{flat: flat}
+	// flat and tree stay apart until checked: escape analysis follows a
+	// struct as one, so a tree in the same struct as flat would take
+	// buf, on the caller's stack, to the heap with it.
+	var tree map[string]any
 	if !ok {
-		if p.tree, ok = e.params(req, a); !ok {
-			return p, false
+		if tree, ok = e.params(req, a); !ok {
+			return reqParams{}, false
 		}
 	}
-	if !e.checkWrite(st, req, a, &p) {
-		return p, false
+	if tree, ok = e.checkWrite(st, req, a, flat, tree); !ok {
+		return reqParams{}, false
 	}
+	p := reqParams{flat: flat, tree: tree}
 	p.unwrap(req.match.Value.Resource)
 	return p, true
 }
@@ -158,6 +162,25 @@ func (p reqParams) sent(name string) bool {
 		}
 	}
 	return false
+}
+
+// names returns the top-level parameter names the request sent, in a
+// slice of their own.
+func (p *reqParams) names() []string {
+	if p.tree != nil {
+		out := make([]string, 0, len(p.tree))
+		for k := range p.tree {
+			out = append(out, k)
+		}
+		return out
+	}
+	out := make([]string, 0, len(p.flat))
+	for _, f := range p.flat {
+		if len(out) == 0 || out[len(out)-1] != f.Name { // flat is sorted by name
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 // has reports whether p sets name to something: a value other than ""

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/wraithdev/wraith/twin/canon"
 	"github.com/wraithdev/wraith/twin/dialect"
 	"github.com/wraithdev/wraith/twin/reqschema"
 	"github.com/wraithdev/wraith/twin/session"
@@ -16,23 +17,26 @@ import (
 // nothing. A write's values are then stored in the schema's types (see
 // setter.convert).
 
-// checkWrite checks a write's parameters, as writeParams decoded them; a
-// tree is replaced by the checker's typed copy. It reports false when it
-// answered a refusal.
-func (e *Engine) checkWrite(st session.Reader, req *request, a *answer, p *reqParams) bool {
+// checkWrite checks a write's parameters, as writeParams decoded them
+// (flat, or else tree), and returns the tree to use: the checker's typed
+// copy, or tree itself. It reports false when it answered a refusal. The
+// two are passed apart, not as a *reqParams: what the checker keeps of a
+// tree would otherwise take the flat parameters' buffer, on the caller's
+// stack, to the heap.
+func (e *Engine) checkWrite(st session.Reader, req *request, a *answer, flat []canon.FlatParam, tree map[string]any) (map[string]any, bool) {
 	s := req.match.Value.Params
 	if s == nil || e.opts.Validate == Off || e.unread(req) {
-		return true
+		return tree, true
 	}
 	refs := e.refsFor(st)
-	if p.tree == nil {
-		return e.checked(req, a, reqschema.CheckFlat(s, p.flat, refs))
+	if tree == nil {
+		return nil, e.checked(req, a, reqschema.CheckFlat(s, flat, refs))
 	}
-	typed, prob := reqschema.Check(s, p.tree, e.formSent(req), refs)
+	typed, prob := reqschema.Check(s, tree, e.formSent(req), refs)
 	if prob == nil {
-		p.tree = typed
+		tree = typed
 	}
-	return e.checked(req, a, prob)
+	return tree, e.checked(req, a, prob)
 }
 
 // checkTree checks the parameters of a read or a template route, which
