@@ -33,8 +33,8 @@ type World interface {
 	// and its timestamps at Now.
 	New(resource string) (*object.Object, error)
 	// Put keeps body, a JSON object, as the session's entity of resource
-	// with id, new or changed. It refuses a resource the twin lacks and an
-	// empty id; body is the caller's to make valid (the engine reads it
+	// with id, new or changed. It refuses a resource the twin lacks, an
+	// empty id and an id the session holds as another resource; body is the caller's to make valid (the engine reads it
 	// again only for the fields it computes).
 	Put(resource, id string, body []byte) error
 	// NewID is a fresh id with prefix from the session's generator, for

@@ -27,9 +27,7 @@ func (e *Engine) journalBegin(sess *session.Session, r *http.Request, req *reque
 		Status: a.status, Provenance: a.prov,
 		ReqBody: session.KeepBody(req.body, false),
 	}
-	if a.entity != nil && a.exchange == nil && a.entity.BodyIs(a.body) {
-		ent.SetRespEntity(a.entity)
-	} else {
+	if a.entity == nil || a.exchange != nil || !a.entity.BodyIs(a.body) || !ent.SetRespEntity(a.entity) {
 		ent.SetRespBody(session.KeepBody(a.body, a.exchange != nil)) // a recorded answer's bytes live as long as the twin
 	}
 	if ep := req.match.Value; ep != nil {

@@ -126,8 +126,14 @@ func (w *sessionWorld) Put(r, id string, body []byte) error {
 	if id == "" {
 		return errors.New(r + ": no id to keep it by")
 	}
+	cur := w.st.Get(id)
+	if cur != nil && cur.Resource != r {
+		// An object keeps its type: the session's lists, orders and
+		// reads all take an id to name one resource.
+		return fmt.Errorf("%s %s: the id names a %s already", r, id, cur.Resource)
+	}
 	ne := &world.Entity{ID: id, Resource: r, Created: w.now, Provenance: world.Handler}
-	if cur := w.st.Get(id); cur != nil && !cur.Deleted && cur.Resource == r {
+	if cur != nil && !cur.Deleted {
 		ne.Created, ne.Seq = cur.Created, cur.Seq
 	} else {
 		ne.Seq = w.st.NextSeq()

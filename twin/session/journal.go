@@ -114,9 +114,19 @@ func (e *Entry) SetRespBody(b Body) { e.resp, e.answer = b, nil }
 // SetRespEntity keeps the answer as ent, the entity version whose body
 // it was, byte for byte: versions are immutable, so the entry refers to
 // the one the session keeps instead of holding its bytes again (a
-// create's answer, which is most of what a journal of creates held).
-func (e *Entry) SetRespEntity(ent *world.Entity) {
+// create's answer, which is most of what a journal of creates held). The
+// entry is charged what the version keeps, its patch or its body, since
+// it keeps the version alive however the session changes it; so a
+// version that keeps more than BodyExcerpt bytes is not referred to (a
+// journal of reads of one large fixture would be charged it whole for
+// every read): SetRespEntity reports false, and the caller keeps the
+// answer's body instead.
+func (e *Entry) SetRespEntity(ent *world.Entity) bool {
+	if ent.Kept() > BodyExcerpt {
+		return false
+	}
 	e.resp, e.answer = Body{Size: ent.BodyLen()}, ent
+	return true
 }
 
 // Delivery returns what e journals of a webhook delivery attempt, nil

@@ -89,7 +89,9 @@ func BenchmarkJournalHeap(b *testing.B) {
 				for i := range heapEntries {
 					e := createEntry(i)
 					if byEntity {
-						e.SetRespEntity(versions[i])
+						if !e.SetRespEntity(versions[i]) {
+							b.Fatal("a customer's version is not referred to")
+						}
 					}
 					j.Begin(e, h, heapEntries) // the journal alone holds the entry
 				}

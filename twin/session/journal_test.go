@@ -1,10 +1,13 @@
 package session
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/wraithdev/wraith/twin/world"
 )
 
 // TestJournalHeaders: the journal keeps a request's headers in wire form
@@ -104,5 +107,37 @@ func TestJournalSharesRepeatedStrings(t *testing.T) {
 	j.Begin(after, nil, 10)
 	if unsafe.StringData(after.Path) == unsafe.StringData(other.Path) {
 		t.Errorf("after a reset an entry must not share a string with an entry from before it")
+	}
+}
+
+// TestJournalLargeVersionKeptAsBytes: an entry refers to an entity
+// version only when the version keeps at most BodyExcerpt bytes, so a
+// journal of reads of one large version is charged no more than keeping
+// each answer's excerpt.
+func TestJournalLargeVersionKeptAsBytes(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 64<<10)
+	ent := &world.Entity{ID: "prod_1", Resource: "product", Provenance: world.Fixture}
+	ent.SetBody(big)
+	const n = 100
+	var byRef, byBytes Journal
+	for range n {
+		a := &Entry{Method: "GET", Path: "/v1/products/prod_1", Status: 200}
+		if a.SetRespEntity(ent) {
+			t.Fatal("a 64 KiB version was referred to")
+		}
+		a.SetRespBody(KeepBody(ent.Body(), false))
+		byRef.Begin(a, nil, 1000)
+		b := &Entry{Method: "GET", Path: "/v1/products/prod_1", Status: 200}
+		b.SetRespBody(KeepBody(ent.Body(), false))
+		byBytes.Begin(b, nil, 1000)
+	}
+	if byRef.Bytes() > byBytes.Bytes() {
+		t.Errorf("%d reads of one 64 KiB version are charged %d bytes, more than keeping each answer's excerpt (%d)", n, byRef.Bytes(), byBytes.Bytes())
+	}
+	small := &world.Entity{ID: "prod_2", Resource: "product", Provenance: world.Handler}
+	small.SetBody([]byte(`{"id":"prod_2"}`))
+	var e Entry
+	if !e.SetRespEntity(small) || string(e.RespBody().Bytes) != `{"id":"prod_2"}` || e.RespSize() != 15 {
+		t.Errorf("a small version: want it referred to and given back, have %q (%d bytes)", e.RespBody().Bytes, e.RespSize())
 	}
 }

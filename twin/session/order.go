@@ -38,18 +38,26 @@ func (st *State) Visible(resource string) []*world.Entity {
 func (st *State) sortVisible(resource string) []*world.Entity {
 	base := st.world.List(resource)
 	out := make([]*world.Entity, 0, len(base)+st.overlay.countOf(resource))
-	for _, e := range base {
-		if cur := st.Get(e.ID); !cur.Deleted {
-			out = append(out, cur)
+	st.eachVisible(resource, func(e *world.Entity) { out = append(out, e) })
+	world.SortNewestFirst(out)
+	return out
+}
+
+// eachVisible calls fn with each of the session's entities of resource,
+// in no order: each world entity of resource in its current version, when
+// that is not deleted and still of resource, and each entity of resource
+// the session made or moved to it.
+func (st *State) eachVisible(resource string, fn func(e *world.Entity)) {
+	for _, e := range st.world.List(resource) {
+		if cur := st.Get(e.ID); !cur.Deleted && cur.Resource == resource {
+			fn(cur)
 		}
 	}
 	st.overlay.eachOf(resource, func(e *world.Entity) {
-		if st.world.Get(e.ID) == nil && !e.Deleted {
-			out = append(out, e)
+		if was := st.world.Get(e.ID); (was == nil || was.Resource != resource) && !e.Deleted {
+			fn(e)
 		}
 	})
-	world.SortNewestFirst(out)
-	return out
 }
 
 // orders is what Visible keeps per resource. Reads under the session's

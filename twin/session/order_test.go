@@ -125,3 +125,34 @@ func (m model) visible(resource string) []*world.Entity {
 	world.SortNewestFirst(out)
 	return out
 }
+
+// TestVisibleMovedWorldEntity: a world entity the session moved to
+// another resource is listed, and is the newest, under its new resource
+// alone, whether the session keeps the order and the newest or looks
+// afresh.
+func TestVisibleMovedWorldEntity(t *testing.T) {
+	b := world.NewBuilder()
+	w1 := &world.Entity{ID: "w_1", Resource: "customer", Created: 1, Provenance: world.Recorded}
+	w1.SetBody([]byte(`{}`))
+	b.Put(w1)
+	set := Settings{Seed: 1, Clock: Clock{Mode: ClockDeterministic, BaseEpoch: 1700000000, Step: time.Second}}
+	s := New("s", set, b.Build(), true)
+	s.Do(func(st *State) {
+		for i := range orderFrom {
+			e := &world.Entity{ID: fmt.Sprintf("c_%d", i), Resource: "customer", Created: 10 + int64(i), Provenance: world.Handler}
+			e.SetBody([]byte(`{}`))
+			st.Put(e)
+		}
+		st.Visible("customer") // kept from here
+		st.Newest("product")
+		moved := &world.Entity{ID: "w_1", Resource: "product", Created: 5, Provenance: world.Handler}
+		moved.SetBody([]byte(`{}`))
+		st.Put(moved)
+		if kept, fresh := st.Visible("customer"), st.sortVisible("customer"); !slices.Equal(kept, fresh) || len(kept) != orderFrom {
+			t.Errorf("Visible(customer): kept order has %d entities, a fresh sort %d, want %d", len(kept), len(fresh), orderFrom)
+		}
+		if have, look := st.Newest("product"), st.findNewest("product"); have != moved || look != moved {
+			t.Errorf("Newest(product): kept %v, a fresh look %v, want w_1", idOf(have), idOf(look))
+		}
+	})
+}

@@ -493,31 +493,15 @@ func (st *State) newestOf(resource string) *world.Entity {
 	return st.findNewest(resource)
 }
 
-// findNewest is Newest found in one pass over the resource's entities,
-// without ordering them: the starting world's with the session's changes
-// applied, and what the session created.
+// findNewest is Newest found in one pass over the resource's entities
+// (eachVisible), without ordering them.
 func (st *State) findNewest(resource string) *world.Entity {
 	var best *world.Entity
-	consider := func(e *world.Entity) {
+	st.eachVisible(resource, func(e *world.Entity) {
 		if best == nil || world.Newer(e, best) {
 			best = e
 		}
-	}
-	changed := st.HasChanges(resource)
-	for _, e := range st.world.List(resource) {
-		if !changed {
-			consider(e)
-		} else if cur := st.Get(e.ID); !cur.Deleted {
-			consider(cur)
-		}
-	}
-	if changed {
-		st.overlay.eachOf(resource, func(e *world.Entity) {
-			if st.world.Get(e.ID) == nil && !e.Deleted {
-				consider(e)
-			}
-		})
-	}
+	})
 	return best
 }
 
