@@ -210,13 +210,16 @@ func (Base) Errors() map[string]Shape { return nil }
 const idLen = 14
 
 // NewID mints an id of kind from src: StringID for "string", IntegerID
-// for "integer", nil for "none".
+// for "integer", IntegerID's digits as a string for "digits" (Jira keys
+// a project by "10000"), nil for "none".
 func NewID(src IDSource, kind, prefix string) any {
 	switch kind {
 	case "string":
 		return StringID(src, prefix)
 	case "integer":
 		return IntegerID(src)
+	case "digits":
+		return string(IntegerID(src))
 	}
 	return nil
 }

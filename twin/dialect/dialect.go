@@ -50,8 +50,8 @@ type Dialect interface {
 	// List answers a page of a list, or refuses it.
 	List(q ListQuery) (ListAnswer, *Refusal)
 
-	// NewID mints a new entity's id of kind "string" or "integer": a
-	// string, or a json.Number; nil for kind "none".
+	// NewID mints a new entity's id of kind "string", "digits" or
+	// "integer": a string, or a json.Number; nil for kind "none".
 	NewID(src IDSource, kind, prefix string) any
 	// Secret is the client secret of the entity with id ($secret).
 	Secret(id string) string
@@ -111,7 +111,7 @@ type Decoder interface {
 type Defaults struct {
 	CreateStatus int    // a create's status
 	DeleteStatus int    // a delete's status
-	IDKind       string // "string", "integer" or "none"
+	IDKind       string // "string", "digits", "integer" or "none"
 	// Typed says every object names its own type in "object", so a
 	// restored entity that names another is refused.
 	Typed bool

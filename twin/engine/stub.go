@@ -10,8 +10,11 @@ import (
 // stub is a create's answer where the provider answers a stub of the new
 // entity o (format.Keys.CreateBody): tmpl with each string "$" replaced
 // by the entity whole (whole, its answer's encoding), each "$.field" by
-// that field's value and each {field} in another string by its text. A
-// field o does not have is null, or empty text.
+// that field's value, each "$.field as number" by the number a string
+// field's text is (Jira answers a project's id "10000" as 10000; text
+// that is no JSON number stays the string it is), and each {field} in
+// another string by its text. A field o does not have is null, or empty
+// text.
 func stub(tmpl map[string]any, o *object.Object, whole []byte) []byte {
 	b, err := json.Marshal(stubValue(tmpl, o, whole))
 	if err != nil {
@@ -39,12 +42,25 @@ func stubValue(v any, o *object.Object, whole []byte) any {
 			return json.RawMessage(whole)
 		}
 		if f, ok := strings.CutPrefix(t, "$."); ok {
+			f, number := strings.CutSuffix(f, asNumber)
 			fv, _ := o.Get(f)
+			if s, ok := fv.(string); ok && number && json.Valid([]byte(s)) && isNumber(s) {
+				return json.RawMessage(s)
+			}
 			return json.RawMessage(object.AppendValue(nil, fv))
 		}
 		return fillFields(t, o)
 	}
 	return v
+}
+
+// asNumber ends a create_body's "$.field" that answers a string field
+// as the number its text is.
+const asNumber = " as number"
+
+// isNumber reports whether s, valid JSON, is a number.
+func isNumber(s string) bool {
+	return s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9')
 }
 
 // fillFields replaces each {field} of s by o's field as text.

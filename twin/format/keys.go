@@ -53,9 +53,13 @@ func validateKeys(r *Resource, skel map[string]any, at string, probs *Problems) 
 		if r.IDPrefix == "" {
 			probs.addf("%s: id_prefix is required (e.g. \"cus_\"), or set id_kind = \"integer\" or \"none\"", at)
 		}
+	case "digits":
+		if r.IDPrefix != "" {
+			probs.addf("%s: id_kind = \"digits\" ids are decimal digits only: remove id_prefix %q, or set id_kind = \"string\"", at, r.IDPrefix)
+		}
 	case "integer", "none":
 	default:
-		probs.addf("%s: id_kind %q: want \"string\", \"integer\" or \"none\"", at, k.IDKind)
+		probs.addf("%s: id_kind %q: want \"string\", \"digits\", \"integer\" or \"none\"", at, k.IDKind)
 	}
 	switch k.List {
 	case "", "stripe", "array":

@@ -105,6 +105,8 @@ func TestKeysValidation(t *testing.T) {
 		{"delete status", `delete_status = 204`, `delete_status = 404`, "delete_status 404: want 200 or 204"},
 		{"id kind", `id_kind = "none"`, `id_kind = "uuid"`, `id_kind "uuid"`},
 		{"integer ids need no prefix, strings do", `id_kind = "none"`, `id_kind = "string"`, "id_prefix is required"},
+		{"digit ids have no prefix", `id_kind = "none"`, `id_kind = "digits"
+id_prefix = "p_"`, `id_kind = "digits" ids are decimal digits only`},
 		{"time format", `time_format = "rfc3339"`, `time_format = "iso"`, `time_format "iso"`},
 		{"key not in skeleton", `key = "number"`, `key = "nombre"`, `key "nombre" is not a field of the skeleton`},
 		{"path parameter not a parent", `parents = ["owner", "repo"]

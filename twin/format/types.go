@@ -211,7 +211,9 @@ type Keys struct {
 	// refs/heads/main).
 	KeyPrefix string `toml:"key_prefix,omitzero"`
 	// IDKind is how a create fills "id": "string" (id_prefix + random
-	// characters, the default), "integer" or "none".
+	// characters, the default), "digits" (a string of decimal digits,
+	// numbered as "integer" ids are: Jira's project id "10000"),
+	// "integer" or "none".
 	IDKind string `toml:"id_kind,omitzero"`
 	// Parents are path parameters that scope the entity: it belongs to
 	// their values, and lists under a parent show only its children.

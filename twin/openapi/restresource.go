@@ -128,9 +128,13 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 			fr.CreateStatus = status
 		}
 		if _, cs, _ := Success(create.Op); env == "" && cs != nil && RefName(cs) != "" && RefName(cs) != RefName(ref) {
-			if body := r.stubBody(cs, props, key); body != "" {
+			if body, digits := r.stubBody(cs, props, key, fr.IDPrefix != ""); body != "" {
 				fr.CreateBody = body
 				im.report.AddInferred(name, "create_body", body, fmt.Sprintf("the create answers %s, a stub of the %s its item's read answers", RefName(cs), RefName(ref)), 0.7)
+				if digits {
+					fr.IDKind, fr.IDPrefix = "digits", ""
+					im.report.AddInferred(name, "id_kind", "digits", fmt.Sprintf("the create's %s numbers the %s its %s keys by a string", RefName(cs), key, RefName(ref)), 0.7)
+				}
 			} else {
 				im.report.AddUnresolved(p.coll, fmt.Sprintf("the create answers %s, not the %s its item's read answers, and shares no field with it: the twin answers the whole entity, which that schema may refuse; an overlay's create_body writes the answer", RefName(cs), RefName(ref)), "low")
 			}
@@ -190,14 +194,19 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 // text where the stub says string and the entity a number ("{id}": Jira
 // answers a new security scheme's integer id as a string); a field the
 // entity lacks, holds in a type the stub's cannot be made of, or holds
-// values the stub's enum does not list, is the stub's sample. "" when cs
-// shares no field with the entity (another schema, not its stub), or has
-// the entity's key in a type the key cannot be answered in (Jira's
-// ProjectIdentifiers numbers a project its Project schema keys by a
-// string): a sampled key would name no entity.
-func (r *restImport) stubBody(cs *openapi3.SchemaRef, item map[string]*openapi3.SchemaRef, key string) string {
+// values the stub's enum does not list, is the stub's sample.
+//
+// A stub that numbers the key the entity holds as a string (Jira's
+// ProjectIdentifiers, whose id is an integer where its Project says
+// "10000") answers it "$.id as number" when minted, a minted id whose
+// schema takes digits: digits reports that the resource's ids must be
+// minted so (id_kind = "digits"). "" when cs shares no field with the
+// entity (another schema, not its stub), or has the entity's key in a
+// type the key cannot be answered in: a sampled key would name no
+// entity.
+func (r *restImport) stubBody(cs *openapi3.SchemaRef, item map[string]*openapi3.SchemaRef, key string, minted bool) (body string, digits bool) {
 	if cs.Value == nil || !objectSchema(cs) {
-		return ""
+		return "", false
 	}
 	props, _ := mergedProps(cs.Value, 0)
 	out, shared := map[string]any{}, false
@@ -211,17 +220,27 @@ func (r *restImport) stubBody(cs *openapi3.SchemaRef, item map[string]*openapi3.
 		case want.Type.Is("string") && (have.Value.Type.Is("integer") || have.Value.Type.Is("number")):
 			out[k], shared = "{"+k+"}", true
 			continue
+		case k == key && key == "id" && minted && (want.Type.Is("integer") || want.Type.Is("number")) &&
+			have.Value.Type.Is("string") && validates(have, digitsSample) && validates(props[k], digitsNumber):
+			out[k], shared, digits = "$."+k+" as number", true, true
+			continue
 		}
 		if k == key {
-			return ""
+			return "", false
 		}
 		out[k] = r.im.restExample(props[k], nil)
 	}
 	if !shared {
-		return ""
+		return "", false
 	}
-	return Compact(out)
+	return Compact(out), digits
 }
+
+// digitsSample and digitsNumber are an id as id_kind = "digits" mints
+// it, and as its stub answers it: what both schemas must take.
+const digitsSample = "100001234"
+
+const digitsNumber = float64(100001234)
 
 // envelopedStub is the create_body of a create that answers the entity
 // in its item envelope env beside other members its schema requires

@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -146,5 +147,55 @@ func TestRestCreateStubEnum(t *testing.T) {
 	status, read := sendJSON(t, e, "GET", "/terms/"+id, "")
 	if err := doc.Components.Schemas["Terms"].Value.VisitJSON(read); status != 200 || read["text"] != "be kind" || err != nil {
 		t.Errorf("read of the created id: want 200 and the terms sent, have %d %v (%v)", status, read, err)
+	}
+}
+
+// jiraProjectsSpec is written the way Jira writes its projects: the entity
+// keyed by a string id ("10000"), whose create answers a stub that
+// numbers it.
+const jiraProjectsSpec = `{"openapi":"3.0.1","info":{"title":"Projects","version":"1"},
+"paths":{
+ "/project":{
+  "post":{"requestBody":{"content":{"application/json":{"schema":{"type":"object","required":["key","name"],"properties":{"key":{"type":"string"},"name":{"type":"string"}}}}}},
+   "responses":{"201":{"description":"created","content":{"application/json":{"schema":{"$ref":"#/components/schemas/ProjectIdentifiers"}}}}}}},
+ "/project/{projectIdOrKey}":{
+  "parameters":[{"name":"projectIdOrKey","in":"path","required":true,"schema":{"type":"string"}}],
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Project"}}}}}}}
+},
+"components":{"schemas":{
+ "Project":{"type":"object","properties":{"id":{"type":"string"},"key":{"type":"string"},"name":{"type":"string"},"self":{"type":"string"}}},
+ "ProjectIdentifiers":{"type":"object","additionalProperties":false,"required":["id","key","self"],"properties":{"id":{"type":"integer","format":"int64"},"key":{"type":"string"},"self":{"type":"string"}}}}}}`
+
+// TestRestCreateStubNumbersKey: a stub that numbers the key the entity
+// holds as a string makes the resource's ids digits, answered by the
+// stub as the number they are; the read of that number's text is the
+// entity, its id the string.
+func TestRestCreateStubNumbersKey(t *testing.T) {
+	res, err := openapi.Import([]byte(jiraProjectsSpec), openapi.Options{Dialects: importers.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Twin.Manifest
+	if len(m.Resources) != 1 {
+		t.Fatalf("resources: want project, have %+v", m.Resources)
+	}
+	r := m.Resources[0]
+	if want, have := `{"id":"$.id as number","key":"$.key","self":"$.self"}`, r.CreateBody; want != have || r.IDKind != "digits" || r.IDPrefix != "" {
+		t.Errorf("create_body and ids: want %s with id_kind digits and no prefix, have %s, %q, %q", want, have, r.IDKind, r.IDPrefix)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(jiraProjectsSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := servedEngine(t, res.Twin)
+	status, created := sendJSON(t, e, "POST", "/project", `{"key":"EX","name":"Example"}`)
+	if err := doc.Components.Schemas["ProjectIdentifiers"].Value.VisitJSON(created); status != 201 || err != nil || created["key"] != "EX" {
+		t.Fatalf("create: want 201 and ProjectIdentifiers for EX, have %d %v (%v)", status, created, err)
+	}
+	n, _ := created["id"].(float64)
+	id := strconv.FormatFloat(n, 'f', -1, 64)
+	status, read := sendJSON(t, e, "GET", "/project/"+id, "")
+	if err := doc.Components.Schemas["Project"].Value.VisitJSON(read); status != 200 || err != nil || read["id"] != id || read["name"] != "Example" {
+		t.Errorf("read of the created id: want 200 and the project, its id %q, have %d %v (%v)", id, status, read, err)
 	}
 }

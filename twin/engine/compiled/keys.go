@@ -20,7 +20,7 @@ type Keys struct {
 	KeyParam       string            // that parameter's name
 	KeyPrefix      string            // what the field has before the path's value ("refs/")
 	AddrParams     []string          // the item path's other parameters, in order
-	IDKind         string            // "string", "integer" or "none"
+	IDKind         string            // "string", "digits", "integer" or "none"
 	Parents        []string          // path parameters that scope it (a repository's owner and repo)
 	ParentDefaults map[string]string // a parent's value when the path names none
 	Counter        string            // the counter its key is numbered from, per scope ("" for none)
