@@ -96,12 +96,24 @@ var (
 // errorAnswer is one error answer in the description's error schema:
 // its example or sample, with the sentence in every free-text message
 // field (an array of strings holds it as its one item, as Jira's
-// errorMessages) and the status in an integer status field. Nil when the
-// schema has no field to say the sentence in.
+// errorMessages; an array of objects that have such a field, as one
+// such object, as Directus's and JSON:API's errors: [{message, ...}])
+// and the status in an integer status field. Nil when the schema has no
+// field to say the sentence in.
 func (im *Importer) errorAnswer(s *openapi3.SchemaRef, status int, sentence string) *format.Answer {
-	v, ok := im.restExample(s, nil).(map[string]any)
+	v, ok := im.errorBody(s, status, sentence, true)
 	if !ok {
 		return nil
+	}
+	return &format.Answer{Status: status, Body: Compact(v)}
+}
+
+// errorBody is errorAnswer's body and whether it says the sentence; an
+// array of error objects is looked into only at the top (outer).
+func (im *Importer) errorBody(s *openapi3.SchemaRef, status int, sentence string, outer bool) (map[string]any, bool) {
+	v, ok := im.restExample(s, nil).(map[string]any)
+	if !ok {
+		return nil, false
 	}
 	props, _ := mergedProps(s.Value, 0)
 	said := false
@@ -120,10 +132,11 @@ func (im *Importer) errorAnswer(s *openapi3.SchemaRef, status int, sentence stri
 			// enum (Figma's 403 schema, reused for a 409): the body says
 			// the status it is sent with.
 			v[k] = status
+		case outer && !said && p.Type.Is("array") && p.Items != nil && p.Items.Value != nil && objectSchema(p.Items):
+			if item, ok := im.errorBody(p.Items, status, sentence, false); ok && validates(p.Items, item) {
+				v[k], said = []any{item}, true
+			}
 		}
 	}
-	if !said {
-		return nil
-	}
-	return &format.Answer{Status: status, Body: Compact(v)}
+	return v, said
 }

@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/wraithdev/wraith/twin/dialect/importers"
@@ -55,5 +56,45 @@ func TestRestNotFoundStatus(t *testing.T) {
 	status, missing := sendJSON(t, e, "GET", "/filters/filter_0", "")
 	if msgs, _ := missing["errorMessages"].([]any); status != 400 || len(msgs) != 1 || missing["status"] != float64(400) {
 		t.Errorf("read of a filter the session lacks: want 400 {errorMessages: [one], status: 400}, have %d %v", status, missing)
+	}
+}
+
+// commentsSpec is written the way Directus writes its errors: an array
+// of error objects, each with its message and an extensions object.
+const commentsSpec = `{"openapi":"3.0.1","info":{"title":"Comments","version":"1"},
+"paths":{
+ "/comments":{
+  "post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Comment"}}}},
+   "responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Comment"}}}},
+    "401":{"$ref":"#/components/responses/UnauthorizedError"}}}},
+ "/comments/{id}":{
+  "parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],
+  "get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Comment"}}}},
+   "401":{"$ref":"#/components/responses/UnauthorizedError"}}}}
+},
+"components":{
+ "responses":{"UnauthorizedError":{"description":"Error: Unauthorized request.","content":{"application/json":{"schema":{"type":"object","properties":{"errors":{"type":"array","items":{"$ref":"#/components/schemas/Error"}}}}}}}},
+ "schemas":{
+ "Comment":{"type":"object","properties":{"id":{"type":"string","readOnly":true},"comment":{"type":"string"}}},
+ "Error":{"type":"object","required":["message","extensions"],"properties":{"message":{"type":"string"},"extensions":{"type":"object","required":["code"],"properties":{"code":{"type":"string"}}}}}}}}`
+
+// TestRestErrorsArray: an error schema that says its sentence in an
+// array of error objects answers one such object with the sentence,
+// not problem details the API never gives.
+func TestRestErrorsArray(t *testing.T) {
+	res, err := openapi.Import([]byte(commentsSpec), openapi.Options{Dialects: importers.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := servedEngine(t, res.Twin)
+	status, missing := sendJSON(t, e, "GET", "/comments/comments_0", "")
+	errs, _ := missing["errors"].([]any)
+	if status != 404 || len(errs) != 1 || len(missing) != 1 {
+		t.Fatalf("read of a comment the session lacks: want 404 {errors: [one]}, have %d %v", status, missing)
+	}
+	first, _ := errs[0].(map[string]any)
+	ext, _ := first["extensions"].(map[string]any)
+	if msg, _ := first["message"].(string); !strings.Contains(msg, "comments_0") || ext == nil {
+		t.Errorf("the error: want its message naming comments_0 beside extensions, have %v", first)
 	}
 }
