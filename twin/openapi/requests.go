@@ -209,7 +209,7 @@ func (b requestBuilder) schema(ref *openapi3.SchemaRef, depth int) *reqschema.Sc
 	v := ref.Value
 	out := &reqschema.Schema{Nullable: v.Nullable, MaxLength: maxLength(v)}
 	switch {
-	case v.Type.Is("object") || (v.Type == nil && len(v.Properties) > 0):
+	case v.Type.Is("object") || (v.Type == nil && (len(v.Properties) > 0 || len(v.Required) > 0)):
 		out.Type = "object"
 	case v.Type.Is("array"):
 		out.Type = "array"
@@ -239,7 +239,10 @@ func (b requestBuilder) schema(ref *openapi3.SchemaRef, depth int) *reqschema.Sc
 		case ap.Schema != nil:
 			out.Additional = b.schema(ap.Schema, depth+1)
 		case ap.Has != nil && !*ap.Has:
-		case ap.Has != nil && *ap.Has, !b.closed:
+		case ap.Has != nil && *ap.Has, !b.closed, requiresOnly(v):
+			// A schema that only requires names ({"required": ["name"]},
+			// an allOf part or an anyOf alternative) says nothing of
+			// which names an object may have.
 			out.Additional = &reqschema.Schema{}
 		}
 	}
@@ -250,7 +253,43 @@ func (b requestBuilder) schema(ref *openapi3.SchemaRef, depth int) *reqschema.Sc
 	if len(v.AllOf) > 0 {
 		b.merge(out, v.AllOf, depth)
 	}
+	foldAlternatives(out)
 	return out
+}
+
+// requiresOnly reports whether v is an object constraint of required
+// names alone: no type, properties or additionalProperties.
+func requiresOnly(v *openapi3.Schema) bool {
+	ap := v.AdditionalProperties
+	return v.Type == nil && len(v.Properties) == 0 && ap.Schema == nil && ap.Has == nil && len(v.Required) > 0
+}
+
+// foldAlternatives makes each object alternative of out an alternative
+// of out's own object rules and its own: the checker reads a schema with
+// alternatives by those alone, where the description means both
+// (DigitalOcean's firewall create: the firewall's properties, "name"
+// required, and anyOf inbound_rules or outbound_rules required). Only
+// where out has properties and every alternative is an object.
+func foldAlternatives(out *reqschema.Schema) {
+	if out.Type != "object" || len(out.Properties) == 0 || len(out.AnyOf) == 0 {
+		return
+	}
+	for _, alt := range out.AnyOf {
+		if alt == nil || alt.Type != "object" {
+			return
+		}
+	}
+	for i, alt := range out.AnyOf {
+		merged := &reqschema.Schema{
+			Type: "object", Nullable: out.Nullable && alt.Nullable,
+			Properties: maps.Clone(out.Properties),
+			Required:   slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(out.Required), alt.Required...)))),
+			Additional: out.Additional,
+			AnyOf:      alt.AnyOf,
+		}
+		maps.Copy(merged.Properties, alt.Properties)
+		out.AnyOf[i] = merged
+	}
 }
 
 // merge folds allOf's parts into out: their properties, required names
@@ -269,7 +308,7 @@ func (b requestBuilder) merge(out *reqschema.Schema, parts openapi3.SchemaRefs, 
 				out.Properties[name] = p
 			}
 			out.Required = append(out.Required, ps.Required...)
-			if ps.Additional != nil {
+			if ps.Additional != nil && !requiresOnly(part.Value) {
 				out.Additional = ps.Additional
 			}
 		}
