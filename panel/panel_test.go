@@ -97,12 +97,19 @@ type row struct {
 	importMS, startMS   int64
 	rssKiB              int64
 	flowPass, flowSteps int
-	answered, valid     int
+	tally                     // answers of the flows and the sweep
+	refusals            tally // answers of the bad requests (sendBad)
 	misses, sent        int
-	undeclared          int // answers whose status the operation does not list
-	gaps                int // of those, answers of a class (2xx, 4xx) it lists no status of
+	bad, refused        int // writes sent without a required property, and of those answered 400 or 422
 	failures            []string
 	err                 string
+}
+
+// tally counts answers validated against the description.
+type tally struct {
+	answered, valid int
+	undeclared      int // answers whose status the operation does not list
+	gaps            int // of those, answers no true answer of that status validates (client.send)
 }
 
 // TestPanel imports, serves, drives and sweeps every description of the
@@ -216,7 +223,7 @@ func runPrism(t *testing.T, prism string, d description, tw *format.Twin, r *row
 	})
 	r.startMS = time.Since(start).Milliseconds()
 	r.rssKiB = rss(cmd.Process.Pid)
-	c := &client{t: t, base: base, doc: doc, row: r, index: indexOps(doc), noBase: true}
+	c := &client{t: t, base: base, doc: doc, row: r, index: indexOps(doc), noBase: true, peer: true}
 	drive(c, tw)
 }
 
@@ -267,38 +274,53 @@ func rss(pid int) int64 {
 // some descriptions).
 func report(t *testing.T, rows []*row) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-30s %8s %5s %4s %9s %8s %7s %11s %10s %11s %10s %4s %6s\n", "description", "KB", "ops", "res", "import ms", "start ms", "RSS MiB", "flow", "answered", "valid", "undeclared", "gap", "misses")
-	type total struct{ fp, fs, an, va, un, gp int }
+	fmt.Fprintf(&b, "\n%-30s %8s %5s %4s %9s %8s %7s %11s %10s %11s %10s %4s %9s %9s %6s\n", "description", "KB", "ops", "res", "import ms", "start ms", "RSS MiB", "flow", "answered", "valid", "undeclared", "gap", "refused", "its valid", "misses")
+	type total struct {
+		fp, fs, bad, ref  int
+		answers, refusals tally
+	}
+	add := func(t *tally, r tally) {
+		t.answered, t.valid, t.undeclared, t.gaps = t.answered+r.answered, t.valid+r.valid, t.undeclared+r.undeclared, t.gaps+r.gaps
+	}
 	var wraith, prism total
 	for _, r := range rows {
 		if r.err != "" {
 			fmt.Fprintf(&b, "%-30s %s\n", r.name, r.err)
 			continue
 		}
-		fmt.Fprintf(&b, "%-30s %8d %5d %4d %9d %8d %7.1f %5d/%-5d %10d %5d/%-5d %10d %4d %6d\n", r.name, r.bytes/1000, r.ops, r.resources, r.importMS, r.startMS, float64(r.rssKiB)/1024, r.flowPass, r.flowSteps, r.answered, r.valid, r.answered, r.undeclared, r.gaps, r.misses)
+		fmt.Fprintf(&b, "%-30s %8d %5d %4d %9d %8d %7.1f %5d/%-5d %10d %5d/%-5d %10d %4d %4d/%-4d %4d/%-4d %6d\n", r.name, r.bytes/1000, r.ops, r.resources, r.importMS, r.startMS, float64(r.rssKiB)/1024, r.flowPass, r.flowSteps, r.answered, r.valid, r.answered, r.undeclared, r.gaps, r.refused, r.bad, r.refusals.valid, r.refusals.answered-r.refusals.gaps, r.misses)
 		tt := &wraith
 		if strings.HasSuffix(r.name, "(prism)") {
 			tt = &prism
 		}
-		tt.fp, tt.fs, tt.an, tt.va, tt.un, tt.gp = tt.fp+r.flowPass, tt.fs+r.flowSteps, tt.an+r.answered, tt.va+r.valid, tt.un+r.undeclared, tt.gp+r.gaps
+		tt.fp, tt.fs, tt.bad, tt.ref = tt.fp+r.flowPass, tt.fs+r.flowSteps, tt.bad+r.bad, tt.ref+r.refused
+		add(&tt.answers, r.tally)
+		add(&tt.refusals, r.refusals)
 	}
 	for _, tt := range []struct {
 		name string
 		t    total
 	}{{"all (wraith)", wraith}, {"all (prism)", prism}} {
-		if tt.t.an > 0 {
-			fmt.Fprintf(&b, "%-30s %8s %5s %4s %9s %8s %7s %5d/%-5d %10d %5d/%-5d %10d %4d\n", tt.name, "", "", "", "", "", "", tt.t.fp, tt.t.fs, tt.t.an, tt.t.va, tt.t.an, tt.t.un, tt.t.gp)
+		if a := tt.t.answers; a.answered > 0 {
+			fmt.Fprintf(&b, "%-30s %8s %5s %4s %9s %8s %7s %5d/%-5d %10d %5d/%-5d %10d %4d %4d/%-4d %4d/%-4d\n", tt.name, "", "", "", "", "", "", tt.t.fp, tt.t.fs, a.answered, a.valid, a.answered, a.undeclared, a.gaps, tt.t.ref, tt.t.bad, tt.t.refusals.valid, tt.t.refusals.answered-tt.t.refusals.gaps)
 		}
 	}
-	// A gap is an answer of a class (2xx, 4xx) its operation lists no
-	// status of and has no default for: no answer any server gives there
-	// validates, so the description judges the others only.
+	// A gap is an answer no true answer of its status validates: of a
+	// class (2xx, 4xx) its operation lists no status of and has no
+	// default for, a 404 where it lists no status it says is not found,
+	// or a refusal where it lists no 400, 422 or default. The description
+	// judges the others only.
 	for _, tt := range []struct {
 		name string
 		t    total
 	}{{"wraith", wraith}, {"prism", prism}} {
-		if judged := tt.t.an - tt.t.gp; judged > 0 {
-			fmt.Fprintf(&b, "%s: of the %d answers the description can judge, %d valid (%.1f%%); %d gaps apart, answers of a class the operation lists no status of, which no answer validates\n", tt.name, judged, tt.t.va, 100*float64(tt.t.va)/float64(judged), tt.t.gp)
+		if a := tt.t.answers; a.answered-a.gaps > 0 {
+			judged := a.answered - a.gaps
+			fmt.Fprintf(&b, "%s: of the %d answers the description can judge, %d valid (%.1f%%); %d gaps apart, which no true answer validates\n", tt.name, judged, a.valid, 100*float64(a.valid)/float64(judged), a.gaps)
+		}
+		if tt.t.bad > 0 {
+			r := tt.t.refusals
+			fmt.Fprintf(&b, "%s: of %d bad requests, %d refused with 400 or 422; of their %d answers the description can judge, %d valid\n", tt.name, tt.t.bad, tt.t.ref, r.answered-r.gaps, r.valid)
 		}
 	}
 	for _, r := range rows {

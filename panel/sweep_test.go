@@ -3,6 +3,10 @@
 package panel_test
 
 import (
+	"fmt"
+	"maps"
+	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/wraithdev/wraith/twin/format"
@@ -68,8 +72,40 @@ func (c *client) sweepOne(o openapi.Operation, ids map[string]string) {
 	var body map[string]any
 	if o.Method == "POST" || o.Method == "PUT" || o.Method == "PATCH" {
 		body = requestBody(&o, "", 0, "")
+		c.sendBad(o, path, body)
 	}
 	c.send("sweep", o.Method, path, &o, body)
+}
+
+// sendBad sends body, the write o takes, without its first required
+// property (sorted), before the write itself: a request the description
+// refuses, which the provider answers 400 or 422 (as Prism does) without
+// changing anything. Counted in the row's bad and refused; its answer is
+// validated as every answer is, into the row's refusals.
+func (c *client) sendBad(o openapi.Operation, path string, body map[string]any) {
+	s := requestSchema(&o)
+	if s == nil || s.Value == nil || body == nil {
+		return
+	}
+	_, required := properties(s.Value, 0)
+	sort.Strings(required)
+	if len(required) == 0 {
+		return
+	}
+	bad := maps.Clone(body)
+	delete(bad, required[0])
+	c.refusing = true
+	a := c.send("sweep", o.Method, path, &o, bad)
+	c.refusing = false
+	if a.header.Get("X-Wraith-Provenance") == "miss" {
+		return
+	}
+	c.row.bad++
+	if a.status == http.StatusBadRequest || a.status == http.StatusUnprocessableEntity {
+		c.row.refused++
+		return
+	}
+	c.row.failures = append(c.row.failures, fmt.Sprintf("bad request %s %s without %s: want 400 or 422, have %s", o.Method, path, required[0], a))
 }
 
 // requiredQuery is op's required query parameters, each a plain value.
