@@ -64,7 +64,9 @@ func (e *Engine) create(st *session.State, req *request, a *answer) {
 		e.completer.Complete(dialect.New{Route: req.match.Value.Route[0], Resource: res.Name, Object: o, Here: req.here(),
 			Sent: func(name string) bool { return slices.Contains(names, name) }})
 	}
-	if !e.save(st, req, o, &world.Entity{ID: addr, Resource: res.Name, Created: req.now, Seq: st.NextSeq(), Scope: joinSlash(scope)}, a) {
+	ent := &world.Entity{ID: addr, Resource: res.Name, Created: req.now, Seq: st.NextSeq()}
+	ent.SetScope(joinSlash(scope))
+	if !e.save(st, req, o, ent, a) {
 		return
 	}
 	a.status, a.ignored = x.CreateStatus, ignored

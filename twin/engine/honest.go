@@ -78,7 +78,7 @@ func present(n compiled.Named, ent *world.Entity, m *route.Match[*compiled.Endpo
 			want[i] = m.Param(q)
 		}
 	}
-	return inScope(ent.Scope, want)
+	return inScope(ent.Scope(), want)
 }
 
 // done reports whether ent is as the action whose conditions r holds

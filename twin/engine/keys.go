@@ -134,7 +134,7 @@ func inPathScope(r *compiled.Resource, ent *world.Entity, m *route.Match[*compil
 			named = true
 		}
 	}
-	return !named || inScope(ent.Scope, want)
+	return !named || inScope(ent.Scope(), want)
 }
 
 // scoped returns the session's entity at id when the matched path's

@@ -50,7 +50,7 @@ func (e *Engine) list(st session.Reader, req *request, a *answer) {
 		want := scopeOf(x, req.match)
 		scoped := make([]*world.Entity, 0, len(all))
 		for _, ent := range all {
-			if inScope(ent.Scope, want) {
+			if inScope(ent.Scope(), want) {
 				scoped = append(scoped, ent)
 			}
 		}

@@ -110,7 +110,8 @@ func (e *Engine) memberEntity(st *session.State, mr *compiled.Resource, scope []
 	o.Set(x.KeyField, e.scrubbed(x.KeyField, key))
 	e.applyRules(mr.Create, o, req.now)
 	e.compute(mr, o, scope, req)
-	ne := &world.Entity{ID: addr, Resource: mr.Name, Created: req.now, Seq: st.NextSeq(), Provenance: world.Handler, Scope: joinSlash(scope)}
+	ne := &world.Entity{ID: addr, Resource: mr.Name, Created: req.now, Seq: st.NextSeq(), Provenance: world.Handler}
+	ne.SetScope(joinSlash(scope))
 	ne.SetBody(e.encode(o))
 	st.Put(ne)
 	return o

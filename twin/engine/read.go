@@ -60,7 +60,7 @@ func (e *Engine) retrieve(st session.Reader, req *request, a *answer) {
 	}
 	if ent != nil && ent.Resource == res.Name {
 		a.status, a.body, a.prov, a.entity = http.StatusOK, ent.Body(), ProvRecorded, ent
-		a.exchange = []string{ent.Exchange}
+		a.exchange = []string{ent.Exchange()}
 		return
 	}
 	e.unknown(req, res, id, a)
@@ -138,7 +138,9 @@ func (e *Engine) current(st *session.State, req *request, a *answer) (*object.Ob
 	}
 	o := template(res).Clone()
 	setKey(o, res, req, e.scrubbed)
-	return o, &world.Entity{ID: id, Resource: res.Name, Created: compiled.CreatedOf(o), Seq: st.NextSeq(), Scope: joinSlash(scopeOf(res.Keys, req.match))}, true
+	made := &world.Entity{ID: id, Resource: res.Name, Created: compiled.CreatedOf(o), Seq: st.NextSeq()}
+	made.SetScope(joinSlash(scopeOf(res.Keys, req.match)))
+	return o, made, true
 }
 
 // template is the object a synthesized answer for r starts from: the first

@@ -29,8 +29,8 @@ func (e *Engine) save(st *session.State, req *request, o *object.Object, ent *wo
 		Created:    ent.Created,
 		Seq:        ent.Seq,
 		Provenance: world.Handler,
-		Scope:      ent.Scope,
 	}
+	ne.SetScope(ent.Scope())
 	skel, known := req.match.Value.Resource.Encoded, ne.Known()
 	scratch := e.scratchBuf()
 	patch := skel.AppendDiff((*scratch)[:0], o, known)

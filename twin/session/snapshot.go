@@ -68,7 +68,7 @@ func (st *State) Doc() (StateDoc, error) {
 func entityDoc(e *world.Entity) EntityDoc {
 	return EntityDoc{
 		ID: e.ID, Object: e.Resource, Body: e.Body(), Created: e.Created, Seq: e.Seq,
-		Provenance: e.Provenance.String(), Exchange: e.Exchange, Deleted: e.Deleted, Scope: e.Scope,
+		Provenance: e.Provenance.String(), Exchange: e.Exchange(), Deleted: e.Deleted, Scope: e.Scope(),
 	}
 }
 
@@ -110,7 +110,8 @@ func restore(name string, set Settings, w *world.World, d *StateDoc, bodies body
 		}
 		provenance, _ := world.ParseProvenance(ed.Provenance) // Validate checked it
 		e := &world.Entity{ID: ed.ID, Resource: ed.Object, Created: ed.Created, Seq: ed.Seq,
-			Provenance: provenance, Exchange: ed.Exchange, Deleted: ed.Deleted, Scope: ed.Scope}
+			Provenance: provenance, Deleted: ed.Deleted}
+		e.SetPlace(ed.Exchange, ed.Scope)
 		e.SetBody([]byte(ed.Body))
 		inWorld := w.Get(e.ID) != nil
 		switch {

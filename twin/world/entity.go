@@ -3,6 +3,7 @@ package world
 import (
 	"bytes"
 	"crypto/sha256"
+	"strings"
 	"sync/atomic"
 
 	"github.com/wraithdev/wraith/twin/canon"
@@ -22,17 +23,16 @@ type Entity struct {
 	Resource string // the provider's object type, e.g. "customer"
 	Created  int64  // the object's creation time (unix seconds), for list order
 	Seq      uint64 // tie-break for list order: later is newer
-	// Exchange is "<recording>/<index>" of the observation, for recorded
-	// entities.
-	Exchange string
-	// Scope is the values of the entity's parent keys, joined by "/"
-	// (GitHub's "octocat/hello" for an issue): lists under a parent show
-	// only the entities of its scope. Empty for unparented resources.
-	Scope string
+	// place holds the entity's exchange and scope (Exchange, Scope), which
+	// most entities lack: one string for both saves a string header in
+	// every entity. placed says which it holds; with both, they are
+	// joined by a NUL, which an exchange never holds.
+	place string
 	// Provenance says where the entity's current body came from.
 	Provenance Provenance
 	// Deleted marks a tombstone in a session overlay.
 	Deleted bool
+	placed  uint8 // hasExchange, hasScope
 
 	body []byte           // the JSON as served; a patch over skel when skel is set
 	skel *object.Skeleton // see SetPatch
@@ -49,9 +49,62 @@ type Entity struct {
 // Copy returns a new entity with e's fields and body and no hash cached:
 // the start of a changed version, to change before it is shared.
 func (e *Entity) Copy() *Entity {
-	return &Entity{ID: e.ID, Resource: e.Resource, Created: e.Created, Seq: e.Seq, Exchange: e.Exchange, Scope: e.Scope,
+	return &Entity{ID: e.ID, Resource: e.Resource, Created: e.Created, Seq: e.Seq, place: e.place, placed: e.placed,
 		Provenance: e.Provenance, Deleted: e.Deleted, body: e.body, skel: e.skel}
 }
+
+// What placed says place holds.
+const (
+	hasExchange uint8 = 1 << iota
+	hasScope
+)
+
+// Exchange is "<recording>/<index>" of the observation, for recorded
+// entities; "" for others.
+func (e *Entity) Exchange() string {
+	switch e.placed {
+	case hasExchange:
+		return e.place
+	case hasExchange | hasScope:
+		x, _, _ := strings.Cut(e.place, "\x00")
+		return x
+	}
+	return ""
+}
+
+// Scope is the values of the entity's parent keys, joined by "/"
+// (GitHub's "octocat/hello" for an issue): lists under a parent show
+// only the entities of its scope. "" for unparented resources.
+func (e *Entity) Scope() string {
+	switch e.placed {
+	case hasScope:
+		return e.place
+	case hasExchange | hasScope:
+		_, s, _ := strings.Cut(e.place, "\x00")
+		return s
+	}
+	return ""
+}
+
+// SetPlace sets e's exchange and scope, before e is shared. The exchange
+// holds no NUL: it is a recording's file name and an index, or a
+// snapshot's, which is checked as a header value is; a scope may hold
+// anything.
+func (e *Entity) SetPlace(exchange, scope string) {
+	switch {
+	case exchange == "" && scope == "":
+		e.place, e.placed = "", 0
+	case scope == "":
+		e.place, e.placed = exchange, hasExchange
+	case exchange == "":
+		e.place, e.placed = scope, hasScope
+	default:
+		e.place, e.placed = exchange+"\x00"+scope, hasExchange|hasScope
+	}
+}
+
+// SetScope sets e's scope and keeps its exchange, before e is shared.
+func (e *Entity) SetScope(scope string) { e.SetPlace(e.Exchange(), scope) }
 
 // Body returns e's JSON as served: compact, scrubbed. The caller must not
 // change the bytes: they may be shared. For an entity kept as a patch the

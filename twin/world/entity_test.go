@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/wraithdev/wraith/twin/object"
 )
@@ -75,7 +76,8 @@ func TestPatchedEntityReadsInParallel(t *testing.T) {
 // and the body (an exported field added to Entity fails this until Copy
 // carries it).
 func TestCopyForgetsTheHash(t *testing.T) {
-	e := &Entity{ID: "a", Resource: "r", Created: 1, Seq: 2, Exchange: "x/0", Scope: "o/r", Provenance: Fixture, Deleted: true}
+	e := &Entity{ID: "a", Resource: "r", Created: 1, Seq: 2, Provenance: Fixture, Deleted: true}
+	e.SetPlace("x/0", "o/r")
 	e.SetBody([]byte(`{"id":"a","n":1}`))
 	first := e.BodyHash()
 	c := e.Copy()
@@ -87,6 +89,9 @@ func TestCopyForgetsTheHash(t *testing.T) {
 	}
 	if !bytes.Equal(c.Body(), e.Body()) || c.Patched() != e.Patched() {
 		t.Error("Copy: the body differs")
+	}
+	if c.Exchange() != "x/0" || c.Scope() != "o/r" {
+		t.Errorf("Copy: exchange %q and scope %q, want x/0 and o/r", c.Exchange(), c.Scope())
 	}
 	c.SetBody([]byte(`{"id":"a","n":2}`))
 	if c.BodyHash() == first {
@@ -116,5 +121,27 @@ func TestBodyIs(t *testing.T) {
 		if n := testing.AllocsPerRun(20, func() { e.BodyIs(body) }); n != 0 {
 			t.Errorf("%s: BodyIs allocates %v times", name, n)
 		}
+	}
+}
+
+// TestPlace: an entity's exchange and scope read back as set, alone,
+// together and neither, and a scope may hold a NUL (a snapshot's
+// scope is any text); setting the scope keeps the exchange.
+func TestPlace(t *testing.T) {
+	for _, tc := range []struct{ exchange, scope string }{
+		{"", ""}, {"rec.json/3", ""}, {"", "octocat/hello"}, {"rec.json/3", "octocat/hello"}, {"rec.json/3", "a\x00b"}, {"", "a\x00b"},
+	} {
+		var e Entity
+		e.SetPlace(tc.exchange, tc.scope)
+		if e.Exchange() != tc.exchange || e.Scope() != tc.scope {
+			t.Errorf("SetPlace(%q, %q): read back %q, %q", tc.exchange, tc.scope, e.Exchange(), e.Scope())
+		}
+		e.SetScope("o/r")
+		if e.Exchange() != tc.exchange || e.Scope() != "o/r" {
+			t.Errorf("SetPlace(%q, %q) then SetScope(o/r): read back %q, %q", tc.exchange, tc.scope, e.Exchange(), e.Scope())
+		}
+	}
+	if size := unsafe.Sizeof(Entity{}); size > 112 {
+		t.Errorf("an Entity is %d bytes: want at most 112, the allocator's size class below 128", size)
 	}
 }

@@ -97,8 +97,8 @@ func observeOne(b *world.Builder, raw json.RawMessage, exchange string, resource
 		Created:    CreatedOf(o),
 		Seq:        *seq,
 		Provenance: world.Recorded,
-		Exchange:   exchange,
 	}
+	ent.SetPlace(exchange, "")
 	ent.SetBody(o.AppendJSON(nil))
 	b.Put(ent)
 }
