@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,6 +199,14 @@ func (b requestBuilder) renamed(s *reqschema.Schema) *reqschema.Schema {
 		}
 	}
 	slices.Sort(out.Required)
+	if len(s.AnyOf) > 0 {
+		// Folded alternatives hold the object's names too
+		// (foldAlternatives): the checker reads those.
+		out.AnyOf = make([]*reqschema.Schema, len(s.AnyOf))
+		for i, alt := range s.AnyOf {
+			out.AnyOf[i] = b.renamed(alt)
+		}
+	}
 	return &out
 }
 
@@ -235,11 +244,17 @@ func (b requestBuilder) schema(ref *openapi3.SchemaRef, depth int) *reqschema.Sc
 			out.Properties[name] = b.schema(p, depth+1)
 		}
 		out.Required = slices.Sorted(slices.Values(v.Required))
+		byRequired := v.Type == nil && len(v.Properties) == 0 // an object by its required names alone
 		switch ap := v.AdditionalProperties; {
 		case ap.Schema != nil:
 			out.Additional = b.schema(ap.Schema, depth+1)
 		case ap.Has != nil && !*ap.Has:
-		case ap.Has != nil && *ap.Has, !b.closed, requiresOnly(v):
+		case ap.Has != nil && *ap.Has:
+			out.Additional = &reqschema.Schema{}
+		case byRequired && len(v.AllOf) > 0:
+			// {"allOf": [X], "required": [...]}: X says which names the
+			// object may have (merge).
+		case !b.closed, requiresOnly(v):
 			// A schema that only requires names ({"required": ["name"]},
 			// an allOf part or an anyOf alternative) says nothing of
 			// which names an object may have.
@@ -258,10 +273,11 @@ func (b requestBuilder) schema(ref *openapi3.SchemaRef, depth int) *reqschema.Sc
 }
 
 // requiresOnly reports whether v is an object constraint of required
-// names alone: no type, properties or additionalProperties.
+// names alone: no type, properties, additionalProperties or parts.
 func requiresOnly(v *openapi3.Schema) bool {
 	ap := v.AdditionalProperties
-	return v.Type == nil && len(v.Properties) == 0 && ap.Schema == nil && ap.Has == nil && len(v.Required) > 0
+	return v.Type == nil && len(v.Properties) == 0 && ap.Schema == nil && ap.Has == nil &&
+		len(v.AllOf) == 0 && len(v.AnyOf) == 0 && len(v.OneOf) == 0 && len(v.Required) > 0
 }
 
 // foldAlternatives makes each object alternative of out an alternative
@@ -269,7 +285,11 @@ func requiresOnly(v *openapi3.Schema) bool {
 // alternatives by those alone, where the description means both
 // (DigitalOcean's firewall create: the firewall's properties, "name"
 // required, and anyOf inbound_rules or outbound_rules required). Only
-// where out has properties and every alternative is an object.
+// where out has properties and every alternative is an object. A merged
+// alternative has the properties of both (the alternative's where both
+// describe one, unless it says nothing of it), the required names of
+// both, refuses other names where either does, and is folded in turn
+// with alternatives of its own.
 func foldAlternatives(out *reqschema.Schema) {
 	if out.Type != "object" || len(out.Properties) == 0 || len(out.AnyOf) == 0 {
 		return
@@ -284,12 +304,28 @@ func foldAlternatives(out *reqschema.Schema) {
 			Type: "object", Nullable: out.Nullable && alt.Nullable,
 			Properties: maps.Clone(out.Properties),
 			Required:   slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(out.Required), alt.Required...)))),
-			Additional: out.Additional,
 			AnyOf:      alt.AnyOf,
 		}
-		maps.Copy(merged.Properties, alt.Properties)
+		for name, p := range alt.Properties {
+			if merged.Properties[name] == nil || !anything(p) {
+				merged.Properties[name] = p
+			}
+		}
+		switch {
+		case out.Additional == nil || alt.Additional == nil:
+		case anything(alt.Additional):
+			merged.Additional = out.Additional
+		default:
+			merged.Additional = alt.Additional
+		}
+		foldAlternatives(merged)
 		out.AnyOf[i] = merged
 	}
+}
+
+// anything reports whether s takes any value: a schema that says nothing.
+func anything(s *reqschema.Schema) bool {
+	return reflect.DeepEqual(s, &reqschema.Schema{})
 }
 
 // merge folds allOf's parts into out: their properties, required names
@@ -308,7 +344,7 @@ func (b requestBuilder) merge(out *reqschema.Schema, parts openapi3.SchemaRefs, 
 				out.Properties[name] = p
 			}
 			out.Required = append(out.Required, ps.Required...)
-			if ps.Additional != nil && !requiresOnly(part.Value) {
+			if ps.Additional != nil && (part.Value == nil || !requiresOnly(part.Value)) {
 				out.Additional = ps.Additional
 			}
 		}
@@ -388,9 +424,20 @@ func acceptAt(s *reqschema.Schema, path []string, typ string) bool {
 	if s.Type != "object" {
 		return false
 	}
+	addProperty(s, path[len(path)-1], &reqschema.Schema{Type: typ})
+	return true
+}
+
+// addProperty adds the property name to the object s and to each of its
+// object alternatives, which hold its names too (foldAlternatives).
+func addProperty(s *reqschema.Schema, name string, p *reqschema.Schema) {
 	if s.Properties == nil {
 		s.Properties = map[string]*reqschema.Schema{}
 	}
-	s.Properties[path[len(path)-1]] = &reqschema.Schema{Type: typ}
-	return true
+	s.Properties[name] = p
+	for _, alt := range s.AnyOf {
+		if alt != nil && alt.Type == "object" {
+			addProperty(alt, name, p)
+		}
+	}
 }
