@@ -132,14 +132,17 @@ type Engine struct {
 	// completer completes a new entity before it is kept (create.go); nil: none.
 	completer dialect.Completer
 	now       func() time.Time
-	log       hclog.Logger
-	scrub     *scrub.Scrubber
-	store     *session.Store
-	defaults  session.Settings
-	age       ageHeader
-	spent     []sync.Pool // per resource (Resource.Index), the *object.Object creates are done with; see startCreate
-	scratch   sync.Pool   // *[]byte buffers for encoding entities
-	heap      heapGauge
+	// realWall says now is time.Now: a request's wall time is then the
+	// time it began at, read once (wallAt).
+	realWall bool
+	log      hclog.Logger
+	scrub    *scrub.Scrubber
+	store    *session.Store
+	defaults session.Settings
+	age      ageHeader
+	spent    []sync.Pool // per resource (Resource.Index), the *object.Object creates are done with; see startCreate
+	scratch  sync.Pool   // *[]byte buffers for encoding entities
+	heap     heapGauge
 
 	expander dialect.Expander // the dialect's answer-time expansion (expand.go); nil: none
 	filterer dialect.Filterer // the dialect's own list filters (list.go); nil: none
@@ -166,6 +169,7 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 	default:
 		return nil, fmt.Errorf("validation mode %q: want %q, %q or %q", opts.Validate, Strict, Warn, Off)
 	}
+	realWall := opts.Now == nil
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -180,13 +184,14 @@ func New(t *format.Twin, opts Options) (*Engine, error) {
 		opts.Dialect = d
 	}
 	e := &Engine{
-		opts:    opts,
-		dialect: opts.Dialect,
-		now:     opts.Now,
-		log:     opts.Logger,
-		scrub:   opts.Scrubber,
-		store:   opts.Store,
-		spent:   make([]sync.Pool, len(t.Manifest.Resources)),
+		opts:     opts,
+		dialect:  opts.Dialect,
+		now:      opts.Now,
+		realWall: realWall,
+		log:      opts.Logger,
+		scrub:    opts.Scrubber,
+		store:    opts.Store,
+		spent:    make([]sync.Pool, len(t.Manifest.Resources)),
 	}
 	e.decoder, _ = opts.Dialect.(dialect.Decoder)
 	e.namer, _ = opts.Dialect.(namer)

@@ -27,13 +27,13 @@ func (e *Engine) serveProtocol(w http.ResponseWriter, r *http.Request, name stri
 	var a dialect.Attachment
 	if writes {
 		err = sess.DoContext(r.Context(), func(st *session.State) {
-			st.Begin(e.now)
+			st.Begin(e.wallAt(start))
 			a = st.Attach()
 			st.MarkAttachment()
 		})
 	} else {
 		err = sess.ReadContext(r.Context(), func(st session.Reader) {
-			st.Begin(e.now)
+			st.Begin(e.wallAt(start))
 			a = st.Attachment()
 		})
 	}

@@ -73,10 +73,10 @@ var (
 	trueVal = []string{"true"}
 )
 
-// write sends the answer a and returns the wall clock's unix second its
-// headers carry (the journal keeps it to rebuild them), or false when no
-// answer went out (a reset connection).
-func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *compiled.Endpoint, a *answer) (int64, bool) {
+// write sends the answer a with headers of the wall clock's time wall,
+// and returns its unix second (the journal keeps it to rebuild them), or
+// false when no answer went out (a reset connection).
+func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *compiled.Endpoint, a *answer, wall time.Time) (int64, bool) {
 	if a.reset {
 		resetConn(w)
 		return 0, false
@@ -93,14 +93,13 @@ func (e *Engine) write(w http.ResponseWriter, sess *session.Session, ep *compile
 	if len(a.ignored) > 0 {
 		hd.ignored = ignoredHeader(a.ignored)
 	}
-	now := e.now()
 	if !e.opts.NoControlHeaders {
-		hd.age, hd.at = e.age.values(now)
+		hd.age, hd.at = e.age.values(wall)
 	}
 	e.setHeader(w.Header(), &hd)
 	w.WriteHeader(a.status)
 	w.Write(a.body)
-	return now.Unix(), true
+	return wall.Unix(), true
 }
 
 // head is what an answer's headers are made of. The answer writer fills

@@ -45,6 +45,9 @@ type request struct {
 	idem   string
 	match  *route.Match[*compiled.Endpoint]
 	now    int64 // the session's time for this request
+	// wall is the wall clock's time the request began at, read once:
+	// the session's time on a real clock and the time its headers say.
+	wall time.Time
 	// st is the session, once its lock is held: what a declared route's
 	// honest answer looks its names up in (honest.go).
 	st session.Reader
@@ -53,6 +56,17 @@ type request struct {
 	deliveries []dialect.Delivery
 	// moved says the request moved its session's clock (world.go).
 	moved bool
+}
+
+// wallAt is the wall clock's time of a request that began at start: start
+// itself on the real clock, so a request reads the clock once for its
+// session's time, its headers and its journal entry; else the wall clock
+// Options.Now gives.
+func (e *Engine) wallAt(start time.Time) time.Time {
+	if e.realWall {
+		return start
+	}
+	return e.now()
 }
 
 // ServeHTTP answers one application request.
@@ -96,6 +110,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tls:    r.TLS != nil || forwardedTLS(r.Header),
 		header: r.Header,
 		match:  &m,
+		wall:   e.wallAt(start),
 	}
 	if r.Body != nil && r.Body != http.NoBody {
 		body, err := e.readBody(r)
@@ -122,26 +137,26 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Refused before the session's lock: nothing is built from the
 		// request, and the session's clock does not move.
 		e.overLimit(&a, err)
-		e.write(w, sess, m.Value, &a)
+		e.write(w, sess, m.Value, &a, req.wall)
 		e.refused(name, r, m.Value, a.status, a.prov, start)
 		return
 	}
 	if e.keyTooLong(&a, &req) {
-		e.write(w, sess, m.Value, &a)
+		e.write(w, sess, m.Value, &a, req.wall)
 		e.refused(name, r, m.Value, a.status, a.prov, start)
 		return
 	}
 	var ent *session.Entry
 	if e.reads(sess, &req) {
 		err = sess.ReadContext(req.ctx, func(st session.Reader) {
-			req.now, req.st = st.Begin(e.now), st
+			req.now, req.st = st.Begin(req.wall), st
 			e.read(st, &req, &a)
 			envelop(&req, &a)
 			ent = e.journalBegin(sess, r, &req, &a, req.now, start)
 		})
 	} else {
 		err = sess.DoContext(req.ctx, func(st *session.State) {
-			req.now, req.st = st.Begin(e.now), st
+			req.now, req.st = st.Begin(req.wall), st
 			if e.limited(st, &req, &a) {
 				ent = e.journalBegin(sess, r, &req, &a, st.Now(e.now), start)
 				return
@@ -161,7 +176,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.journalEnd(sess, ent, false, 0, start)
 		return // the client gave up on a slow answer
 	}
-	served, answered := e.write(w, sess, m.Value, &a)
+	served, answered := e.write(w, sess, m.Value, &a, req.wall)
 	e.journalEnd(sess, ent, answered, served, start)
 	e.deliver(sess, &req)
 }

@@ -23,7 +23,7 @@ func TestClockNeverWraps(t *testing.T) {
 		{"deterministic steps at the end", func(st *State) {
 			st.SetEpoch(MaxEpoch)
 			for range 3 {
-				st.Begin(time.Now)
+				st.Begin(time.Now())
 			}
 		}, MaxEpoch},
 	}

@@ -15,7 +15,7 @@ import (
 // run time. A *State is a Reader too, for a read served under the
 // exclusive lock.
 type Reader interface {
-	Begin(now func() time.Time) int64
+	Begin(wall time.Time) int64
 	Now(now func() time.Time) int64
 	World() *world.World
 	Get(id string) *world.Entity
@@ -36,7 +36,7 @@ var (
 // assertion cannot reach the methods that change one.
 type view struct{ st *State }
 
-func (v view) Begin(now func() time.Time) int64        { return v.st.Begin(now) }
+func (v view) Begin(wall time.Time) int64              { return v.st.Begin(wall) }
 func (v view) Now(now func() time.Time) int64          { return v.st.Now(now) }
 func (v view) World() *world.World                     { return v.st.World() }
 func (v view) Get(id string) *world.Entity             { return v.st.Get(id) }

@@ -232,7 +232,7 @@ func TestReadContextTicks(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.ReadContext(context.Background(), func(st Reader) { ticks <- st.Begin(time.Now) })
+			s.ReadContext(context.Background(), func(st Reader) { ticks <- st.Begin(time.Now()) })
 		}()
 	}
 	wg.Wait()
@@ -246,7 +246,7 @@ func TestReadContextTicks(t *testing.T) {
 	}
 	var next int64
 	var requests uint64
-	s.Do(func(st *State) { next, requests = st.Begin(time.Now), st.Requests() })
+	s.Do(func(st *State) { next, requests = st.Begin(time.Now()), st.Requests() })
 	if next != base+readers || requests != readers+1 {
 		t.Errorf("the write after %d reads: want tick %d and %d requests, have %d and %d", readers, base+readers, readers+1, next, requests)
 	}

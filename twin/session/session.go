@@ -286,14 +286,15 @@ func (st *State) World() *world.World { return st.world }
 
 // Begin marks the start of a business request and returns the session's
 // time for it, in unix seconds. A deterministic clock advances by its step
-// afterwards; a fixed clock does not move; a real clock reads now. The
+// afterwards; a fixed clock does not move; a real clock is wall, the wall
+// clock's time the request began at, read once for all it does. The
 // count and the clock advance atomically, so requests holding the shared
 // lock each get a tick of their own: distinct, in the order they began.
-func (st *State) Begin(now func() time.Time) int64 {
+func (st *State) Begin(wall time.Time) int64 {
 	st.requests.Add(1)
 	switch st.clock.Mode {
 	case ClockReal:
-		return now().Unix()
+		return wall.Unix()
 	case ClockDeterministic:
 		return st.move(int64(st.clock.Step)) / int64(time.Second)
 	default:

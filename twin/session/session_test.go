@@ -57,7 +57,7 @@ func TestClocks(t *testing.T) {
 			var have []int64
 			s.Do(func(st *State) {
 				for range tt.want {
-					have = append(have, st.Begin(wall))
+					have = append(have, st.Begin(wall()))
 				}
 			})
 			if fmt.Sprint(have) != fmt.Sprint(tt.want) {
