@@ -10,14 +10,22 @@ import (
 )
 
 // BenchmarkPutFile is the contents API's commit: one file updated on a
-// branch of a 100-file repository, as one commit.
+// branch of a 100-file repository, as one commit. A commit adds a blob,
+// two trees and itself to the session, so the repository starts afresh,
+// off the clock, before the session's object limit.
 func BenchmarkPutFile(b *testing.B) {
-	_, r := repo100(b)
-	cur := must[Content](b)(r.Content("", "dir2/file42.txt"))
-	sha := cur.SHA
+	const perRepo = 10000 // commits: 40,000 objects, well under the limit
+	var r *Repo
+	var sha string
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
+		if i%perRepo == 0 {
+			b.StopTimer()
+			_, r = repo100(b)
+			sha = must[Content](b)(r.Content("", "dir2/file42.txt")).SHA
+			b.StartTimer()
+		}
 		res, err := r.PutFile(FileChange{Path: "dir2/file42.txt", SHA: sha, Content: []byte(fmt.Sprintf("version %d\n", i)), Message: "update", Author: sig(i)})
 		if err != nil {
 			b.Fatal(err)
