@@ -144,10 +144,16 @@ func (c *client) send(session, method, path string, op *openapi.Operation, body 
 	a := &answer{status: resp.StatusCode, header: resp.Header}
 	a.body, _ = io.ReadAll(resp.Body)
 	json.Unmarshal(a.body, &a.json)
-	c.row.sent++
-	if resp.Header.Get("X-Wraith-Provenance") == "miss" {
-		c.row.misses++
-		return a
+	if c.refusing { // sendBad counts its own
+		if resp.Header.Get("X-Wraith-Provenance") == "miss" {
+			return a
+		}
+	} else {
+		c.row.sent++
+		if resp.Header.Get("X-Wraith-Provenance") == "miss" {
+			c.row.misses++
+			return a
+		}
 	}
 	if op == nil {
 		return a

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 )
 
@@ -67,6 +68,12 @@ func newReport() *Report { return &Report{Format: ReportVersion} }
 // inferred from and how sure the importer is (0 to 1).
 func (r *Report) AddInferred(resource, fact, value, basis string, confidence float64) {
 	r.Resources = append(r.Resources, Inference{Resource: resource, Fact: fact, Value: value, Basis: basis, Confidence: confidence})
+}
+
+// Retract removes what was inferred of a resource's fact, which a later
+// inference replaced (an id prefix, where the ids are minted as digits).
+func (r *Report) Retract(resource, fact string) {
+	r.Resources = slices.DeleteFunc(r.Resources, func(in Inference) bool { return in.Resource == resource && in.Fact == fact })
 }
 
 // AddUnresolved records what the importer could not decide and what it

@@ -133,6 +133,7 @@ func (r *restImport) resource(p pair, taken map[string]bool) (format.Resource, b
 				im.report.AddInferred(name, "create_body", body, fmt.Sprintf("the create answers %s, a stub of the %s its item's read answers", RefName(cs), RefName(ref)), 0.7)
 				if digits {
 					fr.IDKind, fr.IDPrefix = "digits", ""
+					im.report.Retract(name, "id_prefix")
 					im.report.AddInferred(name, "id_kind", "digits", fmt.Sprintf("the create's %s numbers the %s its %s keys by a string", RefName(cs), key, RefName(ref)), 0.7)
 				}
 			} else {

@@ -183,6 +183,15 @@ func TestRestCreateStubNumbersKey(t *testing.T) {
 	if want, have := `{"id":"$.id as number","key":"$.key","self":"$.self"}`, r.CreateBody; want != have || r.IDKind != "digits" || r.IDPrefix != "" {
 		t.Errorf("create_body and ids: want %s with id_kind digits and no prefix, have %s, %q, %q", want, have, r.IDKind, r.IDPrefix)
 	}
+	facts := map[string]string{}
+	for _, in := range res.Report.Resources {
+		if in.Resource == r.Name {
+			facts[in.Fact] = in.Value
+		}
+	}
+	if _, prefixed := facts["id_prefix"]; prefixed || facts["id_kind"] != "digits" {
+		t.Errorf("import report: want id_kind digits and no id_prefix for %s, have %v", r.Name, facts)
+	}
 	doc, err := openapi3.NewLoader().LoadFromData([]byte(jiraProjectsSpec))
 	if err != nil {
 		t.Fatal(err)
